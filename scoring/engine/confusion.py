@@ -1,0 +1,46 @@
+"""Confusion matrices from label codes (hard) and from probability outputs (soft).
+
+Orientation (contract): ``m[i, j]`` counts items predicted ``i`` whose gold label is ``j``.
+Labels reach this module as integer codes ``0 .. n-1`` in the task's label order; turning
+strings into codes is the job of :mod:`scoring.engine.io`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _check_codes(codes: np.ndarray, n_classes: int, what: str) -> np.ndarray:
+    codes = np.asarray(codes)
+    if codes.ndim != 1 or not np.issubdtype(codes.dtype, np.integer):
+        raise ValueError(f"{what} must be a 1-d array of integer class codes")
+    if codes.size and (codes.min() < 0 or codes.max() >= n_classes):
+        raise ValueError(f"{what} must lie in 0..{n_classes - 1}")
+    return codes
+
+
+def hard_confusion(predicted: np.ndarray, gold: np.ndarray, n_classes: int) -> np.ndarray:
+    """Count matrix of shape (n, n) from predicted and gold codes, in one ``np.bincount``."""
+    predicted = _check_codes(predicted, n_classes, "predicted codes")
+    gold = _check_codes(gold, n_classes, "gold codes")
+    if predicted.shape != gold.shape:
+        raise ValueError("predicted and gold codes must have the same length")
+    # One flat index per item; intp arithmetic avoids overflow of small code dtypes.
+    flat = predicted.astype(np.intp, copy=False) * n_classes + gold.astype(np.intp, copy=False)
+    return np.bincount(flat, minlength=n_classes * n_classes).reshape(n_classes, n_classes)
+
+
+def soft_confusion(probabilities: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """Soft matrix m[i, j] = sum over items s with gold j of the probability of class i
+    (paper 000, footnote 1). ``probabilities`` has one row per item and one column per class.
+    """
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    if probabilities.ndim != 2:
+        raise ValueError("probabilities must be a 2-d array (items x classes)")
+    n_classes = probabilities.shape[1]
+    gold = _check_codes(gold, n_classes, "gold codes")
+    if len(gold) != len(probabilities):
+        raise ValueError("probabilities and gold codes must have the same length")
+    return np.stack(
+        [np.bincount(gold, weights=probabilities[:, i], minlength=n_classes) for i in range(n_classes)]
+    )

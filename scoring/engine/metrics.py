@@ -1,0 +1,363 @@
+"""One pure function per metric, each a function of a confusion matrix.
+
+Orientation (contract): ``m[i, j]`` is the mass of items **predicted** ``i`` whose **gold**
+label is ``j``; rows are predictions (bias), columns are gold (prevalence). Matrices may hold
+counts, calibrated masses or soft (probability) masses: every function here is homogeneous
+of degree zero, so the total mass never matters.
+
+Undefined values (a ratio with a zero denominator that the papers do not define, a logarithm
+of zero) are returned as ``None``; :func:`defined` is the one place that decides it. Per-class
+precision, recall and F1 are 0 on a zero denominator, as papers 000 and 002 define them.
+
+Sources: paper 000 (Opitz, *From Bias and Prevalence to Macro F1, Kappa, and MCC*), paper 002
+(Opitz & Burst, *Macro F1 and Macro F1*), paper 004 (per-class measures and their micro- and
+macro-weighted averages).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+Value = float | None
+"""A metric value: a finite float, or ``None`` where the metric is undefined."""
+
+DP_FACTOR = math.sqrt(3.0) / math.pi
+"""Factor of discriminant power (paper 004), used with the natural logarithm."""
+
+
+def defined(value: float) -> Value:
+    """Return ``value`` as a float, or ``None`` if it is NaN or infinite."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def divide_or_zero(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """Element-wise ratio that is 0 where the denominator is 0 (papers 000 and 002, Eq. 1)."""
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    out = np.zeros(np.broadcast(numerator, denominator).shape)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def divide_or_nan(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """Element-wise ratio that is NaN (undefined) where the denominator is 0."""
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def as_matrix(m: np.ndarray) -> np.ndarray:
+    """Validate a square, non-negative, finite confusion matrix and return it as float64."""
+    m = np.asarray(m, dtype=np.float64)
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] == 0:
+        raise ValueError(f"a confusion matrix must be square and non-empty, got shape {m.shape}")
+    if not np.all(np.isfinite(m)) or np.any(m < 0):
+        raise ValueError("a confusion matrix must hold finite, non-negative values")
+    return m
+
+
+# --- basic quantities (paper 000, Section 2) -------------------------------------------------
+
+
+def bias(m: np.ndarray) -> np.ndarray:
+    """bias(i) = sum_x m[i, x]: how often the classifier predicts class i (row sums)."""
+    return np.asarray(m, dtype=np.float64).sum(axis=1)
+
+
+def prevalence(m: np.ndarray) -> np.ndarray:
+    """prevalence(i) = sum_x m[x, i]: how often class i is the gold label (column sums)."""
+    return np.asarray(m, dtype=np.float64).sum(axis=0)
+
+
+def correct(m: np.ndarray) -> np.ndarray:
+    """correct(i) = m[i, i]."""
+    return np.diagonal(np.asarray(m, dtype=np.float64)).copy()
+
+
+@dataclass(frozen=True)
+class OneVsRest:
+    """Per-class counts of the one-vs-rest view of paper 004: TP, FP, FN, TN per class."""
+
+    tp: np.ndarray
+    fp: np.ndarray
+    fn: np.ndarray
+    tn: np.ndarray
+
+    @classmethod
+    def of(cls, m: np.ndarray) -> OneVsRest:
+        m = np.asarray(m, dtype=np.float64)
+        tp = correct(m)
+        fp = bias(m) - tp
+        fn = prevalence(m) - tp
+        tn = m.sum() - tp - fp - fn
+        # Subtractions of float masses can leave tiny negatives; counts are never negative.
+        return cls(tp=tp, fp=np.maximum(fp, 0.0), fn=np.maximum(fn, 0.0), tn=np.maximum(tn, 0.0))
+
+
+# --- per-class measures ----------------------------------------------------------------------
+
+
+def class_precision(m: np.ndarray) -> np.ndarray:
+    """P_i = correct(i) / bias(i), 0 if bias(i) = 0 (paper 000, Eq. 1)."""
+    return divide_or_zero(correct(m), bias(m))
+
+
+def class_recall(m: np.ndarray) -> np.ndarray:
+    """R_i = correct(i) / prevalence(i), 0 if prevalence(i) = 0 (paper 000, Eq. 2)."""
+    return divide_or_zero(correct(m), prevalence(m))
+
+
+def class_f1(m: np.ndarray) -> np.ndarray:
+    """F1_i = 2 P_i R_i / (P_i + R_i), 0 if P_i + R_i = 0 (paper 002, Eq. 1).
+
+    Computed as 2 correct(i) / (bias(i) + prevalence(i)) (paper 000, Eq. 19), which is the
+    same number with one rounding instead of four.
+    """
+    return divide_or_zero(2.0 * correct(m), bias(m) + prevalence(m))
+
+
+def class_mcc(m: np.ndarray) -> np.ndarray:
+    """MCC_i = (TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)) (paper 004, Table 1).
+
+    In [-1, 1]; NaN (undefined) when any of the four margins is 0.
+    """
+    c = OneVsRest.of(m)
+    numerator = c.tp * c.tn - c.fp * c.fn
+    denominator = np.sqrt((c.tp + c.fp) * (c.tp + c.fn) * (c.tn + c.fp) * (c.tn + c.fn))
+    return np.clip(divide_or_nan(numerator, denominator), -1.0, 1.0)
+
+
+def class_bacc(m: np.ndarray) -> np.ndarray:
+    """BACC_i = (TP/(TP+FN) + TN/(TN+FP)) / 2 (paper 004, Table 1).
+
+    In [0, 1]; NaN (undefined) when class i has no gold items or every item is of class i,
+    since sensitivity or specificity then has a zero denominator.
+    """
+    c = OneVsRest.of(m)
+    return (divide_or_nan(c.tp, c.tp + c.fn) + divide_or_nan(c.tn, c.tn + c.fp)) / 2.0
+
+
+def class_dp(m: np.ndarray) -> np.ndarray:
+    """DP_i = sqrt(3)/pi * ln((TP/FP) * (TN/FN)) (paper 004, Table 1; natural logarithm).
+
+    Unbounded; NaN (undefined) when any of TP, FP, TN, FN is 0. PyCM reports log10-based
+    values: ours divided by ln 10.
+    """
+    c = OneVsRest.of(m)
+    cells = np.stack([c.tp, c.fp, c.tn, c.fn])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(cells)
+        dp = DP_FACTOR * (logs[0] - logs[1] + logs[2] - logs[3])
+    return np.where(np.all(cells > 0, axis=0), dp, np.nan)
+
+
+CLASS_MEASURES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "precision": class_precision,
+    "recall": class_recall,
+    "f1": class_f1,
+    "mcc": class_mcc,
+    "bacc": class_bacc,
+    "dp": class_dp,
+}
+"""The one-vs-rest measures of paper 004, by the key used in per-class tables."""
+
+
+# --- overall metrics (paper 000, Section 4) --------------------------------------------------
+
+
+def accuracy(m: np.ndarray) -> Value:
+    """Accuracy = sum_i correct(i) / sum_ij m[i, j] (paper 000, Eq. 7).
+
+    Equal to micro precision, micro recall and micro F1 (Appendix A). In [0, 1]; undefined
+    for an empty matrix.
+    """
+    total = float(np.sum(m))
+    return defined(np.trace(m) / total) if total > 0 else None
+
+
+def macro_precision(m: np.ndarray) -> Value:
+    """macP = (1/n) sum_i P_i (paper 000, Eq. 17). In [0, 1]."""
+    return defined(np.mean(class_precision(m)))
+
+
+def macro_recall(m: np.ndarray) -> Value:
+    """macR = (1/n) sum_i R_i (paper 000, Eq. 8). In [0, 1]; prevalence invariant."""
+    return defined(np.mean(class_recall(m)))
+
+
+def macro_f1(m: np.ndarray) -> Value:
+    """Averaged F1: the arithmetic mean of per-class F1 (paper 002, Eq. 2; paper 000, Eq. 18).
+
+    In [0, 1]. Never above :func:`macro_f1_of_averages`.
+    """
+    return defined(np.mean(class_f1(m)))
+
+
+def harmonic_mean_of_two(a: float, b: float) -> float:
+    """H(a, b) = 2ab / (a + b), 0 if a + b = 0."""
+    return 2.0 * a * b / (a + b) if a + b > 0 else 0.0
+
+
+def macro_f1_of_averages(m: np.ndarray) -> Value:
+    """F1 of averages: the harmonic mean of macro P and macro R (paper 002, Eq. 3; paper 000,
+    Eq. 20, the "name twin" macF1'). In [0, 1]; never below the averaged F1 :func:`macro_f1`.
+    """
+    return defined(harmonic_mean_of_two(np.mean(class_precision(m)), np.mean(class_recall(m))))
+
+
+def macro_f1_gap(m: np.ndarray) -> Value:
+    """Delta = F1 of averages - averaged F1 (paper 002, Theorem). A diagnostic, not a ranking
+    metric: in [0, 0.5] for even n and [0, 0.5 - 1/(2n^2)] for odd n, 0 iff P_i = R_i for all i.
+    """
+    f1_of_averages = macro_f1_of_averages(m)
+    averaged_f1 = macro_f1(m)
+    if f1_of_averages is None or averaged_f1 is None:
+        return None
+    return f1_of_averages - averaged_f1
+
+
+def macro_f1_gap_closed_form(m: np.ndarray) -> Value:
+    """Delta through the closed form of the Lemma (paper 002, Eq. 4):
+
+    Delta = 1 / (n sum_x (P_x + R_x)) * sum_{x,y} (P_x R_y - P_y R_x)^2 / ((P_x+R_x)(P_y+R_y)),
+
+    the sums running over classes with P + R != 0. Agrees with :func:`macro_f1_gap` to
+    rounding; 0 for a hollow matrix (no correct item), where the Lemma does not apply and both
+    macro F1s are 0.
+    """
+    p = class_precision(m)
+    r = class_recall(m)
+    s = p + r
+    keep = s != 0
+    if not np.any(keep):
+        return 0.0
+    p, r, s = p[keep], r[keep], s[keep]
+    cross = np.outer(p, r)
+    numerators = (cross - cross.T) ** 2
+    total = float(np.sum(numerators / np.outer(s, s)))
+    return defined(total / (len(m) * float(np.sum(s))))
+
+
+def gmean_recall(m: np.ndarray) -> Value:
+    """GmacR = (R_1 ... R_n)^(1/n), the geometric mean of class recalls (paper 000, Eq. 25).
+
+    In [0, 1]; 0 as soon as one class has recall 0.
+    """
+    recalls = class_recall(m)
+    if np.any(recalls == 0):
+        return 0.0
+    return defined(np.exp(np.mean(np.log(recalls))))
+
+
+def hmean_recall(m: np.ndarray) -> Value:
+    """HmacR = n / sum_i (1 / R_i), the harmonic mean of class recalls (paper 000, Eq. 4
+    with p = -1). In [0, 1]; 0 (its limit) as soon as one class has recall 0.
+    """
+    recalls = class_recall(m)
+    if np.any(recalls == 0):
+        return 0.0
+    return defined(len(recalls) / np.sum(1.0 / recalls))
+
+
+def chance_terms(m: np.ndarray) -> tuple[float, float, float, float, float]:
+    """(s, c, p.b, b.b, p.p) of the unnormalised matrix (paper 000, Eq. 22, 38 and 40).
+
+    Unnormalised, so that integer counts give exact numerators: c·s - p.b is exactly 0 for a
+    count matrix whose agreement is exactly at chance (Table 6 of paper 000).
+    """
+    b = bias(m)
+    p = prevalence(m)
+    return float(np.sum(m)), float(np.trace(m)), float(p @ b), float(b @ b), float(p @ p)
+
+
+def kappa(m: np.ndarray) -> Value:
+    """Cohen's kappa = (c s - p.b) / (s^2 - p.b) (paper 000, Eq. 24 and 38; s = total mass).
+
+    In [-1, 1]; undefined when s^2 = p.b (every item gold and predicted as one class, or no
+    item at all).
+    """
+    s, c, pb, _, _ = chance_terms(m)
+    denominator = s * s - pb
+    if s <= 0 or denominator <= 0:
+        return None
+    return defined(float(np.clip((c * s - pb) / denominator, -1.0, 1.0)))
+
+
+def mcc(m: np.ndarray) -> Value:
+    """Multi-class MCC (Gorodkin) = (c s - p.b) / sqrt((s^2 - p.p)(s^2 - b.b)) (paper 000,
+    Eq. 23 and 40).
+
+    In [-1, 1]; undefined when the classifier predicts one class only (b.b = s^2) or the gold
+    labels hold one class only (p.p = s^2).
+    """
+    s, c, pb, bb, pp = chance_terms(m)
+    denominator = math.sqrt(max(s * s - pp, 0.0)) * math.sqrt(max(s * s - bb, 0.0))
+    if s <= 0 or denominator <= 0:
+        return None
+    return defined(float(np.clip((c * s - pb) / denominator, -1.0, 1.0)))
+
+
+# --- the weighted averages of paper 004 ------------------------------------------------------
+
+
+def normalised_weights(weights: np.ndarray) -> np.ndarray:
+    """Class weights omega scaled to sum to 1; all-zero weights are an error."""
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 1 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
+        raise ValueError("class weights must be a vector of finite, non-negative numbers")
+    total = weights.sum()
+    if total <= 0:
+        raise ValueError("class weights must not all be zero")
+    return weights / total
+
+
+def uniform_weights(m: np.ndarray) -> np.ndarray:
+    """omega_i = 1/n: every class counts the same ("macro")."""
+    return np.full(len(m), 1.0 / len(m))
+
+
+def prevalence_weights(m: np.ndarray) -> np.ndarray:
+    """omega_i = prevalence(i) / N, what scikit-learn calls ``average="weighted"``.
+
+    Uniform for an empty matrix, where every average is 0 or undefined anyway.
+    """
+    p = prevalence(m)
+    return p / p.sum() if p.sum() > 0 else uniform_weights(m)
+
+
+def macro_weighted(values: np.ndarray, weights: np.ndarray) -> Value:
+    """Macro-weighted average sum_i omega_i M_i of per-class values (paper 004, Table 3).
+
+    Undefined if a class with a positive weight has an undefined value.
+    """
+    weights = normalised_weights(weights)
+    values = np.asarray(values, dtype=np.float64)
+    used = weights > 0
+    if np.any(np.isnan(values[used])):
+        return None
+    return defined(float(np.sum(weights[used] * values[used])))
+
+
+def micro_weighted(m: np.ndarray, measure: str, weights: np.ndarray) -> Value:
+    """Micro-weighted measure: the one-vs-rest formula applied to the weighted sums
+    sum_i omega_i TP_i, sum_i omega_i FP_i, ... (paper 004, Table 2).
+
+    ``measure`` is a key of :data:`CLASS_MEASURES`. With uniform weights the micro precision,
+    recall and F1 all equal accuracy.
+    """
+    if measure not in CLASS_MEASURES:
+        raise ValueError(f"unknown per-class measure {measure!r}")
+    weights = normalised_weights(weights)
+    c = OneVsRest.of(m)
+    tp, fp, fn, tn = (float(weights @ x) for x in (c.tp, c.fp, c.fn, c.tn))
+    # A 2x2 matrix in the same orientation (rows predicted, columns gold) carries the pooled
+    # counts, so the per-class functions above serve the micro average as well.
+    pooled = np.array([[tp, fp], [fn, tn]])
+    return defined(CLASS_MEASURES[measure](pooled)[0])

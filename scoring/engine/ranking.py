@@ -1,0 +1,110 @@
+"""Ranks with ties, rank correlations between metrics, and the teams that swap places.
+
+Conventions (contract): every suite metric is higher-is-better; display ranks are competition
+ranks (1, 2, 2, 4); rank correlations use average ranks for ties. An undefined value (``None``)
+never ranks: it gets no rank, sorts last, and is left out of every correlation that involves
+its metric (each correlation reports how many teams it rests on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import rankdata
+
+from scoring.engine.metrics import Value
+
+
+def sort_key(value: Value) -> tuple[bool, float]:
+    """Key that sorts higher values first and undefined values last."""
+    return (value is None, -value if value is not None else 0.0)
+
+
+def competition_ranks(values: Sequence[Value]) -> list[int | None]:
+    """Competition ranks, best = 1, ties share the better rank (1, 2, 2, 4); None stays None."""
+    defined = np.array([v for v in values if v is not None], dtype=np.float64)
+    ranks = rankdata(-defined, method="min").astype(int) if defined.size else []
+    it = iter(ranks)
+    return [int(next(it)) if v is not None else None for v in values]
+
+
+def average_ranks(values: Sequence[float]) -> np.ndarray:
+    """Average ranks (ties share the mean of their positions), best = 1."""
+    return rankdata(-np.asarray(values, dtype=np.float64), method="average")
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """Spearman's rho between two rankings and the number of teams it rests on."""
+
+    rho: float | None
+    n_teams: int
+
+
+def spearman(a: Sequence[Value], b: Sequence[Value]) -> Correlation:
+    """Spearman's rho over the teams defined under both metrics (average ranks for ties).
+
+    ``rho`` is ``None`` when fewer than two teams remain or one ranking is all ties.
+    """
+    both = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    if len(both) < 2:
+        return Correlation(rho=None, n_teams=len(both))
+    ranks_a = average_ranks([x for x, _ in both])
+    ranks_b = average_ranks([y for _, y in both])
+    da, db = ranks_a - ranks_a.mean(), ranks_b - ranks_b.mean()
+    denominator = float(np.sqrt((da @ da) * (db @ db)))
+    if denominator == 0:
+        return Correlation(rho=None, n_teams=len(both))
+    rho = float(np.clip((da @ db) / denominator, -1.0, 1.0))
+    return Correlation(rho=rho, n_teams=len(both))
+
+
+def spearman_matrix(columns: Mapping[str, Sequence[Value]]) -> dict[str, dict[str, Correlation]]:
+    """Spearman's rho for every pair of metrics; ``columns`` maps a metric to its team values."""
+    keys = list(columns)
+    out: dict[str, dict[str, Correlation]] = {key: {} for key in keys}
+    for i, first in enumerate(keys):
+        for second in keys[i:]:
+            correlation = spearman(columns[first], columns[second])
+            out[first][second] = out[second][first] = correlation
+    return out
+
+
+@dataclass(frozen=True)
+class RankChange:
+    """One team's rank under two metrics; ``shift`` > 0 means it climbs under the second."""
+
+    team: str
+    rank_a: int | None
+    rank_b: int | None
+
+    @property
+    def shift(self) -> int | None:
+        if self.rank_a is None or self.rank_b is None:
+            return None
+        return self.rank_a - self.rank_b
+
+
+def rank_changes(teams: Sequence[str], a: Sequence[Value], b: Sequence[Value]) -> list[RankChange]:
+    """Each team's competition rank under metric a and metric b, largest moves first."""
+    changes = [
+        RankChange(team=team, rank_a=ra, rank_b=rb)
+        for team, ra, rb in zip(teams, competition_ranks(a), competition_ranks(b), strict=True)
+    ]
+    return sorted(changes, key=lambda c: (c.shift is None, -abs(c.shift or 0), c.rank_a or 0))
+
+
+def swapped_pairs(teams: Sequence[str], a: Sequence[Value], b: Sequence[Value]) -> list[tuple[str, str]]:
+    """Pairs (x, y) where x is strictly ahead of y under metric a and strictly behind under b.
+
+    Teams undefined under either metric take part in no swap.
+    """
+    rows = [(t, x, y) for t, x, y in zip(teams, a, b, strict=True) if x is not None and y is not None]
+    return [
+        (tx, ty)
+        for tx, ax, bx in rows
+        for ty, ay, by in rows
+        if ax > ay and bx < by
+    ]

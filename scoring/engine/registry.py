@@ -1,0 +1,453 @@
+"""The metric registry: the one place that knows every metric's name, formula and properties.
+
+The CLI, the pages, the exports and the tests all read metrics from here. Properties PI-PV are
+those of paper 000, Table 5: PI monotonicity, PII class sensitivity, PIII class
+decomposability, PIV prevalence invariance, PV chance correction. ``holds`` is the raw metric,
+``calibrated`` the metric after prevalence calibration (Table 5's bracketed column); ``None``
+means the papers do not analyse that property for that metric.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from scoring.engine import metrics as m
+from scoring.engine.metrics import Value
+
+PROPERTY_NAMES: dict[str, str] = {
+    "PI": "monotonicity",
+    "PII": "class sensitivity",
+    "PIII": "class decomposability",
+    "PIV": "prevalence invariance",
+    "PV": "chance correction",
+}
+
+
+@dataclass(frozen=True)
+class Property:
+    """Whether a property holds for the raw metric and after prevalence calibration."""
+
+    holds: bool | None
+    calibrated: bool | None
+
+
+def _props(raw: str, calibrated: str | None = None) -> dict[str, Property]:
+    """Properties from two strings over "PI PII PIII PIV PV": y = holds, n = not, ? = unknown.
+
+    The calibrated string defaults to the raw one with PIV holding, since prevalence
+    calibration gives every metric prevalence invariance (paper 000, Section 5).
+    """
+    if calibrated is None:
+        calibrated = raw[:3] + "y" + raw[4:]
+    value = {"y": True, "n": False, "?": None}
+    return {
+        name: Property(holds=value[r], calibrated=value[c])
+        for name, r, c in zip(PROPERTY_NAMES, raw, calibrated, strict=True)
+    }
+
+
+@dataclass(frozen=True)
+class ChanceBaseline:
+    """The best score of a random classifier, c(n), where it depends on n alone (property PV).
+
+    ``strict``: every random classifier scores exactly c(n); otherwise c(n) is an upper bound.
+    ``complete``: c(n) does not even depend on n.
+    """
+
+    value: Callable[[int], float]
+    text: str
+    strict: bool = False
+    complete: bool = False
+
+
+INVERSE_N = ChanceBaseline(value=lambda n: 1.0 / n, text="1/n")
+INVERSE_N_STRICT = ChanceBaseline(value=lambda n: 1.0 / n, text="1/n, strict", strict=True)
+ZERO_COMPLETE = ChanceBaseline(value=lambda n: 0.0, text="0, complete", strict=True, complete=True)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric of the suite and everything a page or a test needs to know about it."""
+
+    key: str
+    name: str
+    symbol: str
+    compute: Callable[[np.ndarray], Value]
+    formula_latex: str
+    formula_text: str
+    source: str
+    description: str
+    kind: Literal["ranking", "diagnostic"] = "ranking"
+    value_range: tuple[float | None, float | None] = (0.0, 1.0)
+    properties: dict[str, Property] = field(default_factory=lambda: _props("?????", "?????"))
+    properties_source: str = "not analysed in the papers"
+    baseline: ChanceBaseline | None = None
+
+    def __call__(self, matrix: np.ndarray) -> Value:
+        return self.compute(matrix)
+
+    @property
+    def is_ranking(self) -> bool:
+        return self.kind == "ranking"
+
+
+def _macro_of(measure: str) -> Callable[[np.ndarray], Value]:
+    def compute(matrix: np.ndarray) -> Value:
+        return m.macro_weighted(m.CLASS_MEASURES[measure](matrix), m.uniform_weights(matrix))
+
+    return compute
+
+
+def _weighted_of(measure: str) -> Callable[[np.ndarray], Value]:
+    def compute(matrix: np.ndarray) -> Value:
+        return m.macro_weighted(m.CLASS_MEASURES[measure](matrix), m.prevalence_weights(matrix))
+
+    return compute
+
+
+def _micro_of(measure: str) -> Callable[[np.ndarray], Value]:
+    def compute(matrix: np.ndarray) -> Value:
+        return m.micro_weighted(matrix, measure, m.uniform_weights(matrix))
+
+    return compute
+
+
+TABLE5 = "paper 000, Table 5"
+DERIVED = "derived from the definition (not in Table 5); checked by the property tests"
+
+METRICS: tuple[Metric, ...] = (
+    Metric(
+        key="accuracy",
+        name="Accuracy",
+        symbol="Acc",
+        compute=m.accuracy,
+        formula_latex=r"\frac{\sum_i m_{ii}}{\sum_{i,j} m_{ij}}",
+        formula_text="Σᵢ correct(i) / Σᵢⱼ mᵢⱼ",
+        source="paper 000, Eq. 7",
+        description="Share of correct predictions; equal to micro precision, micro recall and "
+        "micro F1. After prevalence calibration it equals macro recall (Eq. 14-16).",
+        properties=_props("ynnnn", "yyyyy"),
+        properties_source=TABLE5 + "; calibrated: equals macro recall (Eq. 14-16)",
+    ),
+    Metric(
+        key="macro_precision",
+        name="Macro precision",
+        symbol="macP",
+        compute=m.macro_precision,
+        formula_latex=r"\frac{1}{n}\sum_i \frac{m_{ii}}{\sum_x m_{ix}}",
+        formula_text="(1/n) Σᵢ correct(i) / bias(i)",
+        source="paper 000, Eq. 17",
+        description="Mean of per-class precision: how far a prediction of each class can be "
+        "trusted. Depends on the classifier's bias, hence on the prevalence of other classes.",
+        properties=_props("yyyny"),
+        properties_source=TABLE5,
+        baseline=INVERSE_N_STRICT,
+    ),
+    Metric(
+        key="macro_recall",
+        name="Macro recall",
+        symbol="macR",
+        compute=m.macro_recall,
+        formula_latex=r"\frac{1}{n}\sum_i \frac{m_{ii}}{\sum_x m_{xi}}",
+        formula_text="(1/n) Σᵢ correct(i) / prevalence(i)",
+        source="paper 000, Eq. 8",
+        description="Mean of per-class recall, also prevalence-calibrated accuracy and the "
+        "bookmaker metric. The only metric of the overview with all five properties.",
+        properties=_props("yyyyy"),
+        properties_source=TABLE5,
+        baseline=INVERSE_N_STRICT,
+    ),
+    Metric(
+        key="macro_f1",
+        name="Macro F1 (averaged F1)",
+        symbol="macF1",
+        compute=m.macro_f1,
+        formula_latex=r"\frac{1}{n}\sum_i \frac{2 P_i R_i}{P_i + R_i}",
+        formula_text="(1/n) Σᵢ 2·Pᵢ·Rᵢ / (Pᵢ + Rᵢ)",
+        source="paper 000, Eq. 18; paper 002, Eq. 2",
+        description="Arithmetic mean of per-class F1, what scikit-learn calls macro F1 and "
+        "paper 002 recommends. Its chance baseline 1/n is an upper bound, reached when the "
+        "classifier predicts each class as often as it occurs.",
+        properties=_props("yyyny"),
+        properties_source=TABLE5,
+        baseline=INVERSE_N,
+    ),
+    Metric(
+        key="macro_f1_of_averages",
+        name="Macro F1 (F1 of averages)",
+        symbol="macF1'",
+        compute=m.macro_f1_of_averages,
+        formula_latex=r"\frac{2\,\mathrm{macP}\,\mathrm{macR}}{\mathrm{macP} + \mathrm{macR}}",
+        formula_text="2·macP·macR / (macP + macR)",
+        source="paper 000, Eq. 20; paper 002, Eq. 3",
+        description="Harmonic mean of macro precision and macro recall, the 'name twin' of "
+        "macro F1. Never below the averaged F1, and it rewards classifiers with skewed error "
+        "types (paper 002).",
+        properties=_props("yynny"),
+        properties_source=TABLE5,
+        baseline=INVERSE_N_STRICT,
+    ),
+    Metric(
+        key="macro_f1_gap",
+        name="Gap between the two macro F1s (Δ)",
+        symbol="Δ",
+        compute=m.macro_f1_gap,
+        formula_latex=r"\frac{1}{n\sum_x (P_x+R_x)}\sum_{x,y}"
+        r"\frac{(P_x R_y - P_y R_x)^2}{(P_x+R_x)(P_y+R_y)}",
+        formula_text="F1 of averages − averaged F1 (closed form: paper 002, Lemma, Eq. 4)",
+        source="paper 002, Theorem and Lemma (Eq. 4)",
+        description="A diagnostic, not a ranking metric: 0 exactly when every class has "
+        "precision equal to recall, large when classes err in opposite directions. At most "
+        "0.5 (n even) or 0.5 - 1/(2n²) (n odd).",
+        kind="diagnostic",
+        value_range=(0.0, 0.5),
+    ),
+    Metric(
+        key="gmean_recall",
+        name="Geometric mean of recalls",
+        symbol="GmacR",
+        compute=m.gmean_recall,
+        formula_latex=r"\sqrt[n]{R_1 \cdots R_n}",
+        formula_text="(R₁ · … · Rₙ)^(1/n)",
+        source="paper 000, Eq. 25",
+        description="Like macro recall but punishes a class that is predicted badly: 0 as soon "
+        "as one class has recall 0. Useful when every class must be predicted well.",
+        properties=_props("yyyyy"),
+        properties_source="paper 000, Section 5 ('same as macR, has all five properties')",
+        baseline=INVERSE_N,
+    ),
+    Metric(
+        key="hmean_recall",
+        name="Harmonic mean of recalls",
+        symbol="HmacR",
+        compute=m.hmean_recall,
+        formula_latex=r"\frac{n}{\sum_i 1/R_i}",
+        formula_text="n / Σᵢ (1/Rᵢ)",
+        source="paper 000, Eq. 4 with p = -1",
+        description="Generalised mean of recalls with p = -1: even stricter than the geometric "
+        "mean towards the worst class.",
+        properties=_props("yyyyy"),
+        properties_source=DERIVED,
+        baseline=INVERSE_N,
+    ),
+    Metric(
+        key="kappa",
+        name="Cohen's kappa",
+        symbol="κ",
+        compute=m.kappa,
+        formula_latex=r"\frac{c - \mathbf{p}^\top\mathbf{b}}{1 - \mathbf{p}^\top\mathbf{b}}",
+        formula_text="(c − p·b) / (1 − p·b) on the normalised matrix",
+        source="paper 000, Eq. 24",
+        description="Accuracy corrected for the agreement expected by chance. After prevalence "
+        "calibration it is (c - 1/n)/(1 - 1/n), a monotone function of macro recall.",
+        value_range=(-1.0, 1.0),
+        properties=_props("nynny"),
+        properties_source=TABLE5,
+        baseline=ZERO_COMPLETE,
+    ),
+    Metric(
+        key="mcc",
+        name="Matthews correlation coefficient (multi-class)",
+        symbol="MCC",
+        compute=m.mcc,
+        formula_latex=r"\frac{c - \mathbf{p}^\top\mathbf{b}}"
+        r"{\sqrt{1 - \mathbf{b}^\top\mathbf{b}}\,\sqrt{1 - \mathbf{p}^\top\mathbf{p}}}",
+        formula_text="(c − p·b) / (√(1 − b·b) · √(1 − p·p)) on the normalised matrix",
+        source="paper 000, Eq. 23 (Gorodkin)",
+        description="Correlation between predictions and gold labels; like kappa, but its "
+        "denominator depends more on the classifier's bias.",
+        value_range=(-1.0, 1.0),
+        properties=_props("nynny"),
+        properties_source=TABLE5,
+        baseline=ZERO_COMPLETE,
+    ),
+    Metric(
+        key="weighted_precision",
+        name="Prevalence-weighted precision",
+        symbol="wP",
+        compute=_weighted_of("precision"),
+        formula_latex=r"\sum_i \omega_i P_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
+        formula_text="Σᵢ ωᵢ·Pᵢ with ωᵢ = prevalence(i)/N",
+        source="paper 004, Table 3 (macro-weighted, prevalence weights)",
+        description="Per-class precision weighted by class frequency: scikit-learn's "
+        "average='weighted'.",
+    ),
+    Metric(
+        key="weighted_recall",
+        name="Prevalence-weighted recall",
+        symbol="wR",
+        compute=_weighted_of("recall"),
+        formula_latex=r"\sum_i \omega_i R_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
+        formula_text="Σᵢ ωᵢ·Rᵢ with ωᵢ = prevalence(i)/N",
+        source="paper 004, Table 3 (macro-weighted, prevalence weights)",
+        description="Per-class recall weighted by class frequency; algebraically equal to "
+        "accuracy, so it has accuracy's properties.",
+        properties=_props("ynnnn", "yyyyy"),
+        properties_source="equals accuracy (" + TABLE5 + ")",
+    ),
+    Metric(
+        key="weighted_f1",
+        name="Prevalence-weighted F1",
+        symbol="wF1",
+        compute=_weighted_of("f1"),
+        formula_latex=r"\sum_i \omega_i F1_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
+        formula_text="Σᵢ ωᵢ·F1ᵢ with ωᵢ = prevalence(i)/N",
+        source="paper 004, Table 3 (macro-weighted, prevalence weights)",
+        description="Per-class F1 weighted by class frequency: scikit-learn's "
+        "average='weighted'.",
+    ),
+    Metric(
+        key="macro_mcc",
+        name="Macro MCC (mean of one-vs-rest MCC)",
+        symbol="MMCC",
+        compute=_macro_of("mcc"),
+        formula_latex=r"\frac{1}{n}\sum_i \mathrm{MCC}_i",
+        formula_text="(1/n) Σᵢ MCCᵢ, one-vs-rest",
+        source="paper 004, Tables 1 and 3 (uniform weights)",
+        description="Mean of the binary MCC of each class against the rest; undefined if one "
+        "class's MCC is undefined.",
+        value_range=(-1.0, 1.0),
+    ),
+    Metric(
+        key="macro_bacc",
+        name="Macro balanced accuracy (mean of one-vs-rest BACC)",
+        symbol="MBACC",
+        compute=_macro_of("bacc"),
+        formula_latex=r"\frac{1}{n}\sum_i \frac{1}{2}\left(\frac{TP_i}{TP_i+FN_i}"
+        r"+\frac{TN_i}{TN_i+FP_i}\right)",
+        formula_text="(1/n) Σᵢ (sensitivityᵢ + specificityᵢ)/2, one-vs-rest",
+        source="paper 004, Tables 1 and 3 (uniform weights)",
+        description="Mean over classes of the average of sensitivity and specificity.",
+    ),
+    Metric(
+        key="macro_dp",
+        name="Macro discriminant power",
+        symbol="MDP",
+        compute=_macro_of("dp"),
+        formula_latex=r"\frac{1}{n}\sum_i \frac{\sqrt{3}}{\pi}"
+        r"\ln\left(\frac{TP_i}{FP_i}\cdot\frac{TN_i}{FN_i}\right)",
+        formula_text="(1/n) Σᵢ (√3/π)·ln(TPᵢ/FPᵢ · TNᵢ/FNᵢ), natural log",
+        source="paper 004, Tables 1 and 3 (uniform weights)",
+        description="Mean per-class discriminant power (natural logarithm; PyCM's log10 "
+        "values are these divided by ln 10). Undefined if any class has an empty cell.",
+        value_range=(None, None),
+    ),
+    Metric(
+        key="micro_mcc",
+        name="Micro MCC (pooled one-vs-rest counts)",
+        symbol="MCCµ",
+        compute=_micro_of("mcc"),
+        formula_latex=r"\frac{\sum TP \sum TN - \sum FP \sum FN}{\sqrt{(\sum TP+\sum FP)"
+        r"(\sum TP+\sum FN)(\sum TN+\sum FP)(\sum TN+\sum FN)}}",
+        formula_text="MCC of the summed TP, FP, FN, TN over classes",
+        source="paper 004, Table 2 (uniform weights)",
+        description="The binary MCC of the pooled one-vs-rest counts of all classes.",
+        value_range=(-1.0, 1.0),
+    ),
+    Metric(
+        key="micro_bacc",
+        name="Micro balanced accuracy (pooled counts)",
+        symbol="BACCµ",
+        compute=_micro_of("bacc"),
+        formula_latex=r"\frac{1}{2}\left(\frac{\sum TP}{\sum TP+\sum FN}"
+        r"+\frac{\sum TN}{\sum TN+\sum FP}\right)",
+        formula_text="balanced accuracy of the summed TP, FP, FN, TN",
+        source="paper 004, Table 2 (uniform weights)",
+        description="Balanced accuracy of the pooled one-vs-rest counts of all classes.",
+    ),
+    Metric(
+        key="micro_dp",
+        name="Micro discriminant power (pooled counts)",
+        symbol="DPµ",
+        compute=_micro_of("dp"),
+        formula_latex=r"\frac{\sqrt{3}}{\pi}\ln\left(\frac{\sum TP}{\sum FP}"
+        r"\cdot\frac{\sum TN}{\sum FN}\right)",
+        formula_text="(√3/π)·ln(ΣTP/ΣFP · ΣTN/ΣFN), natural log",
+        source="paper 004, Table 2 (uniform weights)",
+        description="Discriminant power of the pooled one-vs-rest counts of all classes.",
+        value_range=(None, None),
+    ),
+)
+
+BY_KEY: dict[str, Metric] = {metric.key: metric for metric in METRICS}
+
+
+def get(key: str) -> Metric:
+    """The metric registered under ``key``; ``KeyError`` names the known keys."""
+    try:
+        return BY_KEY[key]
+    except KeyError:
+        raise KeyError(f"unknown metric {key!r}; known: {', '.join(BY_KEY)}") from None
+
+
+def ranking_metrics() -> Iterator[Metric]:
+    """The metrics that rank teams (every metric but the diagnostics)."""
+    return (metric for metric in METRICS if metric.is_ranking)
+
+
+@dataclass(frozen=True)
+class ClassMeasure:
+    """A one-vs-rest measure of paper 004, reported per class."""
+
+    key: str
+    name: str
+    formula_text: str
+    value_range: tuple[float | None, float | None]
+
+
+CLASS_MEASURES: tuple[ClassMeasure, ...] = (
+    ClassMeasure("precision", "Precision", "TP / (TP + FP); 0 if TP + FP = 0", (0.0, 1.0)),
+    ClassMeasure("recall", "Recall", "TP / (TP + FN); 0 if TP + FN = 0", (0.0, 1.0)),
+    ClassMeasure("f1", "F1", "2·P·R / (P + R); 0 if P + R = 0", (0.0, 1.0)),
+    ClassMeasure("mcc", "MCC", "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN))", (-1.0, 1.0)),
+    ClassMeasure("bacc", "Balanced accuracy", "(TP/(TP+FN) + TN/(TN+FP)) / 2", (0.0, 1.0)),
+    ClassMeasure("dp", "Discriminant power", "(√3/π)·ln(TP/FP · TN/FN)", (None, None)),
+)
+
+
+def class_metric(*, measure: str, index: int, label: str) -> Metric:
+    """A ranking metric made of one class's one-vs-rest measure, e.g. the recall of class 2
+    (Table 8 of paper 000 ranks teams by each class's recall). Keyed ``recall[label]``.
+    """
+    info = next(item for item in CLASS_MEASURES if item.key == measure)
+    per_class = m.CLASS_MEASURES[measure]
+
+    def compute(matrix: np.ndarray) -> Value:
+        return m.defined(per_class(matrix)[index])
+
+    return Metric(
+        key=f"{measure}[{label}]",
+        name=f"{info.name} of class {label!r}",
+        symbol=f"{measure[0].upper()}({label})",
+        compute=compute,
+        formula_latex="",
+        formula_text=info.formula_text + f", for class {label!r} against the rest",
+        source="paper 000, Eq. 1-2; paper 004, Table 1",
+        description=f"The {info.name.lower()} of class {label!r} alone.",
+        value_range=info.value_range,
+        properties=_props("???y?", "???y?") if measure == "recall" else _props("?????", "?????"),
+        properties_source="class recall is prevalence invariant (paper 000, B.4)"
+        if measure == "recall"
+        else "not analysed in the papers",
+    )
+
+
+@functools.cache
+def _class_metrics(labels: tuple[str, ...], measures: tuple[str, ...]) -> tuple[Metric, ...]:
+    return tuple(
+        class_metric(measure=measure, index=index, label=label)
+        for measure in measures
+        for index, label in enumerate(labels)
+    )
+
+
+def leaderboard_metrics(
+    labels: tuple[str, ...], *, class_measures: tuple[str, ...] = ("recall",)
+) -> tuple[Metric, ...]:
+    """Every ranking metric of the suite, then the chosen per-class measures of each label."""
+    return (*ranking_metrics(), *_class_metrics(tuple(labels), tuple(class_measures)))

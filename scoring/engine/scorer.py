@@ -1,0 +1,31 @@
+"""From a gold file and a prediction file to the full report: the scorer's one entry point."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from scoring.engine.confusion import hard_confusion, soft_confusion
+from scoring.engine.io import LabelFile, Predictions, read_labels, read_predictions
+from scoring.engine.suite import Report, score_matrix
+
+
+def confusion_of(gold: LabelFile, predictions: Predictions) -> np.ndarray:
+    """The (hard or soft) confusion matrix of aligned predictions against the gold labels."""
+    if predictions.is_soft:
+        return soft_confusion(predictions.probabilities, gold.codes)
+    return hard_confusion(predictions.codes, gold.codes, len(gold.labels))
+
+
+def score_files(
+    gold: bytes | str | Path,
+    predictions: bytes | str | Path,
+    *,
+    labels: Sequence[str] | None = None,
+) -> Report:
+    """Read, validate and score; raises :class:`scoring.engine.io.InputFileError` on bad input."""
+    gold_file = read_labels(gold, labels=labels)
+    predicted = read_predictions(predictions, gold=gold_file)
+    return score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=len(gold_file.ids))
