@@ -64,8 +64,12 @@ def text_report(report: Report) -> str:
     ]
     sections.append("Metrics\n" + table(["metric", "key", "raw", "calibrated"], metric_rows))
     class_rows = [
-        [label, *(format_value(report.per_class[label][m.key]) for m in CLASS_MEASURES),
-         format_value(report.per_class[label]["support"]), format_value(report.per_class[label]["predicted"])]
+        [
+            label,
+            *(format_value(report.per_class[label][m.key]) for m in CLASS_MEASURES),
+            format_value(report.per_class[label]["support"]),
+            format_value(report.per_class[label]["predicted"]),
+        ]
         for label in labels
     ]
     header = ["class", *(m.key for m in CLASS_MEASURES), "support", "predicted"]

@@ -41,6 +41,4 @@ def soft_confusion(probabilities: np.ndarray, gold: np.ndarray) -> np.ndarray:
     gold = _check_codes(gold, n_classes, "gold codes")
     if len(gold) != len(probabilities):
         raise ValueError("probabilities and gold codes must have the same length")
-    return np.stack(
-        [np.bincount(gold, weights=probabilities[:, i], minlength=n_classes) for i in range(n_classes)]
-    )
+    return np.stack([np.bincount(gold, weights=probabilities[:, i], minlength=n_classes) for i in range(n_classes)])

@@ -205,7 +205,10 @@ def encode_labels(values: np.ndarray, *, labels: Sequence[str], name: str) -> np
 
 
 def read_labels(
-    source: bytes | str | Path, *, labels: Sequence[str] | None = None, name: str | None = None,
+    source: bytes | str | Path,
+    *,
+    labels: Sequence[str] | None = None,
+    name: str | None = None,
     max_rows: int | None = None,
 ) -> LabelFile:
     """Read an ``id,label`` file (gold, or hard predictions checked on their own).

@@ -102,9 +102,4 @@ def swapped_pairs(teams: Sequence[str], a: Sequence[Value], b: Sequence[Value]) 
     Teams undefined under either metric take part in no swap.
     """
     rows = [(t, x, y) for t, x, y in zip(teams, a, b, strict=True) if x is not None and y is not None]
-    return [
-        (tx, ty)
-        for tx, ax, bx in rows
-        for ty, ay, by in rows
-        if ax > ay and bx < by
-    ]
+    return [(tx, ty) for tx, ax, bx in rows for ty, ay, by in rows if ax > ay and bx < by]

@@ -274,8 +274,7 @@ METRICS: tuple[Metric, ...] = (
         formula_latex=r"\sum_i \omega_i P_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·Pᵢ with ωᵢ = prevalence(i)/N",
         source="paper 004, Table 3 (macro-weighted, prevalence weights)",
-        description="Per-class precision weighted by class frequency: scikit-learn's "
-        "average='weighted'.",
+        description="Per-class precision weighted by class frequency: scikit-learn's average='weighted'.",
     ),
     Metric(
         key="weighted_recall",
@@ -298,8 +297,7 @@ METRICS: tuple[Metric, ...] = (
         formula_latex=r"\sum_i \omega_i F1_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·F1ᵢ with ωᵢ = prevalence(i)/N",
         source="paper 004, Table 3 (macro-weighted, prevalence weights)",
-        description="Per-class F1 weighted by class frequency: scikit-learn's "
-        "average='weighted'.",
+        description="Per-class F1 weighted by class frequency: scikit-learn's average='weighted'.",
     ),
     Metric(
         key="macro_mcc",
@@ -309,8 +307,7 @@ METRICS: tuple[Metric, ...] = (
         formula_latex=r"\frac{1}{n}\sum_i \mathrm{MCC}_i",
         formula_text="(1/n) Σᵢ MCCᵢ, one-vs-rest",
         source="paper 004, Tables 1 and 3 (uniform weights)",
-        description="Mean of the binary MCC of each class against the rest; undefined if one "
-        "class's MCC is undefined.",
+        description="Mean of the binary MCC of each class against the rest; undefined if one class's MCC is undefined.",
         value_range=(-1.0, 1.0),
     ),
     Metric(

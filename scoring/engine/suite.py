@@ -53,9 +53,7 @@ def weighted_averages(matrix: np.ndarray, weights: np.ndarray) -> dict[str, dict
     matrix = m.as_matrix(matrix)
     return {
         "micro": {key: m.micro_weighted(matrix, key, weights) for key in m.CLASS_MEASURES},
-        "macro": {
-            key: m.macro_weighted(function(matrix), weights) for key, function in m.CLASS_MEASURES.items()
-        },
+        "macro": {key: m.macro_weighted(function(matrix), weights) for key, function in m.CLASS_MEASURES.items()},
     }
 
 
