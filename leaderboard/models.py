@@ -1,0 +1,223 @@
+"""Tasks, teams, submissions and their scores.
+
+The Submission row is the source of truth for scoring (DESIGN.md): its status says where it
+is, and its confusion matrix is the sufficient statistic of every metric, so any metric can be
+recomputed without re-reading files. Files live in the database (``StoredFile``) so that
+workers on any machine can read them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from scoring.engine.registry import BY_KEY
+
+
+def metric_choices() -> list[tuple[str, str]]:
+    return [(key, metric.name) for key, metric in BY_KEY.items() if metric.is_ranking]
+
+
+class StoredFile(models.Model):
+    """The bytes of an uploaded gold or prediction file, exactly as uploaded."""
+
+    name = models.CharField(max_length=255, help_text="the uploaded file's base name, for display only")
+    content = models.BinaryField()
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    @classmethod
+    def of(cls, *, name: str, content: bytes) -> StoredFile:
+        return cls(name=name, content=content, size=len(content), sha256=hashlib.sha256(content).hexdigest())
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.size:,} bytes)"
+
+
+class TaskQuerySet(models.QuerySet):
+    def organised_by(self, user) -> TaskQuerySet:
+        return self.filter(organisers=user) if user.is_authenticated else self.none()
+
+
+class Task(models.Model):
+    """A shared task: its labels, gold file, dates, limits and leaderboard policy."""
+
+    class Counting(models.TextChoices):
+        LATEST = "latest", "the latest scored submission"
+        BEST = "best", "the best scored submission under the primary metric"
+        CHOSEN = "chosen", "the submission the team chose (else the latest)"
+
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "public while the task runs"
+        AFTER_CLOSE = "after_close", "hidden until the task closes"
+
+    slug = models.SlugField(unique=True, max_length=60)
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    labels = models.JSONField(help_text="the ordered label set")
+    gold_file = models.ForeignKey(StoredFile, on_delete=models.PROTECT, related_name="+")
+    gold_version = models.PositiveIntegerField(default=1, help_text="increases when the gold file is replaced")
+    primary_metric = models.CharField(max_length=60, choices=metric_choices, default="macro_f1")
+    opens_at = models.DateTimeField()
+    closes_at = models.DateTimeField()
+    max_per_day = models.PositiveIntegerField(default=5, help_text="submissions per team per UTC day")
+    max_total = models.PositiveIntegerField(default=100, help_text="submissions per team in all")
+    counting = models.CharField(max_length=10, choices=Counting.choices, default=Counting.LATEST)
+    visibility = models.CharField(max_length=12, choices=Visibility.choices, default=Visibility.PUBLIC)
+    organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_tasks")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = TaskQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-opens_at", "title"]
+        constraints = [models.CheckConstraint(condition=Q(closes_at__gt=models.F("opens_at")), name="task_closes_after_opening")]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("leaderboard:task_detail", args=[self.slug])
+
+    def is_open(self, now=None) -> bool:
+        now = now or timezone.now()
+        return self.opens_at <= now < self.closes_at
+
+    def is_closed(self, now=None) -> bool:
+        return (now or timezone.now()) >= self.closes_at
+
+    def results_public(self, now=None) -> bool:
+        return self.visibility == self.Visibility.PUBLIC or self.is_closed(now)
+
+    def is_organiser(self, user) -> bool:
+        return user.is_authenticated and (user.is_staff or self.organisers.filter(pk=user.pk).exists())
+
+
+def new_invite_code() -> str:
+    return secrets.token_urlsafe(9)
+
+
+class Team(models.Model):
+    """A team in one task. A person belongs to at most one team per task (Membership)."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="teams")
+    name = models.CharField(max_length=80)
+    invite_code = models.CharField(max_length=24, unique=True, default=new_invite_code)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
+    chosen_submission = models.ForeignKey(
+        "Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["task", "name"], name="team_name_unique_in_task")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A person in a team; ``task`` is repeated so the database enforces one team per task."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    team = models.ForeignKey(Team, on_delete=models.CASCADE)
+    task = models.ForeignKey(Task, on_delete=models.CASCADE)
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "task"], name="one_team_per_task")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team}"
+
+
+class Scored(models.Model):
+    """A confusion matrix and the metric suite computed from it (raw and calibrated)."""
+
+    confusion_matrix = models.JSONField(null=True, blank=True, help_text="rows predicted, columns gold")
+    metrics = models.JSONField(null=True, blank=True)
+    calibrated = models.JSONField(null=True, blank=True)
+    per_class = models.JSONField(null=True, blank=True)
+    calibrated_per_class = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class SubmissionQuerySet(models.QuerySet):
+    def scored(self) -> SubmissionQuerySet:
+        return self.filter(status=Submission.Status.SCORED)
+
+    def counted_against_limits(self) -> SubmissionQuerySet:
+        """Every stored submission counts, except those that failed scoring for our fault."""
+        return self.exclude(status=Submission.Status.FAILED)
+
+    def unfinished(self) -> SubmissionQuerySet:
+        return self.filter(status__in=[Submission.Status.QUEUED, Submission.Status.SCORING])
+
+
+class Submission(Scored):
+    """One uploaded prediction file of a team and, once scored, its scores."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        SCORING = "scoring", "scoring"
+        SCORED = "scored", "scored"
+        FAILED = "failed", "failed"
+
+    class Kind(models.TextChoices):
+        HARD = "hard", "labels"
+        SOFT = "soft", "probabilities"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="submissions")
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="submissions")
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    file = models.ForeignKey(StoredFile, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    description = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    failure = models.TextField(blank=True, help_text="why scoring failed")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True, help_text="upload time")
+    scored_at = models.DateTimeField(null=True, blank=True)
+    scored_gold_version = models.PositiveIntegerField(null=True, blank=True)
+    score_count = models.PositiveIntegerField(default=0, help_text="how many times scores were written")
+
+    objects = SubmissionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["team", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} of {self.team} ({self.status})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("leaderboard:submission_detail", args=[self.task.slug, self.pk])
+
+
+class Baseline(Scored):
+    """A reference row shown on the leaderboard but never ranked (majority class, random...)."""
+
+    class Kind(models.TextChoices):
+        MAJORITY = "majority", "always the most frequent gold class"
+        UNIFORM = "uniform", "uniformly random labels (expected matrix)"
+        PREVALENCE = "prevalence", "random labels drawn with the gold prevalence (expected matrix)"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="baselines")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    name = models.CharField(max_length=80)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["task", "kind"], name="one_baseline_per_kind")]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,21 @@
+"""Who may see what. Pure checks: no side effects, no queries beyond the ones they need."""
+
+from __future__ import annotations
+
+from leaderboard.models import Membership, Submission, Task
+
+
+def can_view_board(user, task: Task) -> bool:
+    """Leaderboards are public during the task, or only after it closes, as the task says;
+    organisers and staff always see them."""
+    return task.results_public() or task.is_organiser(user)
+
+
+def is_member(user, submission: Submission) -> bool:
+    return user.is_authenticated and Membership.objects.filter(team_id=submission.team_id, user=user).exists()
+
+
+def can_view_submission(user, submission: Submission) -> bool:
+    """A team sees its own submissions; others' scores become visible when results are public.
+    The uploaded file itself is never served to other teams."""
+    return is_member(user, submission) or can_view_board(user, submission.task)

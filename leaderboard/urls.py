@@ -1,0 +1,32 @@
+"""URLs of the product: tasks, teams, submissions, leaderboards and their analyses."""
+
+from django.urls import path
+
+from leaderboard.views import boards, participation
+
+app_name = "leaderboard"
+
+urlpatterns = [
+    path("", participation.task_list, name="task_list"),
+    path("tasks/new/", participation.task_create, name="task_create"),
+    path("tasks/<slug:slug>/", participation.task_detail, name="task_detail"),
+    path("tasks/<slug:slug>/edit/", participation.task_edit, name="task_edit"),
+    path("tasks/<slug:slug>/gold/", participation.gold_replace, name="gold_replace"),
+    path("tasks/<slug:slug>/team/new/", participation.team_create, name="team_create"),
+    path("tasks/<slug:slug>/team/join/", participation.team_join, name="team_join"),
+    path("tasks/<slug:slug>/submit/", participation.submission_create, name="submission_create"),
+    path("tasks/<slug:slug>/submissions/<int:pk>/", participation.submission_detail, name="submission_detail"),
+    path(
+        "tasks/<slug:slug>/submissions/<int:pk>/status.json",
+        participation.submission_status,
+        name="submission_status",
+    ),
+    path(
+        "tasks/<slug:slug>/submissions/<int:pk>/choose/", participation.submission_choose, name="submission_choose"
+    ),
+    path("tasks/<slug:slug>/leaderboard/", boards.leaderboard, name="leaderboard"),
+    path("tasks/<slug:slug>/leaderboard.csv", boards.leaderboard_csv, name="leaderboard_csv"),
+    path("tasks/<slug:slug>/leaderboard.json", boards.leaderboard_json, name="leaderboard_json"),
+    path("tasks/<slug:slug>/metrics/<str:column>/", boards.metric_detail, name="metric_detail"),
+    path("tasks/<slug:slug>/disagreements/", boards.disagreements, name="disagreements"),
+]

@@ -1,0 +1,335 @@
+"""Reconstruct confusion matrices consistent with Table 8 of Opitz's metric study.
+
+Table 8 of Opitz, "From Bias and Prevalence to Macro F1, Kappa, and MCC", lists
+ten scores (percentages, one decimal) for eight systems of SemEval-2017 Task 4
+subtask A (three-way sentiment: negative, neutral, positive).  The paper does not
+publish the systems' confusion matrices, so this script searches for integer
+3×3 matrices that reproduce *every* printed column to the printed decimal.  They
+are plausible stand-ins for demos and tests, not the teams' real outputs.
+
+Conventions
+-----------
+``m[i][j]`` counts items *predicted* as class ``i`` whose *gold* class is ``j``;
+columns therefore sum to the fixed gold counts 3972, 5937 and 2375.  A computed
+value ``v`` reproduces a printed number ``x`` when ``|100·v − x| < 0.05``.
+
+Search strategy
+---------------
+A matrix is fixed by its diagonal ``d`` and, per gold column ``j``, by how the
+column's ``E_j = gold_j − d_j`` errors split between the two other rows.
+
+1. Each printed recall pins ``d_j`` to a handful of integers; the product of
+   those choices is filtered on macR, GmacR and HmacR (recall-only columns).
+2. kappa, MCC and macro F1 depend only on the diagonal and the row sums (the
+   "bias").  kappa is monotone in the chance agreement ``p·b``, which is linear
+   in the row sums, so for every candidate first row sum the admissible second
+   row sums form a short interval that is solved for, not searched.  MCC and
+   macro F1 then filter the pairs.
+3. With diagonal and row sums fixed, one free integer remains (the split of
+   column 0); it is scanned in full and every resulting matrix is checked
+   against all ten columns, which is also where the calibrated macro F1 (the
+   only column that depends on individual off-diagonal cells) is enforced.
+
+Among all solutions the one whose values sit closest to the printed centres
+(smallest worst-case ``|100·v − x|`` over the ten columns, ties broken by the
+matrix entries) is printed, together with that worst-case margin.
+
+Run ``python tools/reconstruct_table8.py``; it prints a ``MATRICES`` literal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+LABELS: tuple[str, ...] = ("negative", "neutral", "positive")
+GOLD: NDArray[np.int64] = np.array([3972, 5937, 2375], dtype=np.int64)
+TOTAL: int = int(GOLD.sum())
+N_CLASSES: int = len(GOLD)
+
+#: Half a unit of the last printed digit, in percentage points.
+TOLERANCE: float = 0.05
+
+COLUMNS: tuple[str, ...] = ("macR", "GmacR", "HmacR", "macF1", "macF1c", "kappa", "mcc", "r1", "r2", "r3")
+
+#: Table 8 as printed (percentages), in ``COLUMNS`` order.
+TABLE8: dict[str, tuple[float, ...]] = {
+    "A": (68.1, 66.8, 65.4, 65.4, 67.7, 46.5, 48.0, 82.9, 51.2, 70.2),
+    "B": (68.1, 66.5, 65.0, 66.0, 67.7, 47.3, 49.2, 87.8, 51.4, 65.2),
+    "C": (67.6, 66.8, 66.0, 66.0, 67.5, 47.2, 48.1, 81.7, 56.0, 65.2),
+    "D": (67.4, 66.5, 65.6, 65.1, 67.1, 46.3, 47.3, 80.3, 54.2, 67.6),
+    "E": (66.9, 66.8, 66.8, 66.0, 67.3, 47.0, 47.0, 69.8, 64.0, 66.8),
+    "F": (65.9, 65.6, 65.4, 64.5, 66.1, 45.0, 45.4, 73.5, 58.7, 65.6),
+    "G": (64.9, 64.2, 63.5, 63.4, 64.9, 43.0, 43.8, 77.4, 53.9, 63.5),
+    "H": (64.5, 64.5, 64.5, 63.7, 64.9, 43.6, 43.6, 65.3, 63.6, 64.5),
+}
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+
+# --------------------------------------------------------------------------
+# Metric helpers.  All work on batches: the class axis is the last one and any
+# leading axes are candidates, so one call scores millions of matrices.
+# --------------------------------------------------------------------------
+
+
+def safe_ratio(numerator: NDArray, denominator: NDArray) -> FloatArray:
+    """Divide elementwise, yielding 0 where the denominator is 0 (the paper's convention)."""
+    numerator, denominator = np.broadcast_arrays(
+        np.asarray(numerator, dtype=np.float64), np.asarray(denominator, dtype=np.float64)
+    )
+    return np.divide(numerator, denominator, out=np.zeros(numerator.shape), where=denominator != 0)
+
+
+def recall_means(recalls: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Arithmetic, geometric and harmonic mean of per-class recalls (macR, GmacR, HmacR)."""
+    arithmetic = recalls.mean(axis=-1)
+    geometric = np.prod(recalls, axis=-1) ** (1.0 / recalls.shape[-1])
+    # The harmonic mean is 0 as soon as one recall is 0; safe_ratio gives 1/0 -> 0 there.
+    harmonic = safe_ratio(1.0, safe_ratio(1.0, recalls).mean(axis=-1))
+    harmonic = np.where((recalls == 0).any(axis=-1), 0.0, harmonic)
+    return arithmetic, geometric, harmonic
+
+
+def macro_f1(correct: NDArray, bias: NDArray, prevalence: NDArray) -> FloatArray:
+    """Mean per-class F1 from the diagonal and both marginals.
+
+    ``2PR/(P+R)`` with ``P = c/b`` and ``R = c/p`` simplifies to ``2c/(b+p)``,
+    which needs no special case for ``c = 0`` and is invariant to scaling, so the
+    same helper serves raw counts and the real-valued calibrated matrix.
+    """
+    return safe_ratio(2.0 * np.asarray(correct, dtype=np.float64), np.add(bias, prevalence)).mean(axis=-1)
+
+
+def kappa(agreement: NDArray, prevalence: NDArray, bias: NDArray) -> FloatArray:
+    """Cohen's kappa from the normalised trace and marginals (each summing to 1)."""
+    chance = (prevalence * bias).sum(axis=-1)
+    return safe_ratio(agreement - chance, 1.0 - chance)
+
+
+def mcc(agreement: NDArray, prevalence: NDArray, bias: NDArray) -> FloatArray:
+    """Gorodkin's multi-class MCC from the normalised trace and marginals."""
+    chance = (prevalence * bias).sum(axis=-1)
+    spread = np.sqrt((1.0 - (bias * bias).sum(axis=-1)) * (1.0 - (prevalence * prevalence).sum(axis=-1)))
+    return safe_ratio(agreement - chance, spread)
+
+
+def calibrate(matrices: NDArray) -> FloatArray:
+    """Scale each gold column to total ``1/n`` so every class is equally prevalent."""
+    prevalence = matrices.sum(axis=-2, keepdims=True)
+    return safe_ratio(matrices, prevalence * matrices.shape[-1])
+
+
+def table8_scores(matrices: NDArray) -> FloatArray:
+    """All ten Table 8 columns, as fractions, for a batch of shape ``(..., n, n)``."""
+    matrices = np.asarray(matrices, dtype=np.float64)
+    correct = np.diagonal(matrices, axis1=-2, axis2=-1)
+    bias = matrices.sum(axis=-1)
+    prevalence = matrices.sum(axis=-2)
+    total = matrices.sum(axis=(-2, -1))[..., None]
+    recalls = safe_ratio(correct, prevalence)
+    mac_r, gmac_r, hmac_r = recall_means(recalls)
+
+    calibrated = calibrate(matrices)
+    mac_f1c = macro_f1(
+        np.diagonal(calibrated, axis1=-2, axis2=-1), calibrated.sum(axis=-1), calibrated.sum(axis=-2)
+    )
+
+    agreement = correct.sum(axis=-1) / total[..., 0]
+    p, b = prevalence / total, bias / total
+    columns = [
+        mac_r,
+        gmac_r,
+        hmac_r,
+        macro_f1(correct, bias, prevalence),
+        mac_f1c,
+        kappa(agreement, p, b),
+        mcc(agreement, p, b),
+        *np.moveaxis(recalls, -1, 0),
+    ]
+    return np.stack(columns, axis=-1)
+
+
+def reproduces(values: NDArray, printed: NDArray | float) -> NDArray[np.bool_]:
+    """True where a fraction rounds to the printed percentage (strictly within half a unit)."""
+    return np.abs(100.0 * values - printed) < TOLERANCE
+
+
+# --------------------------------------------------------------------------
+# Search
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TeamResult:
+    """Outcome of the search for one team."""
+
+    team: str
+    solutions: int
+    matrix: IntArray | None
+    margin: float | None
+    failure: str | None
+
+
+def integer_window(*, total: int, printed: float) -> IntArray:
+    """Integers ``k`` with ``k/total`` reproducing ``printed``; a recall pins a diagonal cell to these."""
+    low = int(np.floor(total * (printed - TOLERANCE) / 100.0))
+    high = int(np.ceil(total * (printed + TOLERANCE) / 100.0))
+    candidates = np.arange(low, high + 1, dtype=np.int64)
+    return candidates[reproduces(candidates / total, printed)]
+
+
+def diagonal_candidates(target: dict[str, float]) -> IntArray:
+    """Diagonals (shape ``(K, n)``) whose recalls reproduce r1..r3, macR, GmacR and HmacR."""
+    windows = [
+        integer_window(total=int(gold), printed=target[f"r{j + 1}"]) for j, gold in enumerate(GOLD)
+    ]
+    diagonals = np.array(list(itertools.product(*windows)), dtype=np.int64).reshape(-1, N_CLASSES)
+    mac_r, gmac_r, hmac_r = recall_means(diagonals / GOLD)
+    keep = reproduces(mac_r, target["macR"]) & reproduces(gmac_r, target["GmacR"]) & reproduces(hmac_r, target["HmacR"])
+    return diagonals[keep]
+
+
+def row_sum_candidates(*, diagonal: IntArray, target: dict[str, float]) -> IntArray:
+    """Row sums (shape ``(M, n)``) that, with ``diagonal``, reproduce kappa, MCC and macro F1.
+
+    The chance agreement ``p·b = G·r / N²`` is linear in the row sums ``r``;
+    eliminating ``r2 = N − r0 − r1`` leaves, for each ``r0``, an interval of
+    ``r1`` values on which kappa can reproduce.  The interval is widened by one
+    on each side against rounding and then checked exactly.
+    """
+    errors = GOLD - diagonal
+    agreement = diagonal.sum() / TOTAL
+    # Row i collects the errors of every other gold column.
+    low_rows = diagonal
+    high_rows = diagonal + errors.sum() - errors
+
+    # kappa falls as chance agreement rises, so the kappa window maps to a chance window.
+    kappa_low = (target["kappa"] - TOLERANCE) / 100.0
+    kappa_high = (target["kappa"] + TOLERANCE) / 100.0
+    chance_low = (agreement - kappa_high) / (1.0 - kappa_high)
+    chance_high = (agreement - kappa_low) / (1.0 - kappa_low)
+
+    # G·r = (G0 − G2)·r0 + (G1 − G2)·r1 + G2·N
+    slope_r0 = GOLD[0] - GOLD[2]
+    slope_r1 = GOLD[1] - GOLD[2]
+    if slope_r1 == 0:
+        raise ValueError("gold counts of classes 1 and 2 must differ to solve for the second row sum")
+    r0 = np.arange(low_rows[0], high_rows[0] + 1, dtype=np.int64)
+    offset = GOLD[2] * TOTAL + slope_r0 * r0
+    ends = np.stack(
+        [(chance * TOTAL**2 - offset) / slope_r1 for chance in (chance_low, chance_high)], axis=-1
+    )
+    first = np.floor(ends.min(axis=-1)).astype(np.int64) - 1
+    last = np.ceil(ends.max(axis=-1)).astype(np.int64) + 1
+    width = int((last - first).max()) + 1
+    r1 = first[:, None] + np.arange(width, dtype=np.int64)[None, :]
+    in_window = r1 <= last[:, None]
+    rows = np.stack([np.broadcast_to(r0[:, None], r1.shape)[in_window], r1[in_window]], axis=-1)
+    rows = np.concatenate([rows, TOTAL - rows.sum(axis=-1, keepdims=True)], axis=-1)
+    rows = rows[((rows >= low_rows) & (rows <= high_rows)).all(axis=-1)]
+
+    p = GOLD / TOTAL
+    b = rows / TOTAL
+    keep = (
+        reproduces(kappa(agreement, p, b), target["kappa"])
+        & reproduces(mcc(agreement, p, b), target["mcc"])
+        & reproduces(macro_f1(diagonal, rows, GOLD), target["macF1"])
+    )
+    return rows[keep]
+
+
+def matrices_for(*, diagonal: IntArray, rows: IntArray) -> IntArray:
+    """Every non-negative matrix with the given diagonal, gold columns and row sums.
+
+    Write ``x_j`` for the errors of gold column ``j`` predicted as class
+    ``j+1`` (mod 3); the rest, ``E_j − x_j``, go to class ``j+2``.  The row
+    sums give ``x2 = x0 + r1 − d1 − E2`` and ``x1 = x0 + r2 − d2 − E0``, so only
+    ``x0`` is free; its feasible range is enumerated for every row-sum vector.
+    """
+    errors = GOLD - diagonal
+    shift2 = rows[:, 1] - diagonal[1] - errors[2]
+    shift1 = rows[:, 2] - diagonal[2] - errors[0]
+    lowest = np.maximum.reduce([np.zeros_like(shift1), -shift1, -shift2])
+    highest = np.minimum.reduce([np.full_like(shift1, errors[0]), errors[1] - shift1, errors[2] - shift2])
+    counts = np.clip(highest - lowest + 1, 0, None)
+    owner = np.repeat(np.arange(len(rows)), counts)
+    start = np.cumsum(counts) - counts
+    x0 = lowest[owner] + np.arange(counts.sum()) - start[owner]
+    x = np.stack([x0, x0 + shift1[owner], x0 + shift2[owner]], axis=-1)
+
+    matrices = np.zeros((len(x0), N_CLASSES, N_CLASSES), dtype=np.int64)
+    for j in range(N_CLASSES):
+        matrices[:, j, j] = diagonal[j]
+        matrices[:, (j + 1) % N_CLASSES, j] = x[:, j]
+        matrices[:, (j + 2) % N_CLASSES, j] = errors[j] - x[:, j]
+    return matrices
+
+
+def solve_team(team: str) -> TeamResult:
+    """Find all matrices reproducing the team's row and pick the one closest to the printed centres."""
+    printed = np.array(TABLE8[team])
+    target = dict(zip(COLUMNS, TABLE8[team], strict=True))
+
+    diagonals = diagonal_candidates(target)
+    if len(diagonals) == 0:
+        return TeamResult(team, 0, None, None, "no diagonal reproduces r1, r2, r3 together with macR, GmacR, HmacR")
+
+    solutions: list[IntArray] = []
+    any_rows = False
+    for diagonal in diagonals:
+        rows = row_sum_candidates(diagonal=diagonal, target=target)
+        if len(rows) == 0:
+            continue
+        any_rows = True
+        matrices = matrices_for(diagonal=diagonal, rows=rows)
+        solutions.append(matrices[reproduces(table8_scores(matrices), printed).all(axis=-1)])
+    if not any_rows:
+        return TeamResult(
+            team, 0, None, None, "no row sums reproduce kappa, mcc and macF1 for any admissible diagonal"
+        )
+
+    found = np.concatenate(solutions) if solutions else np.zeros((0, N_CLASSES, N_CLASSES), dtype=np.int64)
+    if len(found) == 0:
+        return TeamResult(team, 0, None, None, "kappa, mcc and macF1 reproduce, but never together with macF1c")
+
+    margins = np.abs(100.0 * table8_scores(found) - printed).max(axis=-1)
+    flat = found.reshape(len(found), -1)
+    # np.lexsort uses its last key as the primary one: margin first, then the entries.
+    order = np.lexsort([*flat.T[::-1], margins])
+    best = order[0]
+    return TeamResult(team, len(found), found[best], float(margins[best]), None)
+
+
+def as_literal(matrix: IntArray) -> str:
+    """Render a matrix as a nested tuple literal."""
+    return "(" + ", ".join("(" + ", ".join(str(int(v)) for v in row) + ")" for row in matrix) + ")"
+
+
+def main() -> None:
+    """Search every team, print a per-team report and a ``MATRICES`` literal."""
+    results = []
+    for team in TABLE8:
+        started = time.perf_counter()
+        result = solve_team(team)
+        elapsed = time.perf_counter() - started
+        if result.matrix is None:
+            print(f"# {team}: NO SOLUTION ({result.failure}); {elapsed:.2f}s")
+        else:
+            print(f"# {team}: {result.solutions} solutions, worst margin {result.margin:.4f} pp; {elapsed:.2f}s")
+        results.append(result)
+
+    print("MATRICES = {")
+    for result in results:
+        if result.matrix is not None:
+            print(f'    "{result.team}": {as_literal(result.matrix)},')
+    print("}")
+
+
+if __name__ == "__main__":
+    main()
