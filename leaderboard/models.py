@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+import numpy as np
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from scoring.engine.calibration import calibrate
 from scoring.engine.registry import BY_KEY
 
 
@@ -33,12 +35,12 @@ class StoredFile(models.Model):
     sha256 = models.CharField(max_length=64)
     created_at = models.DateTimeField(default=timezone.now)
 
+    def __str__(self) -> str:
+        return f"{self.name} ({self.size:,} bytes)"
+
     @classmethod
     def of(cls, *, name: str, content: bytes) -> StoredFile:
         return cls(name=name, content=content, size=len(content), sha256=hashlib.sha256(content).hexdigest())
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.size:,} bytes)"
 
 
 class TaskQuerySet(models.QuerySet):
@@ -78,7 +80,9 @@ class Task(models.Model):
 
     class Meta:
         ordering = ["-opens_at", "title"]
-        constraints = [models.CheckConstraint(condition=Q(closes_at__gt=models.F("opens_at")), name="task_closes_after_opening")]
+        constraints = [
+            models.CheckConstraint(condition=Q(closes_at__gt=models.F("opens_at")), name="task_closes_after_opening")
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -150,6 +154,13 @@ class Scored(models.Model):
 
     class Meta:
         abstract = True
+
+    def calibrated_matrix(self) -> list[list[float]] | None:
+        """The prevalence-calibrated matrix (paper 000, Eq. 6); None if unscored or undefined."""
+        if self.confusion_matrix is None:
+            return None
+        calibrated = calibrate(np.asarray(self.confusion_matrix, dtype=np.float64))
+        return None if calibrated is None else calibrated.tolist()
 
 
 class SubmissionQuerySet(models.QuerySet):

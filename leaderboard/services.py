@@ -277,7 +277,12 @@ def submission_create(
         stored = StoredFile.of(name=name, content=content)
         stored.save()
         submission = Submission.objects.create(
-            task=task, team=team, submitted_by=user, file=stored, kind=kind, description=description[:200],
+            task=task,
+            team=team,
+            submitted_by=user,
+            file=stored,
+            kind=kind,
+            description=description[:200],
             created_at=now,
         )
         transaction.on_commit(lambda: enqueue_scoring(submission.pk))

@@ -14,6 +14,7 @@ import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("LEADERBOARD_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 
 def env_bool(name: str, default: bool) -> bool:

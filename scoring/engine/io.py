@@ -196,7 +196,7 @@ def _check_columns(frame: pd.DataFrame, *, name: str, expected: Sequence[str]) -
 
 def encode_labels(values: np.ndarray, *, labels: Sequence[str], name: str) -> np.ndarray:
     """Codes 0..n-1 of string labels in task order; an error on the first unknown label."""
-    codes = pd.Categorical(values, categories=list(labels)).codes
+    codes = pd.Index(list(labels)).get_indexer(values)
     unknown = codes < 0
     if unknown.any():
         row = _first(unknown)

@@ -1,0 +1,41 @@
+# The two commands of the README: `make demo` and `make test`. Everything else supports them.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PG_URL ?= postgres://postgres@127.0.0.1:5432/test
+
+.PHONY: demo test install install-dev lint test-sqlite test-postgres services-check
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install -q -r requirements.txt
+
+install-dev: $(BIN)/python
+	$(BIN)/pip install -q -r requirements-dev.txt
+
+demo: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/python manage.py makemigrations --check --dry-run
+	DJANGO_SETTINGS_MODULE=config.settings.prod SECRET_KEY=$$($(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(60))') \
+		ALLOWED_HOSTS=leaderboard.example.org $(BIN)/python manage.py check --deploy --fail-level WARNING
+
+test-sqlite: install-dev
+	$(BIN)/python -m pytest
+
+# The same suite on PostgreSQL. Skipped with a message where no server answers, except on CI
+# (CI=true), where PostgreSQL must be there.
+test-postgres: install-dev
+	@if $(BIN)/python -c "import psycopg, sys; psycopg.connect('$(PG_URL)', connect_timeout=3).close()" 2>/dev/null; then \
+		DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -p no:cacheprovider; \
+	elif [ "$$CI" = "true" ]; then echo "PostgreSQL is not reachable at $(PG_URL), and CI needs it"; exit 1; \
+	else echo "SKIPPED: PostgreSQL is not reachable at $(PG_URL); the PostgreSQL pass did not run"; fi
+
+test: lint test-sqlite test-postgres

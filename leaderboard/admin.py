@@ -1,0 +1,61 @@
+"""The Django admin for every model. File contents are never shown inline (they can be large)."""
+
+from django.contrib import admin
+
+from leaderboard.models import Baseline, Membership, StoredFile, Submission, Task, Team
+
+
+@admin.register(StoredFile)
+class StoredFileAdmin(admin.ModelAdmin):
+    list_display = ["id", "name", "size", "sha256", "created_at"]
+    search_fields = ["name", "sha256"]
+    exclude = ["content"]
+    readonly_fields = ["name", "size", "sha256", "created_at"]
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+    fields = ["user", "task", "joined_at"]
+
+
+@admin.register(Task)
+class TaskAdmin(admin.ModelAdmin):
+    list_display = ["title", "slug", "primary_metric", "opens_at", "closes_at", "counting", "visibility"]
+    list_filter = ["visibility", "counting"]
+    search_fields = ["title", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+    filter_horizontal = ["organisers"]
+    raw_id_fields = ["gold_file"]
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin):
+    list_display = ["name", "task", "created_at"]
+    list_filter = ["task"]
+    search_fields = ["name"]
+    inlines = [MembershipInline]
+    raw_id_fields = ["chosen_submission"]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "team", "task", "joined_at"]
+    list_filter = ["task"]
+    autocomplete_fields = ["user", "team"]
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ["id", "task", "team", "kind", "status", "created_at", "scored_at", "score_count"]
+    list_filter = ["task", "status", "kind"]
+    search_fields = ["team__name", "description"]
+    raw_id_fields = ["file", "team", "submitted_by"]
+    readonly_fields = ["score_count", "scored_gold_version"]
+
+
+@admin.register(Baseline)
+class BaselineAdmin(admin.ModelAdmin):
+    list_display = ["name", "task", "kind"]
+    list_filter = ["task", "kind"]

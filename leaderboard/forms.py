@@ -1,0 +1,108 @@
+"""Forms: parse and shape input; the services decide what is allowed."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
+
+from leaderboard.models import Task, metric_choices
+from leaderboard.services import FILE_TOO_LARGE
+
+
+class UploadField(forms.FileField):
+    """A file field that refuses files over the size limit before reading them."""
+
+    def clean(self, data, initial=None):
+        upload = super().clean(data, initial)
+        if upload is not None and upload.size > settings.MAX_UPLOAD_BYTES:
+            raise ValidationError(
+                FILE_TOO_LARGE.format(size=upload.size, limit=settings.MAX_UPLOAD_BYTES), code="FILE_TOO_LARGE"
+            )
+        return upload
+
+
+DATETIME_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
+
+
+class TaskSettingsForm(forms.ModelForm):
+    """The settings an organiser may change at any time."""
+
+    class Meta:
+        model = Task
+        fields = [
+            "title",
+            "description",
+            "primary_metric",
+            "opens_at",
+            "closes_at",
+            "max_per_day",
+            "max_total",
+            "counting",
+            "visibility",
+        ]
+        widgets = {
+            "opens_at": DATETIME_WIDGET,
+            "closes_at": DATETIME_WIDGET,
+            "description": forms.Textarea(attrs={"rows": 6}),
+        }
+        help_texts = {"opens_at": "UTC", "closes_at": "UTC; uploads after this moment are refused"}
+
+    def clean(self):
+        data = super().clean()
+        if data.get("opens_at") and data.get("closes_at") and data["closes_at"] <= data["opens_at"]:
+            raise ValidationError("The task must close after it opens.")
+        return data
+
+
+class TaskCreateForm(TaskSettingsForm):
+    slug = forms.SlugField(max_length=60, help_text="the task's address: letters, digits, hyphens")
+    labels = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="the label set in order, one per line or separated by commas",
+    )
+    gold = UploadField(label="Gold file", help_text="CSV or TSV with the header id,label; never shown to participants")
+
+    class Meta(TaskSettingsForm.Meta):
+        fields = ["title", "slug", *TaskSettingsForm.Meta.fields[1:]]
+
+    field_order = ["title", "slug", "description", "labels", "gold"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["primary_metric"].choices = metric_choices()
+
+    def clean_slug(self):
+        slug = self.cleaned_data["slug"]
+        if Task.objects.filter(slug=slug).exists():
+            raise ValidationError(f"A task with the address {slug!r} exists already.")
+        return slug
+
+    def cleaned_labels(self) -> list[str]:
+        raw = self.cleaned_data["labels"].replace(",", "\n")
+        return [line.strip() for line in raw.splitlines() if line.strip()]
+
+
+class GoldReplaceForm(forms.Form):
+    gold = UploadField(label="New gold file", help_text="same labels; every submission is scored again")
+
+
+class TeamCreateForm(forms.Form):
+    name = forms.CharField(max_length=80, help_text="shown on the leaderboard")
+
+
+class TeamJoinForm(forms.Form):
+    invite_code = forms.CharField(max_length=24, help_text="ask a member of the team for it")
+
+
+class SubmissionForm(forms.Form):
+    file = UploadField(
+        label="Prediction file",
+        help_text="CSV or TSV: id,label — or id plus one probability column per label",
+    )
+    description = forms.CharField(max_length=200, required=False, help_text="optional: what this run is")
+
+
+class SignupForm(UserCreationForm):
+    pass

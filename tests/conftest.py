@@ -1,0 +1,68 @@
+"""Fixtures shared by the Django tests: users, a small task, file contents."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+GOLD = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
+PERFECT = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
+MOSTLY_A = b"id,label\n1,a\n2,a\n3,c\n4,a\n5,a\n6,c\n7,a\n8,a\n"
+
+
+@pytest.fixture
+def make_user(django_user_model):
+    def make(username: str, **extra):
+        return django_user_model.objects.create_user(username=username, password="a-long-test-password", **extra)
+
+    return make
+
+
+@pytest.fixture
+def organiser(make_user):
+    return make_user("organiser")
+
+
+@pytest.fixture
+def make_task(organiser):
+    from leaderboard import services
+
+    def make(slug: str = "toy", *, gold: bytes = GOLD, labels=("a", "b", "c"), **options):
+        now = timezone.now()
+        values = {
+            "organiser": organiser,
+            "slug": slug,
+            "title": f"Task {slug}",
+            "description": "",
+            "labels": list(labels),
+            "gold_name": "gold.csv",
+            "gold_content": gold,
+            "primary_metric": "macro_f1",
+            "opens_at": now - dt.timedelta(days=1),
+            "closes_at": now + dt.timedelta(days=1),
+        }
+        values.update(options)
+        return services.task_create(**values)
+
+    return make
+
+
+@pytest.fixture
+def task(make_task):
+    return make_task()
+
+
+@pytest.fixture
+def submit(django_capture_on_commit_callbacks):
+    """Upload through the service and run the on-commit scoring, as a request would."""
+    from leaderboard import services
+
+    def upload(task, user, content: bytes, **options):
+        with django_capture_on_commit_callbacks(execute=True):
+            submission = services.submission_create(task=task, user=user, name="run.csv", content=content, **options)
+        submission.refresh_from_db()
+        return submission
+
+    return upload
