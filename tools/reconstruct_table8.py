@@ -26,13 +26,14 @@ column's ``E_j = gold_j − d_j`` errors split between the two other rows.
    row sums form a short interval that is solved for, not searched.  MCC and
    macro F1 then filter the pairs.
 3. With diagonal and row sums fixed, one free integer remains (the split of
-   column 0); it is scanned in full and every resulting matrix is checked
-   against all ten columns, which is also where the calibrated macro F1 (the
-   only column that depends on individual off-diagonal cells) is enforced.
+   column 0).  Moving along it changes only the calibrated macro F1, the one
+   column that depends on individual off-diagonal cells, so it is scanned in
+   full for that column alone (the calibrated row sums move linearly).
 
 Among all solutions the one whose values sit closest to the printed centres
-(smallest worst-case ``|100·v − x|`` over the ten columns, ties broken by the
-matrix entries) is printed, together with that worst-case margin.
+(smallest worst-case ``|100·v − x|`` over the ten columns, then smallest sum of
+squared deviations) is re-scored from scratch and printed with that margin and the
+number of solutions.
 
 Run ``python tools/reconstruct_table8.py``; it prints a ``MATRICES`` literal.
 """
@@ -55,6 +56,7 @@ N_CLASSES: int = len(GOLD)
 TOLERANCE: float = 0.05
 
 COLUMNS: tuple[str, ...] = ("macR", "GmacR", "HmacR", "macF1", "macF1c", "kappa", "mcc", "r1", "r2", "r3")
+MACF1C: int = COLUMNS.index("macF1c")
 
 #: Table 8 as printed (percentages), in ``COLUMNS`` order.
 TABLE8: dict[str, tuple[float, ...]] = {
@@ -96,7 +98,7 @@ def recall_means(recalls: FloatArray) -> tuple[FloatArray, FloatArray, FloatArra
     return arithmetic, geometric, harmonic
 
 
-def macro_f1(correct: NDArray, bias: NDArray, prevalence: NDArray) -> FloatArray:
+def macro_f1(*, correct: NDArray, bias: NDArray, prevalence: NDArray) -> FloatArray:
     """Mean per-class F1 from the diagonal and both marginals.
 
     ``2PR/(P+R)`` with ``P = c/b`` and ``R = c/p`` simplifies to ``2c/(b+p)``,
@@ -106,23 +108,26 @@ def macro_f1(correct: NDArray, bias: NDArray, prevalence: NDArray) -> FloatArray
     return safe_ratio(2.0 * np.asarray(correct, dtype=np.float64), np.add(bias, prevalence)).mean(axis=-1)
 
 
-def kappa(agreement: NDArray, prevalence: NDArray, bias: NDArray) -> FloatArray:
+def kappa(*, agreement: NDArray, prevalence: NDArray, bias: NDArray) -> FloatArray:
     """Cohen's kappa from the normalised trace and marginals (each summing to 1)."""
     chance = (prevalence * bias).sum(axis=-1)
     return safe_ratio(agreement - chance, 1.0 - chance)
 
 
-def mcc(agreement: NDArray, prevalence: NDArray, bias: NDArray) -> FloatArray:
+def mcc(*, agreement: NDArray, prevalence: NDArray, bias: NDArray) -> FloatArray:
     """Gorodkin's multi-class MCC from the normalised trace and marginals."""
     chance = (prevalence * bias).sum(axis=-1)
     spread = np.sqrt((1.0 - (bias * bias).sum(axis=-1)) * (1.0 - (prevalence * prevalence).sum(axis=-1)))
     return safe_ratio(agreement - chance, spread)
 
 
-def calibrate(matrices: NDArray) -> FloatArray:
-    """Scale each gold column to total ``1/n`` so every class is equally prevalent."""
-    prevalence = matrices.sum(axis=-2, keepdims=True)
-    return safe_ratio(matrices, prevalence * matrices.shape[-1])
+def calibrate(matrices: NDArray, *, prevalence: NDArray) -> FloatArray:
+    """Scale gold column ``j`` by ``1/(n·prevalence_j)`` so every class is equally prevalent.
+
+    ``prevalence`` is passed in rather than read off the columns so that the
+    same (linear) map can be applied to a matrix *difference*, whose columns sum to 0.
+    """
+    return safe_ratio(matrices, np.multiply(prevalence, matrices.shape[-1])[..., None, :])
 
 
 def table8_scores(matrices: NDArray) -> FloatArray:
@@ -135,9 +140,11 @@ def table8_scores(matrices: NDArray) -> FloatArray:
     recalls = safe_ratio(correct, prevalence)
     mac_r, gmac_r, hmac_r = recall_means(recalls)
 
-    calibrated = calibrate(matrices)
+    calibrated = calibrate(matrices, prevalence=prevalence)
     mac_f1c = macro_f1(
-        np.diagonal(calibrated, axis1=-2, axis2=-1), calibrated.sum(axis=-1), calibrated.sum(axis=-2)
+        correct=np.diagonal(calibrated, axis1=-2, axis2=-1),
+        bias=calibrated.sum(axis=-1),
+        prevalence=calibrated.sum(axis=-2),
     )
 
     agreement = correct.sum(axis=-1) / total[..., 0]
@@ -146,10 +153,10 @@ def table8_scores(matrices: NDArray) -> FloatArray:
         mac_r,
         gmac_r,
         hmac_r,
-        macro_f1(correct, bias, prevalence),
+        macro_f1(correct=correct, bias=bias, prevalence=prevalence),
         mac_f1c,
-        kappa(agreement, p, b),
-        mcc(agreement, p, b),
+        kappa(agreement=agreement, prevalence=p, bias=b),
+        mcc(agreement=agreement, prevalence=p, bias=b),
         *np.moveaxis(recalls, -1, 0),
     ]
     return np.stack(columns, axis=-1)
@@ -165,17 +172,6 @@ def reproduces(values: NDArray, printed: NDArray | float) -> NDArray[np.bool_]:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TeamResult:
-    """Outcome of the search for one team."""
-
-    team: str
-    solutions: int
-    matrix: IntArray | None
-    margin: float | None
-    failure: str | None
-
-
 def integer_window(*, total: int, printed: float) -> IntArray:
     """Integers ``k`` with ``k/total`` reproducing ``printed``; a recall pins a diagonal cell to these."""
     low = int(np.floor(total * (printed - TOLERANCE) / 100.0))
@@ -186,9 +182,7 @@ def integer_window(*, total: int, printed: float) -> IntArray:
 
 def diagonal_candidates(target: dict[str, float]) -> IntArray:
     """Diagonals (shape ``(K, n)``) whose recalls reproduce r1..r3, macR, GmacR and HmacR."""
-    windows = [
-        integer_window(total=int(gold), printed=target[f"r{j + 1}"]) for j, gold in enumerate(GOLD)
-    ]
+    windows = [integer_window(total=int(gold), printed=target[f"r{j + 1}"]) for j, gold in enumerate(GOLD)]
     diagonals = np.array(list(itertools.product(*windows)), dtype=np.int64).reshape(-1, N_CLASSES)
     mac_r, gmac_r, hmac_r = recall_means(diagonals / GOLD)
     keep = reproduces(mac_r, target["macR"]) & reproduces(gmac_r, target["GmacR"]) & reproduces(hmac_r, target["HmacR"])
@@ -222,14 +216,12 @@ def row_sum_candidates(*, diagonal: IntArray, target: dict[str, float]) -> IntAr
         raise ValueError("gold counts of classes 1 and 2 must differ to solve for the second row sum")
     r0 = np.arange(low_rows[0], high_rows[0] + 1, dtype=np.int64)
     offset = GOLD[2] * TOTAL + slope_r0 * r0
-    ends = np.stack(
-        [(chance * TOTAL**2 - offset) / slope_r1 for chance in (chance_low, chance_high)], axis=-1
-    )
-    first = np.floor(ends.min(axis=-1)).astype(np.int64) - 1
-    last = np.ceil(ends.max(axis=-1)).astype(np.int64) + 1
-    width = int((last - first).max()) + 1
-    r1 = first[:, None] + np.arange(width, dtype=np.int64)[None, :]
-    in_window = r1 <= last[:, None]
+    ends = np.stack([(chance * TOTAL**2 - offset) / slope_r1 for chance in (chance_low, chance_high)], axis=-1)
+    r1_first = np.floor(ends.min(axis=-1)).astype(np.int64) - 1
+    r1_last = np.ceil(ends.max(axis=-1)).astype(np.int64) + 1
+    width = int((r1_last - r1_first).max()) + 1
+    r1 = r1_first[:, None] + np.arange(width, dtype=np.int64)[None, :]
+    in_window = r1 <= r1_last[:, None]
     rows = np.stack([np.broadcast_to(r0[:, None], r1.shape)[in_window], r1[in_window]], axis=-1)
     rows = np.concatenate([rows, TOTAL - rows.sum(axis=-1, keepdims=True)], axis=-1)
     rows = rows[((rows >= low_rows) & (rows <= high_rows)).all(axis=-1)]
@@ -237,42 +229,122 @@ def row_sum_candidates(*, diagonal: IntArray, target: dict[str, float]) -> IntAr
     p = GOLD / TOTAL
     b = rows / TOTAL
     keep = (
-        reproduces(kappa(agreement, p, b), target["kappa"])
-        & reproduces(mcc(agreement, p, b), target["mcc"])
-        & reproduces(macro_f1(diagonal, rows, GOLD), target["macF1"])
+        reproduces(kappa(agreement=agreement, prevalence=p, bias=b), target["kappa"])
+        & reproduces(mcc(agreement=agreement, prevalence=p, bias=b), target["mcc"])
+        & reproduces(macro_f1(correct=diagonal, bias=rows, prevalence=GOLD), target["macF1"])
     )
     return rows[keep]
 
 
-def matrices_for(*, diagonal: IntArray, rows: IntArray) -> IntArray:
-    """Every non-negative matrix with the given diagonal, gold columns and row sums.
+def free_range(*, diagonal: IntArray, rows: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """Range of the one free cell for each row-sum vector, and the matrix at its low end.
 
     Write ``x_j`` for the errors of gold column ``j`` predicted as class
     ``j+1`` (mod 3); the rest, ``E_j − x_j``, go to class ``j+2``.  The row
-    sums give ``x2 = x0 + r1 − d1 − E2`` and ``x1 = x0 + r2 − d2 − E0``, so only
-    ``x0`` is free; its feasible range is enumerated for every row-sum vector.
+    sums give ``x1 = x0 + r2 − d2 − E0`` and ``x2 = x0 + d1 + E2 − r1``, so only
+    ``x0`` is free and every cell stays non-negative for ``x0`` in
+    ``[lowest, highest]`` (empty when ``lowest > highest``).  Raising ``x0``
+    by one adds ``STEP`` to the matrix.
+
+    Returns ``(lowest, highest, matrices at x0 = lowest)``.
     """
     errors = GOLD - diagonal
-    shift2 = rows[:, 1] - diagonal[1] - errors[2]
     shift1 = rows[:, 2] - diagonal[2] - errors[0]
+    shift2 = diagonal[1] + errors[2] - rows[:, 1]
     lowest = np.maximum.reduce([np.zeros_like(shift1), -shift1, -shift2])
     highest = np.minimum.reduce([np.full_like(shift1, errors[0]), errors[1] - shift1, errors[2] - shift2])
-    counts = np.clip(highest - lowest + 1, 0, None)
-    owner = np.repeat(np.arange(len(rows)), counts)
-    start = np.cumsum(counts) - counts
-    x0 = lowest[owner] + np.arange(counts.sum()) - start[owner]
-    x = np.stack([x0, x0 + shift1[owner], x0 + shift2[owner]], axis=-1)
+    x = np.stack([lowest, lowest + shift1, lowest + shift2], axis=-1)
 
-    matrices = np.zeros((len(x0), N_CLASSES, N_CLASSES), dtype=np.int64)
+    matrices = np.zeros((len(rows), N_CLASSES, N_CLASSES), dtype=np.int64)
     for j in range(N_CLASSES):
         matrices[:, j, j] = diagonal[j]
         matrices[:, (j + 1) % N_CLASSES, j] = x[:, j]
         matrices[:, (j + 2) % N_CLASSES, j] = errors[j] - x[:, j]
-    return matrices
+    return lowest, highest, matrices
 
 
-def solve_team(team: str) -> TeamResult:
-    """Find all matrices reproducing the team's row and pick the one closest to the printed centres."""
+def _step_direction() -> IntArray:
+    """Change of the matrix when every ``x_j`` (see ``free_range``) grows by one."""
+    step = np.zeros((N_CLASSES, N_CLASSES), dtype=np.int64)
+    for j in range(N_CLASSES):
+        step[(j + 1) % N_CLASSES, j] = 1
+        step[(j + 2) % N_CLASSES, j] = -1
+    return step
+
+
+STEP: IntArray = _step_direction()
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """Solutions found along the free cell for a batch of row-sum vectors, and the best of them.
+
+    ``rank`` orders candidates: the worst-case deviation from the printed
+    centres first, then the sum of squared deviations.  The second key matters
+    because the worst case is often a diagonal-only column (a recall), shared
+    exactly by thousands of matrices; without it the first in search order
+    would win, which sits at the edge of the free range and so has a zero cell.
+    """
+
+    solutions: int
+    rank: tuple[float, float]
+    matrix: IntArray | None
+
+
+NO_SOLUTION = ScanResult(0, (np.inf, np.inf), None)
+
+
+def scan_free_cell(*, first: IntArray, spans: IntArray, printed: FloatArray) -> ScanResult:
+    """Count and rank the matrices ``first[k] + s·STEP`` for ``0 ≤ s < spans[k]``.
+
+    Along the free cell only macF1c changes: the diagonal and the row sums, and
+    with them every other column, stay put.  So the other nine columns are
+    scored once per row-sum vector, and macF1c is evaluated for every step from
+    the calibrated row sums, which move linearly with ``s``.  This avoids
+    building (and fully scoring) tens of millions of matrices.
+    """
+    deviations = np.abs(100.0 * table8_scores(first) - printed)
+    deviations[:, MACF1C] = 0.0
+    partial_margin = deviations.max(axis=-1)
+    partial_spread = (deviations**2).sum(axis=-1)
+
+    steps = np.arange(int(spans.max()))
+    valid = steps[None, :] < spans[:, None]
+    calibrated_first = calibrate(first, prevalence=GOLD)
+    calibrated_step = calibrate(STEP, prevalence=GOLD).sum(axis=-1)
+    bias = calibrated_first.sum(axis=-1)[:, None, :] + steps[None, :, None] * calibrated_step
+    correct = np.diagonal(calibrated_first, axis1=-2, axis2=-1)[:, None, :]
+    f1c_deviation = np.abs(100.0 * macro_f1(correct=correct, bias=bias, prevalence=1.0 / N_CLASSES) - printed[MACF1C])
+
+    solved = valid & (f1c_deviation < TOLERANCE)
+    if not solved.any():
+        return NO_SOLUTION
+    margins = np.where(solved, np.maximum(partial_margin[:, None], f1c_deviation), np.inf)
+    best_margin = margins.min()
+    spreads = np.where(margins == best_margin, partial_spread[:, None] + f1c_deviation**2, np.inf)
+    row, step = np.unravel_index(int(np.argmin(spreads)), spreads.shape)
+    return ScanResult(int(solved.sum()), (float(best_margin), float(spreads[row, step])), first[row] + step * STEP)
+
+
+@dataclass(frozen=True)
+class TeamResult:
+    """Outcome of the search for one team: the chosen matrix, or why there is none."""
+
+    team: str
+    solutions: int
+    matrix: IntArray | None
+    margin: float | None
+    failure: str | None
+
+
+def solve_team(team: str, *, batch_cells: int = 2_000_000) -> TeamResult:
+    """Find every matrix reproducing the team's row and pick the one closest to the printed centres.
+
+    Candidates are ranked as described in ``ScanResult``; exact ties go to the
+    first in search order (diagonal, then row sums, then the free cell), so the
+    choice is deterministic.  ``batch_cells`` bounds the size of the
+    arrays scanned at once, to keep memory use modest.
+    """
     printed = np.array(TABLE8[team])
     target = dict(zip(COLUMNS, TABLE8[team], strict=True))
 
@@ -280,30 +352,40 @@ def solve_team(team: str) -> TeamResult:
     if len(diagonals) == 0:
         return TeamResult(team, 0, None, None, "no diagonal reproduces r1, r2, r3 together with macR, GmacR, HmacR")
 
-    solutions: list[IntArray] = []
-    any_rows = False
+    solutions = 0
+    best = NO_SOLUTION
+    any_rows = any_realisable = False
     for diagonal in diagonals:
         rows = row_sum_candidates(diagonal=diagonal, target=target)
-        if len(rows) == 0:
+        lowest, highest, first = free_range(diagonal=diagonal, rows=rows)
+        realisable = highest >= lowest
+        any_rows |= len(rows) > 0
+        any_realisable |= bool(realisable.any())
+        first, spans = first[realisable], (highest - lowest + 1)[realisable]
+        if len(spans) == 0:
             continue
-        any_rows = True
-        matrices = matrices_for(diagonal=diagonal, rows=rows)
-        solutions.append(matrices[reproduces(table8_scores(matrices), printed).all(axis=-1)])
-    if not any_rows:
-        return TeamResult(
-            team, 0, None, None, "no row sums reproduce kappa, mcc and macF1 for any admissible diagonal"
-        )
+        per_batch = max(1, batch_cells // int(spans.max()))
+        for start in range(0, len(spans), per_batch):
+            chunk = slice(start, start + per_batch)
+            found = scan_free_cell(first=first[chunk], spans=spans[chunk], printed=printed)
+            solutions += found.solutions
+            if found.rank < best.rank:
+                best = found
 
-    found = np.concatenate(solutions) if solutions else np.zeros((0, N_CLASSES, N_CLASSES), dtype=np.int64)
-    if len(found) == 0:
-        return TeamResult(team, 0, None, None, "kappa, mcc and macF1 reproduce, but never together with macF1c")
+    if best.matrix is None:
+        if not any_rows:
+            failure = "no row sums reproduce kappa, mcc and macF1 together for any admissible diagonal"
+        elif not any_realisable:
+            failure = "the row sums that reproduce kappa, mcc and macF1 need negative cells"
+        else:
+            failure = "every non-negative matrix reproducing the other nine columns misses macF1c"
+        return TeamResult(team, 0, None, None, failure)
 
-    margins = np.abs(100.0 * table8_scores(found) - printed).max(axis=-1)
-    flat = found.reshape(len(found), -1)
-    # np.lexsort uses its last key as the primary one: margin first, then the entries.
-    order = np.lexsort([*flat.T[::-1], margins])
-    best = order[0]
-    return TeamResult(team, len(found), found[best], float(margins[best]), None)
+    # Independent check of the chosen matrix with the plain (non-incremental) scorer.
+    margin = float(np.abs(100.0 * table8_scores(best.matrix) - printed).max())
+    if margin >= TOLERANCE or (best.matrix < 0).any() or (best.matrix.sum(axis=0) != GOLD).any():
+        raise RuntimeError(f"team {team}: chosen matrix fails verification")
+    return TeamResult(team, solutions, best.matrix, margin, None)
 
 
 def as_literal(matrix: IntArray) -> str:
@@ -313,15 +395,18 @@ def as_literal(matrix: IntArray) -> str:
 
 def main() -> None:
     """Search every team, print a per-team report and a ``MATRICES`` literal."""
+    print(f"# m[i][j] = predicted class i, gold class j; class order: {', '.join(LABELS)}")
     results = []
     for team in TABLE8:
         started = time.perf_counter()
         result = solve_team(team)
         elapsed = time.perf_counter() - started
         if result.matrix is None:
-            print(f"# {team}: NO SOLUTION ({result.failure}); {elapsed:.2f}s")
+            print(f"# {team}: NO SOLUTION: {result.failure} ({elapsed:.1f}s)")
         else:
-            print(f"# {team}: {result.solutions} solutions, worst margin {result.margin:.4f} pp; {elapsed:.2f}s")
+            print(
+                f"# {team}: {result.solutions:,} solutions; chosen worst margin {result.margin:.4f} pp ({elapsed:.1f}s)"
+            )
         results.append(result)
 
     print("MATRICES = {")

@@ -82,8 +82,13 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 TASKS_BACKEND = os.environ.get("TASKS_BACKEND", "immediate")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 if TASKS_BACKEND == "rq":
+    # Workers: `python manage.py rqworker default --job-class django_tasks_rq.Job`, on any
+    # number of machines that reach the same Redis and database.
+    INSTALLED_APPS.append("django_rq")
     TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default"]}}
     RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 600}}
+elif TASKS_BACKEND != "immediate":
+    raise ValueError(f"TASKS_BACKEND must be 'immediate' or 'rq', not {TASKS_BACKEND!r}")
 else:
     TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 
