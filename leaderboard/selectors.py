@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from leaderboard.models import Baseline, Scored, Submission, Task, Team
 from scoring.engine import ranking
 from scoring.engine.metrics import Value
-from scoring.engine.registry import Metric, leaderboard_metrics
+from scoring.engine.registry import BY_KEY, Metric, leaderboard_metrics
 
 CALIBRATED_SUFFIX = "_c"
 
@@ -45,6 +45,25 @@ def columns_of(task: Task, *, calibrated: bool | None = None) -> list[Column]:
 
 def column_by_id(task: Task, column_id: str) -> Column | None:
     return next((c for c in columns_of(task) if c.id == column_id), None)
+
+
+PAPER_SET_KEYS: tuple[str, ...] = ("macro_recall", "gmean_recall", "hmean_recall", "macro_f1", "kappa", "mcc")
+"""The metrics of paper 000's Table 8 and Figure 2, in the paper's order; each class's recall
+follows them."""
+
+
+def paired_columns(task: Task, *, paper_set: bool = False) -> list[Column]:
+    """Columns with each metric followed by its calibrated version, as Figure 2 pairs them.
+
+    ``paper_set`` keeps the metrics of Figure 2 (``PAPER_SET_KEYS`` and each class's recall);
+    otherwise every ranking column of the task.
+    """
+    metrics = list(leaderboard_metrics(tuple(task.labels), class_measures=("recall",)))
+    if paper_set:
+        order = {key: index for index, key in enumerate(PAPER_SET_KEYS)}
+        per_class = [m for m in metrics if m.key not in BY_KEY]
+        metrics = sorted((m for m in metrics if m.key in order), key=lambda m: order[m.key]) + per_class
+    return [Column(metric, flag) for metric in metrics for flag in (False, True)]
 
 
 def metric_value(scored: Scored, column: Column) -> Value:
@@ -129,11 +148,12 @@ def _entries(task: Task, columns: Sequence[Column]) -> tuple[list[Entry], list[E
     return entries, baselines
 
 
-def leaderboard(*, task: Task, calibrated: bool = False, sort: str | None = None) -> Board:
+def leaderboard(*, task: Task, calibrated: bool | None = False, sort: str | None = None) -> Board:
     """The task's leaderboard: every team, a column per ranking metric, each with its rank.
 
-    Rows sort by ``sort`` (a column id; default the primary metric), undefined values last,
-    ties by name.
+    ``calibrated``: raw columns, calibrated ones, or (``None``, for the exports) both. Rows
+    sort by ``sort`` (a column id; default the primary metric), undefined values last, ties
+    by name.
     """
     columns = columns_of(task, calibrated=calibrated)
     sort_column = next((c for c in columns if c.id == sort), None) or next(

@@ -98,14 +98,21 @@ def baseline_matrices(gold_counts: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+def baseline_names(gold: LabelFile, counts: np.ndarray) -> dict[str, str]:
+    return {
+        Baseline.Kind.MAJORITY: f"Majority class (always {gold.labels[int(np.argmax(counts))]!r})",
+        Baseline.Kind.UNIFORM: "Uniform random labels",
+        Baseline.Kind.PREVALENCE: "Random labels with the gold prevalence",
+    }
+
+
 def baselines_refresh(*, task: Task, gold: LabelFile) -> None:
     """(Re)compute the task's baseline rows from its gold file."""
     counts = np.bincount(gold.codes, minlength=len(gold.labels)).astype(np.float64)
+    names = baseline_names(gold, counts)
     for kind, matrix in baseline_matrices(counts).items():
         report = score_matrix(matrix, labels=gold.labels, n_items=len(gold.ids))
-        Baseline.objects.update_or_create(
-            task=task, kind=kind, defaults={"name": Baseline.Kind(kind).label, **report_fields(report)}
-        )
+        Baseline.objects.update_or_create(task=task, kind=kind, defaults={"name": names[kind], **report_fields(report)})
 
 
 # --- tasks -------------------------------------------------------------------------------------

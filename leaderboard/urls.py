@@ -27,6 +27,6 @@ urlpatterns = [
     path("tasks/<slug:slug>/leaderboard/", boards.leaderboard, name="leaderboard"),
     path("tasks/<slug:slug>/leaderboard.csv", boards.leaderboard_csv, name="leaderboard_csv"),
     path("tasks/<slug:slug>/leaderboard.json", boards.leaderboard_json, name="leaderboard_json"),
-    path("tasks/<slug:slug>/metrics/<str:column>/", boards.metric_detail, name="metric_detail"),
+    path("tasks/<slug:slug>/metrics/<path:column>/", boards.metric_detail, name="metric_detail"),
     path("tasks/<slug:slug>/disagreements/", boards.disagreements, name="disagreements"),
 ]

@@ -1,0 +1,165 @@
+"""Plotly figures of the leaderboard's analyses, built in Python and drawn by plotly.js.
+
+Each function returns ``figure.to_json()``; a template embeds it with ``json_script`` and
+``static/leaderboard/charts.js`` draws it. Nothing here points outside the site: the figures use
+the empty ``"none"`` template and a system font stack, so no web font, MathJax or topojson URL
+ends up in a page. Plotly renders a small HTML subset in labels and hover text, so every name
+that comes from a user (team names, class labels) is HTML-escaped before it goes in; plotly
+turns the entities back into the literal characters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+from django.utils.html import escape
+
+from leaderboard.selectors import Column
+from scoring.engine import ranking
+from scoring.engine.metrics import Value
+
+FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
+GRID_COLOUR = "#e5e7eb"
+MAX_CELLS_WITH_TEXT = 24
+"""Above this many columns the heatmap's cells are too small to print rho in them."""
+
+DIVERGING = [
+    [0.0, "#b2182b"],
+    [0.25, "#ef8a62"],
+    [0.5, "#f7f7f7"],
+    [0.75, "#67a9cf"],
+    [1.0, "#2166ac"],
+]
+"""Red for rankings in opposite order, white for no relation, blue for the same order."""
+
+
+def _label(column: Column) -> str:
+    return escape(column.label)
+
+
+def _layout(**options) -> dict:
+    layout = {
+        "template": "none",
+        "font": {"family": FONT_FAMILY, "size": 12, "color": "#1f2937"},
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "hoverlabel": {"font": {"family": FONT_FAMILY}},
+    }
+    layout.update(options)
+    return layout
+
+
+def _tick_angle(columns: Sequence[Column]) -> int:
+    """Slanted axis labels, upright when there are too many to fit slanted."""
+    return -45 if len(columns) <= MAX_CELLS_WITH_TEXT else -90
+
+
+def _rho_text(rho: float | None) -> str:
+    return "undefined" if rho is None else f"{rho:.2f}"
+
+
+def correlation_heatmap(*, columns: Sequence[Column], matrix: Mapping[str, Mapping[str, ranking.Correlation]]) -> str:
+    """Spearman's rho between the team rankings of every pair of columns (paper 000, Fig. 2).
+
+    The colour scale is fixed to [-1, 1]; a cell whose rho is undefined stays blank and says
+    so on hover. Hover also names the two metrics and the number of teams rho rests on.
+    """
+    labels = [_label(c) for c in columns]
+    cells = [[matrix[row.id][col.id] for col in columns] for row in columns]
+    z = [[cell.rho for cell in row] for row in cells]
+    text = [["" if cell.rho is None else f"{cell.rho:.2f}" for cell in row] for row in cells]
+    customdata = [
+        [[labels[i], labels[j], _rho_text(cell.rho), cell.n_teams] for j, cell in enumerate(row)]
+        for i, row in enumerate(cells)
+    ]
+    heatmap = go.Heatmap(
+        z=z,
+        x=labels,
+        y=labels,
+        zmin=-1.0,
+        zmax=1.0,
+        zmid=0.0,
+        colorscale=DIVERGING,
+        colorbar={"title": {"text": "ρ"}, "tickvals": [-1, -0.5, 0, 0.5, 1], "thickness": 14},
+        customdata=customdata,
+        hovertemplate=(
+            "<b>%{customdata[0]}</b> vs <b>%{customdata[1]}</b><br>"
+            "ρ = %{customdata[2]}<br>on %{customdata[3]} teams<extra></extra>"
+        ),
+        hoverongaps=True,
+        xgap=1,
+        ygap=1,
+    )
+    if len(columns) <= MAX_CELLS_WITH_TEXT:
+        heatmap.update(text=text, texttemplate="%{text}", textfont={"size": 10})
+    size = max(360, 34 * len(columns) + 140)
+    every_label = {"tickmode": "array", "tickvals": labels, "ticktext": labels, "showgrid": False}
+    figure = go.Figure(
+        heatmap,
+        layout=_layout(
+            height=size,
+            margin={"l": 110, "r": 20, "t": 20, "b": 110},
+            xaxis={**every_label, "tickangle": _tick_angle(columns), "side": "bottom"},
+            yaxis={**every_label, "autorange": "reversed"},
+        ),
+    )
+    return figure.to_json()
+
+
+def rank_lines(*, columns: Sequence[Column], teams: Sequence[str], values: Mapping[str, Sequence[Value]]) -> str:
+    """Each team's rank under each column: one line per team, rank 1 at the top.
+
+    Competition ranks, as on the leaderboard; a team undefined under a column has no point
+    there. Teams with no value at all (no scored submission) are left out.
+    """
+    labels = [_label(c) for c in columns]
+    ranks = {c.id: ranking.competition_ranks(values[c.id]) for c in columns}
+    traces = []
+    for index, team in enumerate(teams):
+        team_ranks = [ranks[c.id][index] for c in columns]
+        if all(rank is None for rank in team_ranks):
+            continue
+        name = escape(team)
+        value_texts = [_value_text(values[c.id][index]) for c in columns]
+        traces.append(
+            go.Scatter(
+                x=labels,
+                y=team_ranks,
+                name=name,
+                mode="lines+markers",
+                connectgaps=False,
+                customdata=[[name, text] for text in value_texts],
+                hovertemplate="<b>%{customdata[0]}</b><br>%{x}: rank %{y}<br>value %{customdata[1]}<extra></extra>",
+            )
+        )
+    n_ranked = max(len(traces), 1)
+    figure = go.Figure(
+        traces,
+        layout=_layout(
+            height=max(360, 22 * n_ranked + 220),
+            margin={"l": 60, "r": 20, "t": 20, "b": 110},
+            xaxis={
+                "tickmode": "array",
+                "tickvals": labels,
+                "ticktext": labels,
+                "tickangle": _tick_angle(columns),
+                "showgrid": True,
+                "gridcolor": GRID_COLOUR,
+            },
+            yaxis={
+                "autorange": "reversed",
+                "title": {"text": "rank (1 = best)"},
+                "dtick": 1 if n_ranked <= 30 else None,
+                "gridcolor": GRID_COLOUR,
+                "zeroline": False,
+            },
+            legend={"title": {"text": "team"}},
+            hovermode="closest",
+        ),
+    )
+    return figure.to_json()
+
+
+def _value_text(value: Value) -> str:
+    return "undefined" if value is None else f"{value:.4f}"
