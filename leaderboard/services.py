@@ -180,6 +180,16 @@ def gold_replace(*, task: Task, gold_name: str, gold_content: bytes) -> int:
     return len(ids)
 
 
+@transaction.atomic
+def task_rescore(*, task: Task) -> int:
+    """Queue every submission of the task for scoring again (idempotent per gold version, so
+    this re-scores only what is not scored against the current gold); returns how many."""
+    ids = list(task.submissions.exclude(status=Submission.Status.SCORING).values_list("pk", flat=True))
+    for pk in ids:
+        transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
+    return len(ids)
+
+
 # --- teams -------------------------------------------------------------------------------------
 
 

@@ -12,6 +12,8 @@ urlpatterns = [
     path("tasks/<slug:slug>/", participation.task_detail, name="task_detail"),
     path("tasks/<slug:slug>/edit/", participation.task_edit, name="task_edit"),
     path("tasks/<slug:slug>/gold/", participation.gold_replace, name="gold_replace"),
+    path("tasks/<slug:slug>/gold.csv", participation.gold_download, name="gold_download"),
+    path("tasks/<slug:slug>/rescore/", participation.task_rescore, name="task_rescore"),
     path("tasks/<slug:slug>/team/new/", participation.team_create, name="team_create"),
     path("tasks/<slug:slug>/team/join/", participation.team_join, name="team_join"),
     path("tasks/<slug:slug>/submit/", participation.submission_create, name="submission_create"),
@@ -21,9 +23,7 @@ urlpatterns = [
         participation.submission_status,
         name="submission_status",
     ),
-    path(
-        "tasks/<slug:slug>/submissions/<int:pk>/choose/", participation.submission_choose, name="submission_choose"
-    ),
+    path("tasks/<slug:slug>/submissions/<int:pk>/choose/", participation.submission_choose, name="submission_choose"),
     path("tasks/<slug:slug>/leaderboard/", boards.leaderboard, name="leaderboard"),
     path("tasks/<slug:slug>/leaderboard.csv", boards.leaderboard_csv, name="leaderboard_csv"),
     path("tasks/<slug:slug>/leaderboard.json", boards.leaderboard_json, name="leaderboard_json"),

@@ -19,7 +19,7 @@ from leaderboard.forms import (
     TeamCreateForm,
     TeamJoinForm,
 )
-from leaderboard.models import Submission, Task
+from leaderboard.models import StoredFile, Submission, Task
 from leaderboard.permissions import can_view_board, can_view_submission, is_member
 from leaderboard.selectors import columns_of, leaderboard, metric_value, visible_submissions
 from scoring.engine.registry import BY_KEY
@@ -101,6 +101,27 @@ def gold_replace(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
             return redirect(task)
     return render(request, "leaderboard/gold_form.html", {"form": form, "task": task})
+
+
+@login_required
+def gold_download(request: HttpRequest, slug: str) -> HttpResponse:
+    """The gold file, for the task's organisers only; everyone else gets a 404."""
+    task = _task(slug)
+    if not task.is_organiser(request.user):
+        raise Http404("No such file.")
+    gold = task.gold_file
+    response = HttpResponse(bytes(StoredFile.objects.get(pk=gold.pk).content), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{task.slug}-gold.csv"'
+    return response
+
+
+@login_required
+@require_POST
+def task_rescore(request: HttpRequest, slug: str) -> HttpResponse:
+    task = _organiser_task(request, slug)
+    count = services.task_rescore(task=task)
+    messages.success(request, f"{count} submission(s) are queued for scoring; those already scored stay as they are.")
+    return redirect(task)
 
 
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:

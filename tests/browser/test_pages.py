@@ -1,0 +1,138 @@
+"""Pages render in headless Chromium without console errors, and a newcomer can take part.
+
+Drives Debian's Chromium (/usr/bin/chromium) through Playwright against the live test server,
+with the demo task loaded. Skipped with a reason where Chromium is missing, except on CI.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
+    pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Playwright's synchronous API runs an event loop in this thread; the ORM calls made by the
+# test itself are synchronous and safe here.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM) or CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class Page:
+    """A browser page that records console errors, uncaught exceptions and failed requests."""
+
+    def __init__(self, browser, base_url: str) -> None:
+        self.base_url = base_url
+        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"{r.status} for {r.url}"))
+
+    def open(self, path: str) -> None:
+        response = self.page.goto(self.base_url + path, wait_until="load")
+        assert response is not None and response.status == 200, f"{path}: {response and response.status}"
+
+    def login(self, username: str, password: str) -> None:
+        self.open("/accounts/login/")
+        self.page.fill("input[name=username]", username)
+        self.page.fill("input[name=password]", password)
+        self.page.click("main button[type=submit]")
+        self.page.wait_for_load_state("load")
+
+
+@pytest.fixture
+def demo(live_server):
+    call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    return live_server.url
+
+
+@pytest.fixture
+def page(browser, demo):
+    page = Page(browser, demo)
+    yield page
+    page.context.close()
+
+
+def test_every_page_renders_without_console_errors(page):
+    from leaderboard.models import Submission
+
+    for path in [
+        "/",
+        f"/tasks/{SLUG}/",
+        f"/tasks/{SLUG}/leaderboard/",
+        f"/tasks/{SLUG}/leaderboard/?calibrated=1&sort=kappa_c",
+        f"/tasks/{SLUG}/metrics/macro_recall/",
+        f"/tasks/{SLUG}/metrics/recall[neutral]_c/",
+        f"/tasks/{SLUG}/disagreements/",
+        f"/tasks/{SLUG}/disagreements/?set=all&a=kappa_c&b=macro_recall",
+        "/accounts/login/",
+        "/accounts/signup/",
+    ]:
+        page.open(path)
+    page.open(f"/tasks/{SLUG}/disagreements/")
+    page.page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=20_000)
+    assert page.page.locator(".js-plotly-plot").count() >= 2
+    page.login("team-a", DEMO_PASSWORD)
+    submission = Submission.objects.get(team__name="Team A")
+    page.open(submission.get_absolute_url())
+    page.page.wait_for_selector("#confusion-raw .heatmaplayer", timeout=20_000)
+    page.page.wait_for_selector("#confusion-calibrated .heatmaplayer", timeout=20_000)
+    assert page.problems == []
+
+
+def test_a_newcomer_signs_up_forms_a_team_uploads_and_is_ranked(page, settings, tmp_path):
+    from django.conf import settings as django_settings
+
+    sample = Path(django_settings.VAR_DIR) / "demo" / "sample-predictions.csv"
+    page.open("/accounts/signup/")
+    page.page.fill("input[name=username]", "newcomer")
+    page.page.fill("input[name=password1]", "a-long-and-unusual-passphrase")
+    page.page.fill("input[name=password2]", "a-long-and-unusual-passphrase")
+    page.page.click("main button[type=submit]")
+    page.page.wait_for_load_state("load")
+    page.open(f"/tasks/{SLUG}/")
+    page.page.fill("input[name=name]", "Newcomers")
+    page.page.click("form[action$='/team/new/'] button[type=submit]")
+    page.page.wait_for_load_state("load")
+    assert "Newcomers" in page.page.content()
+    page.page.set_input_files("input[name=file]", str(sample))
+    page.page.click("form[action$='/submit/'] button[type=submit]")
+    page.page.wait_for_load_state("load")
+    assert "/submissions/" in page.page.url
+    status = page.page.locator("#submission-status").inner_text()
+    assert status == "scored"
+    body = page.page.content()
+    assert "F1 of averages" in body and "Every metric" in body
+    ranks = page.page.locator("table.table tbody tr td.num").all_inner_texts()
+    assert any(text.strip() == "9" for text in ranks), "the newcomer is ranked among nine teams"
+    page.open(f"/tasks/{SLUG}/leaderboard/")
+    assert "Newcomers" in page.page.content()
+    assert page.problems == []
