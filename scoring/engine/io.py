@@ -13,6 +13,7 @@ few seconds, and ids that come in the gold file's order are matched without hash
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 from collections.abc import Sequence
@@ -47,16 +48,27 @@ PROBABILITY_TOLERANCE = 1e-3
 
 HEADER_LINE = 1
 
+LONGEST_QUOTED = 200
+"""Longest text quoted whole in a message: a 1 MB field is quoted cut, so that the error about
+a huge line is not itself huge (it is shown on a page and kept in the session until then)."""
+
+
+def _shortened(value: object) -> object:
+    return value[:LONGEST_QUOTED] + "…" if isinstance(value, str) and len(value) > LONGEST_QUOTED else value
+
 
 class InputFileError(ValueError):
-    """A problem in a gold or prediction file: which file, which line, what was expected."""
+    """A problem in a gold or prediction file: which file, which line, what was expected.
+
+    ``params`` keep the values whole; the message quotes long ones cut.
+    """
 
     def __init__(self, template: str, *, file: str, line: int | None = None, **params: object) -> None:
         self.template = template
         self.file = file
         self.line = line
         self.params = params
-        self.message = template.format(**params)
+        self.message = template.format(**{key: _shortened(value) for key, value in params.items()})
         where = f"{file}, line {line}" if line is not None else file
         super().__init__(f"{where}: {self.message}")
 
@@ -92,22 +104,34 @@ def read_bytes(source: bytes | str | Path) -> tuple[bytes, str]:
     return path.read_bytes(), str(path)
 
 
+def _looks_like_utf16(data: bytes) -> bool:
+    """UTF-16 without a byte-order mark: the header starts with ASCII ("id"), which UTF-16
+    writes as a character and a zero byte, in one order or the other; UTF-8 text has no
+    zero bytes."""
+    start = data[:4]
+    return len(start) == 4 and (start[1] == start[3] == 0) != (start[0] == start[2] == 0)
+
+
 def _decode_check(data: bytes, name: str) -> bytes:
     if not data.strip():
         raise InputFileError(EMPTY_FILE, file=name)
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or _looks_like_utf16(data):
         raise InputFileError(UTF16, file=name, line=HEADER_LINE)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    bom = len(b"\xef\xbb\xbf") if data.startswith(b"\xef\xbb\xbf") else 0
+    data = data[bom:]
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InputFileError(UNDECODABLE, file=name, line=line, offset=error.start) from None
-    return data
+        line = len(_LINE_END.findall(data, 0, error.start)) + 1
+        # The offset is the file's, counted with the byte-order mark the user sees in a hex editor.
+        raise InputFileError(UNDECODABLE, file=name, line=line, offset=error.start + bom) from None
+    # Blank lines at the very end are an editor's habit, not a missing record.
+    return data.rstrip(b"\r\n") + b"\n"
 
 
 _PANDAS_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+"""pandas ends a line at CRLF, LF or a lone CR (old Mac files): so does the header look-up."""
 
 
 def read_table(data: bytes, *, name: str, max_rows: int | None = None) -> pd.DataFrame:
@@ -116,18 +140,22 @@ def read_table(data: bytes, *, name: str, max_rows: int | None = None) -> pd.Dat
     Row ``k`` of the frame is line ``k + 2`` of the file.
     """
     data = _decode_check(data, name)
-    first_line = data.split(b"\n", 1)[0].rstrip(b"\r")
+    first_line = _LINE_END.split(data, maxsplit=1)[0]
     separator = "\t" if b"\t" in first_line else ","
     try:
-        frame = pd.read_csv(
+        # The header is read as a row like any other: pandas' own header handling renames a
+        # repeated name ("label.1") and, when the first data line has one field more than the
+        # header, silently takes its first field as the index and shifts every column left.
+        table = pd.read_csv(
             io.BytesIO(data),
             sep=separator,
+            header=None,
             dtype=str,
             na_filter=False,
             keep_default_na=False,
             skip_blank_lines=False,
             engine="c",
-            nrows=None if max_rows is None else max_rows + 1,
+            nrows=None if max_rows is None else max_rows + 2,
         )
     except pd.errors.ParserError as error:
         match = _PANDAS_LINE.search(str(error))
@@ -137,11 +165,11 @@ def read_table(data: bytes, *, name: str, max_rows: int | None = None) -> pd.Dat
         raise InputFileError(MALFORMED, file=name, detail=str(error).strip()) from None
     except pd.errors.EmptyDataError:
         raise InputFileError(EMPTY_FILE, file=name) from None
+    frame = table.iloc[1:].reset_index(drop=True)
     if max_rows is not None and len(frame) > max_rows:
         raise InputFileError(TOO_MANY_LINES, file=name, line=max_rows + 2, limit=max_rows)
     # "id" and "label" are matched in any case; label columns of probability files exactly.
-    columns = [str(c).strip() for c in frame.columns]
-    columns = [c.lower() if c.lower() in ("id", "label") else c for c in columns]
+    columns = [_column_name(c) for c in table.iloc[0]]
     if "id" not in columns:
         raise InputFileError(MISSING_HEADER, file=name, line=HEADER_LINE, found=first_line.decode()[:200])
     duplicates = pd.Index(columns)[pd.Index(columns).duplicated()]
@@ -151,7 +179,14 @@ def read_table(data: bytes, *, name: str, max_rows: int | None = None) -> pd.Dat
     if frame.empty:
         raise InputFileError(NO_ROWS, file=name, line=HEADER_LINE + 1)
     _check_no_blank_lines(frame, name=name)
+    frame.attrs["source"], frame.attrs["separator"] = data, separator
     return frame
+
+
+def _column_name(column: object) -> str:
+    """A header name stripped; "id" and "label" in any case, label columns exactly."""
+    name = str(column).strip()
+    return name.lower() if name.lower() in ("id", "label") else name
 
 
 def _first(mask: np.ndarray) -> int:
@@ -159,9 +194,16 @@ def _first(mask: np.ndarray) -> int:
 
 
 def _check_no_blank_lines(frame: pd.DataFrame, *, name: str) -> None:
+    """An error on the first blank line, then on the first line with too few fields."""
     blank = (frame.isna() | (frame == "")).all(axis=1).to_numpy()
     if blank.any():
         raise InputFileError(EMPTY_LINE, file=name, line=_first(blank) + 2)
+    missing = frame.isna().to_numpy()
+    short = missing.any(axis=1)
+    if short.any():
+        row = _first(short)
+        found = int((~missing[row]).sum())
+        raise InputFileError(FIELD_COUNT, file=name, line=row + 2, expected=frame.shape[1], found=found)
 
 
 def _check_values(frame: pd.DataFrame, *, name: str, column: str, what: str) -> np.ndarray:
@@ -169,8 +211,27 @@ def _check_values(frame: pd.DataFrame, *, name: str, column: str, what: str) -> 
     values = frame[column].to_numpy(dtype=object)
     missing = pd.isna(values) | (values == "")
     if missing.any():
-        raise InputFileError(EMPTY_VALUE, file=name, line=_first(missing) + 2, column=what)
+        line = _first(missing) + 2
+        found = _field_count(frame, line)
+        if found is not None and found < frame.shape[1]:
+            raise InputFileError(FIELD_COUNT, file=name, line=line, expected=frame.shape[1], found=found)
+        raise InputFileError(EMPTY_VALUE, file=name, line=line, column=what)
     return values
+
+
+def _field_count(frame: pd.DataFrame, line: int) -> int | None:
+    """How many fields line ``line`` of the source holds (pandas pads short lines with "").
+
+    Only called on the error path; ``None`` when the source is not at hand.
+    """
+    source = frame.attrs.get("source")
+    if source is None:
+        return None
+    lines = _LINE_END.split(source, maxsplit=line)
+    if len(lines) < line:
+        return None
+    text = lines[line - 1].decode("utf-8")
+    return len(next(csv.reader([text], delimiter=frame.attrs["separator"]), [])) or 1
 
 
 def _check_unique(ids: np.ndarray, *, name: str) -> None:
@@ -252,16 +313,14 @@ def align_to_gold(ids: np.ndarray, *, gold: LabelFile, name: str) -> np.ndarray:
 
 
 def _probabilities(frame: pd.DataFrame, *, labels: Sequence[str], name: str) -> np.ndarray:
-    values = np.empty((len(frame), len(labels)))
-    for j, column in enumerate(labels):
-        numbers = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(numbers) | (numbers < 0) | (numbers > 1)
-        if bad.any():
-            row = _first(bad)
-            raise InputFileError(
-                NOT_A_PROBABILITY, file=name, line=row + 2, column=labels[j], value=frame[column].iloc[row]
-            )
-        values[:, j] = numbers
+    values = np.column_stack(
+        [pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64) for column in labels]
+    )
+    bad = ~np.isfinite(values) | (values < 0) | (values > 1)
+    if bad.any():
+        row = _first(bad.any(axis=1))
+        column = labels[_first(bad[row])]
+        raise InputFileError(NOT_A_PROBABILITY, file=name, line=row + 2, column=column, value=frame[column].iloc[row])
     totals = values.sum(axis=1)
     off = np.abs(totals - 1.0) > PROBABILITY_TOLERANCE
     if off.any():

@@ -94,11 +94,16 @@ class OneVsRest:
     def of(cls, m: np.ndarray) -> OneVsRest:
         m = np.asarray(m, dtype=np.float64)
         tp = correct(m)
-        fp = bias(m) - tp
-        fn = prevalence(m) - tp
-        tn = m.sum() - tp - fp - fn
-        # Subtractions of float masses can leave tiny negatives; counts are never negative.
-        return cls(tp=tp, fp=np.maximum(fp, 0.0), fn=np.maximum(fn, 0.0), tn=np.maximum(tn, 0.0))
+        # Counts are sums of cells, not differences of totals: a count that is 0 must come out
+        # exactly 0 for float (soft, calibrated) masses too, or DP of a class with TN = 0 turns
+        # from undefined into a large number depending on rounding.
+        errors = m.copy()
+        np.fill_diagonal(errors, 0.0)
+        # outside[x, i] = mass of row x outside column i; exactly 0 when row x has no other cell.
+        outside = bias(m)[:, np.newaxis] - m
+        np.fill_diagonal(outside, 0.0)
+        tn = np.maximum(outside, 0.0).sum(axis=0)
+        return cls(tp=tp, fp=errors.sum(axis=1), fn=errors.sum(axis=0), tn=tn)
 
 
 # --- per-class measures ----------------------------------------------------------------------
@@ -214,13 +219,16 @@ def macro_f1_of_averages(m: np.ndarray) -> Value:
 
 def macro_f1_gap(m: np.ndarray) -> Value:
     """Delta = F1 of averages - averaged F1 (paper 002, Theorem). A diagnostic, not a ranking
-    metric: in [0, 0.5] for even n and [0, 0.5 - 1/(2n^2)] for odd n, 0 iff P_i = R_i for all i.
+    metric: in [0, 0.5] for even n and [0, 0.5 - 1/(2n^2)] for odd n. 0 iff P_x R_y = P_y R_x
+    for all classes x, y (Lemma): iff P_i = R_i for all i when every class has a correct item,
+    but e.g. [[1, 1], [0, 0]] has Delta = 0 with P = (1/2, 0), R = (1, 0).
     """
     f1_of_averages = macro_f1_of_averages(m)
     averaged_f1 = macro_f1(m)
     if f1_of_averages is None or averaged_f1 is None:
         return None
-    return f1_of_averages - averaged_f1
+    # The Theorem makes Delta >= 0; the two roundings can leave -1e-17 where it is exactly 0.
+    return max(f1_of_averages - averaged_f1, 0.0)
 
 
 def macro_f1_gap_closed_form(m: np.ndarray) -> Value:
@@ -263,7 +271,8 @@ def hmean_recall(m: np.ndarray) -> Value:
     recalls = class_recall(m)
     if np.any(recalls == 0):
         return 0.0
-    return defined(len(recalls) / np.sum(1.0 / recalls))
+    with np.errstate(over="ignore"):  # 1/R overflows only for R < 1e-308, where HmacR -> 0
+        return defined(len(recalls) / np.sum(1.0 / recalls))
 
 
 def chance_terms(m: np.ndarray) -> tuple[float, float, float, float, float]:
@@ -277,6 +286,18 @@ def chance_terms(m: np.ndarray) -> tuple[float, float, float, float, float]:
     return float(np.sum(m)), float(np.trace(m)), float(p @ b), float(b @ b), float(p @ p)
 
 
+def cross_sum(x: np.ndarray, y: np.ndarray) -> float:
+    """sum over i != j of x_i y_j, which is (sum x)(sum y) - x.y without the cancellation.
+
+    For non-negative vectors it is exactly 0 when, and only when, the two vectors put all their
+    mass on one and the same class, however the masses round: so "undefined" never depends on
+    rounding (s^2 - b.b computed by subtraction leaves 1e-13 for a one-class classifier).
+    """
+    products = np.outer(x, y)
+    np.fill_diagonal(products, 0.0)
+    return float(products.sum())
+
+
 def kappa(m: np.ndarray) -> Value:
     """Cohen's kappa = (c s - p.b) / (s^2 - p.b) (paper 000, Eq. 24 and 38; s = total mass).
 
@@ -284,7 +305,7 @@ def kappa(m: np.ndarray) -> Value:
     item at all).
     """
     s, c, pb, _, _ = chance_terms(m)
-    denominator = s * s - pb
+    denominator = cross_sum(prevalence(m), bias(m))  # s^2 - p.b
     if s <= 0 or denominator <= 0:
         return None
     return defined(float(np.clip((c * s - pb) / denominator, -1.0, 1.0)))
@@ -297,8 +318,9 @@ def mcc(m: np.ndarray) -> Value:
     In [-1, 1]; undefined when the classifier predicts one class only (b.b = s^2) or the gold
     labels hold one class only (p.p = s^2).
     """
-    s, c, pb, bb, pp = chance_terms(m)
-    denominator = math.sqrt(max(s * s - pp, 0.0)) * math.sqrt(max(s * s - bb, 0.0))
+    s, c, pb, _, _ = chance_terms(m)
+    p, b = prevalence(m), bias(m)
+    denominator = math.sqrt(cross_sum(p, p)) * math.sqrt(cross_sum(b, b))  # sqrt(s^2 - p.p) sqrt(s^2 - b.b)
     if s <= 0 or denominator <= 0:
         return None
     return defined(float(np.clip((c * s - pb) / denominator, -1.0, 1.0)))
@@ -342,7 +364,10 @@ def macro_weighted(values: np.ndarray, weights: np.ndarray) -> Value:
     used = weights > 0
     if np.any(np.isnan(values[used])):
         return None
-    return defined(float(np.sum(weights[used] * values[used])))
+    total = float(np.sum(weights[used] * values[used]))
+    # A weighted mean lies between its extreme values; rounding must not push a mean of ones to
+    # 1.0000000000000002, outside the measure's range.
+    return defined(min(max(total, float(values[used].min())), float(values[used].max())))
 
 
 def micro_weighted(m: np.ndarray, measure: str, weights: np.ndarray) -> Value:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -88,6 +88,10 @@ class Metric:
     properties_source: str = "not analysed in the papers"
     baseline: ChanceBaseline | None = None
 
+    do_not_call_in_templates: ClassVar[bool] = True
+    """A metric is callable: this keeps a template engine (Django's) from calling it when a page
+    reads ``column.metric.name``."""
+
     def __call__(self, matrix: np.ndarray) -> Value:
         return self.compute(matrix)
 
@@ -118,6 +122,10 @@ def _micro_of(measure: str) -> Callable[[np.ndarray], Value]:
 
 
 TABLE5 = "paper 000, Table 5"
+NOT_MONOTONE_CALIBRATED = (
+    "; calibrated PI fails: on [[0,0,0],[0,0,0],[1,1,1]] one more error in cell (0, 1) raises the "
+    "calibrated score (the error takes calibrated mass of gold b out of row c)"
+)
 DERIVED = "derived from the definition (not in Table 5); checked by the property tests"
 
 METRICS: tuple[Metric, ...] = (
@@ -144,8 +152,8 @@ METRICS: tuple[Metric, ...] = (
         source="paper 000, Eq. 17",
         description="Mean of per-class precision: how far a prediction of each class can be "
         "trusted. Depends on the classifier's bias, hence on the prevalence of other classes.",
-        properties=_props("yyyny"),
-        properties_source=TABLE5,
+        properties=_props("yyyny", "nyyyy"),
+        properties_source=TABLE5 + NOT_MONOTONE_CALIBRATED,
         baseline=INVERSE_N_STRICT,
     ),
     Metric(
@@ -173,8 +181,8 @@ METRICS: tuple[Metric, ...] = (
         description="Arithmetic mean of per-class F1, what scikit-learn calls macro F1 and "
         "paper 002 recommends. Its chance baseline 1/n is an upper bound, reached when the "
         "classifier predicts each class as often as it occurs.",
-        properties=_props("yyyny"),
-        properties_source=TABLE5,
+        properties=_props("yyyny", "nyyyy"),
+        properties_source=TABLE5 + NOT_MONOTONE_CALIBRATED,
         baseline=INVERSE_N,
     ),
     Metric(
@@ -188,8 +196,8 @@ METRICS: tuple[Metric, ...] = (
         description="Harmonic mean of macro precision and macro recall, the 'name twin' of "
         "macro F1. Never below the averaged F1, and it rewards classifiers with skewed error "
         "types (paper 002).",
-        properties=_props("yynny"),
-        properties_source=TABLE5,
+        properties=_props("yynny", "nynyy"),
+        properties_source=TABLE5 + NOT_MONOTONE_CALIBRATED,
         baseline=INVERSE_N_STRICT,
     ),
     Metric(
@@ -201,8 +209,9 @@ METRICS: tuple[Metric, ...] = (
         r"\frac{(P_x R_y - P_y R_x)^2}{(P_x+R_x)(P_y+R_y)}",
         formula_text="F1 of averages − averaged F1 (closed form: paper 002, Lemma, Eq. 4)",
         source="paper 002, Theorem and Lemma (Eq. 4)",
-        description="A diagnostic, not a ranking metric: 0 exactly when every class has "
-        "precision equal to recall, large when classes err in opposite directions. At most "
+        description="A diagnostic, not a ranking metric: 0 when every class has precision "
+        "equal to recall (and only then if every class has a correct item), large when classes "
+        "err in opposite directions. At most "
         "0.5 (n even) or 0.5 - 1/(2n²) (n odd).",
         kind="diagnostic",
         value_range=(0.0, 0.5),
@@ -246,8 +255,9 @@ METRICS: tuple[Metric, ...] = (
         description="Accuracy corrected for the agreement expected by chance. After prevalence "
         "calibration it is (c - 1/n)/(1 - 1/n), a monotone function of macro recall.",
         value_range=(-1.0, 1.0),
-        properties=_props("nynny"),
-        properties_source=TABLE5,
+        properties=_props("nynny", "yynyy"),
+        properties_source=TABLE5 + "; calibrated PI holds: calibrated kappa = (macR - 1/n)/(1 - 1/n) "
+        "increases with macro recall, which has PI",
         baseline=ZERO_COMPLETE,
     ),
     Metric(

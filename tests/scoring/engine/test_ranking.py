@@ -1,0 +1,146 @@
+"""Ranks with ties, Spearman correlations and swapped pairs (ranking contract of DESIGN.md).
+
+What this proves: display ranks are competition ranks (1, 2, 2, 4), higher is better and an
+undefined value gets no rank and sorts last; Spearman's rho equals scipy's on random data with
+and without ties, over exactly the teams defined under both metrics (``n_teams``); rank changes
+and swapped pairs match their definitions, checked by brute force.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.stats import spearmanr
+
+from scoring.engine import ranking
+from tests.scoring.strategies import PROPERTY
+
+
+def test_competition_ranks_share_the_better_rank() -> None:
+    assert ranking.competition_ranks([0.9, 0.8, 0.8, 0.7]) == [1, 2, 2, 4]
+    assert ranking.competition_ranks([0.7, 0.8, 0.9, 0.8]) == [4, 2, 1, 2]
+
+
+def test_undefined_values_get_no_rank() -> None:
+    assert ranking.competition_ranks([0.5, None, 0.7, 0.5]) == [2, None, 1, 2]
+    assert ranking.competition_ranks([None, None]) == [None, None]
+    assert ranking.competition_ranks([]) == []
+
+
+def test_sort_key_puts_higher_values_first_and_undefined_last() -> None:
+    assert sorted([0.2, None, 0.9, -0.5, None, 0.0], key=ranking.sort_key) == [0.9, 0.2, 0.0, -0.5, None, None]
+
+
+@PROPERTY
+@given(st.lists(st.one_of(st.none(), st.integers(-3, 3).map(float)), max_size=12))
+def test_a_rank_is_one_plus_the_number_of_strictly_better_teams(values: list[float | None]) -> None:
+    defined = [v for v in values if v is not None]
+    expected = [None if v is None else 1 + sum(w > v for w in defined) for v in values]
+    assert ranking.competition_ranks(values) == expected
+
+
+def test_average_ranks_split_ties() -> None:
+    assert ranking.average_ranks([3.0, 1.0, 3.0, 2.0]).tolist() == [1.5, 4.0, 1.5, 3.0]
+
+
+def scipy_rho(a: list[float], b: list[float]) -> float:
+    return float(spearmanr(a, b).statistic)
+
+
+def team_values(unique: bool) -> st.SearchStrategy[list[float]]:
+    values = st.integers(min_value=-1000, max_value=1000) if unique else st.integers(min_value=0, max_value=3)
+    return st.lists(values.map(float), min_size=2, max_size=15, unique=unique)
+
+
+@pytest.mark.parametrize("unique", [True, False], ids=["without ties", "with ties"])
+@PROPERTY
+@given(data=st.data())
+def test_spearman_agrees_with_scipy(unique: bool, data: st.DataObject) -> None:
+    a = data.draw(team_values(unique))
+    b = data.draw(st.permutations(a) if unique else st.lists(st.sampled_from(a), min_size=len(a), max_size=len(a)))
+    correlation = ranking.spearman(a, b)
+    assert correlation.n_teams == len(a)
+    if len(set(a)) == 1 or len(set(b)) == 1:  # one ranking is all ties: scipy says NaN
+        assert correlation.rho is None
+    else:
+        assert correlation.rho == pytest.approx(scipy_rho(a, b), abs=1e-12)
+
+
+def test_spearman_leaves_out_teams_undefined_under_either_metric() -> None:
+    a = [0.1, None, 0.3, 0.4, 0.2]
+    b = [0.2, 0.5, None, 0.1, 0.3]
+    correlation = ranking.spearman(a, b)
+    assert correlation.n_teams == 3
+    assert correlation.rho == pytest.approx(scipy_rho([0.1, 0.4, 0.2], [0.2, 0.1, 0.3]))
+
+
+def test_spearman_needs_two_teams_and_some_spread() -> None:
+    assert ranking.spearman([0.1, None], [None, 0.2]) == ranking.Correlation(rho=None, n_teams=0)
+    assert ranking.spearman([0.1, 0.2], [0.3, None]) == ranking.Correlation(rho=None, n_teams=1)
+    assert ranking.spearman([0.1, 0.1, 0.1], [0.1, 0.2, 0.3]).rho is None
+    assert ranking.spearman([0.1, 0.2, 0.3], [0.3, 0.2, 0.1]).rho == pytest.approx(-1.0)
+
+
+def test_spearman_matrix_is_symmetric_with_a_unit_diagonal() -> None:
+    columns = {"x": [0.1, 0.5, 0.3, None], "y": [0.2, 0.1, 0.4, 0.3], "z": [0.9, 0.8, 0.7, 0.6]}
+    matrix = ranking.spearman_matrix(columns)
+    assert set(matrix) == set(columns)
+    for first, second in itertools.product(columns, repeat=2):
+        assert matrix[first][second] == matrix[second][first] == ranking.spearman(columns[first], columns[second])
+    for key in columns:
+        assert matrix[key][key].rho == pytest.approx(1.0)
+    assert matrix["x"]["y"].n_teams == 3
+
+
+TEAMS = ["A", "B", "C", "D"]
+
+
+def test_rank_changes_put_the_largest_moves_first() -> None:
+    a = [0.9, 0.8, 0.7, 0.6]
+    b = [0.6, 0.8, 0.9, None]
+    changes = ranking.rank_changes(TEAMS, a, b)
+    assert [(c.team, c.rank_a, c.rank_b, c.shift) for c in changes] == [
+        ("A", 1, 3, -2),
+        ("C", 3, 1, 2),
+        ("B", 2, 2, 0),
+        ("D", 4, None, None),
+    ]
+
+
+@PROPERTY
+@given(
+    st.lists(
+        st.tuples(st.one_of(st.none(), st.integers(0, 4)), st.one_of(st.none(), st.integers(0, 4))),
+        min_size=0,
+        max_size=8,
+    )
+)
+def test_swapped_pairs_are_exactly_the_strict_disagreements(values: list[tuple[int | None, int | None]]) -> None:
+    teams = [f"t{i}" for i in range(len(values))]
+    a = [x for x, _ in values]
+    b = [y for _, y in values]
+    expected = {
+        (teams[i], teams[j])
+        for i, j in itertools.permutations(range(len(values)), 2)
+        if None not in (a[i], a[j], b[i], b[j]) and a[i] > a[j] and b[i] < b[j]
+    }
+    pairs = ranking.swapped_pairs(teams, a, b)
+    assert len(pairs) == len(set(pairs))
+    assert set(pairs) == expected
+
+
+def test_swapped_pairs_by_hand() -> None:
+    a = [0.9, 0.8, 0.8, None]
+    b = [0.7, 0.8, 0.6, 0.9]
+    # A beats B under a, B beats A under b; B and C tie under a: no swap; D is undefined under a.
+    assert ranking.swapped_pairs(TEAMS, a, b) == [("A", "B")]
+
+
+@PROPERTY
+@given(st.lists(st.integers(min_value=-1000, max_value=1000), min_size=2, max_size=10, unique=True))
+def test_spearman_sees_only_the_order(values: list[int]) -> None:
+    assert ranking.spearman(values, [-v for v in values]).rho == pytest.approx(-1.0)
+    assert ranking.spearman(values, [v**3 + 7 for v in values]).rho == pytest.approx(1.0)

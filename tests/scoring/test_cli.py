@@ -1,0 +1,193 @@
+"""The standalone scorer, ``python -m scoring GOLD PRED [--format json] [--labels a,b,c]``.
+
+What this proves: the JSON output is the contract (the metric keys listed in the issue, raw and
+calibrated; per-class measures; the confusion matrix with predictions in rows), with values
+that match hand computation and ``null`` -- never NaN or Infinity -- where a value is undefined;
+``--labels`` fixes the label order; the text format prints the tables; a bad file exits non-zero
+with the file and the line on stderr and nothing on stdout. A few runs go through a real
+subprocess; the rest call ``main`` in-process to stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scoring.__main__ import main
+from scoring.engine.registry import METRICS
+
+REPO = Path(__file__).resolve().parents[2]
+
+CONTRACT_METRICS = {
+    "accuracy",
+    "macro_precision",
+    "macro_recall",
+    "macro_f1",
+    "macro_f1_of_averages",
+    "macro_f1_gap",
+    "gmean_recall",
+    "hmean_recall",
+    "kappa",
+    "mcc",
+    "weighted_precision",
+    "weighted_recall",
+    "weighted_f1",
+    "macro_mcc",
+    "macro_bacc",
+    "macro_dp",
+    "micro_mcc",
+    "micro_bacc",
+    "micro_dp",
+}
+"""The metric keys of the JSON contract, written out (not read from the registry) on purpose."""
+
+PER_CLASS_KEYS = {"precision", "recall", "f1", "mcc", "bacc", "dp", "support", "predicted"}
+
+GOLD = "id,label\n1,neg\n2,neg\n3,neu\n4,pos\n5,pos\n6,pos\n"
+PREDICTIONS = "id,label\n6,pos\n5,neu\n4,pos\n3,neu\n2,pos\n1,neg\n"
+# Rows predicted, columns gold (neg, neu, pos): items 1 | 3 | 4, 6 on the diagonal;
+# item 2 (gold neg) predicted pos, item 5 (gold pos) predicted neu.
+MATRIX = [[1, 0, 0], [0, 1, 1], [1, 0, 2]]
+
+
+def write(tmp_path: Path, name: str, text: str | bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return str(path)
+
+
+def strict_json(text: str) -> dict:
+    """Parse JSON, refusing the NaN/Infinity extensions that Python's json would accept."""
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} in the scorer's JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *args], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def run_main(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_json_contract_in_a_subprocess(tmp_path: Path) -> None:
+    result = run_cli(write(tmp_path, "gold.csv", GOLD), write(tmp_path, "pred.csv", PREDICTIONS), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    report = strict_json(result.stdout)
+    assert set(report) >= {"n_items", "labels", "confusion_matrix", "metrics", "calibrated", "per_class"}
+    assert set(report["metrics"]) == CONTRACT_METRICS
+    assert set(report["calibrated"]) == CONTRACT_METRICS
+    assert report["n_items"] == 6
+    assert report["labels"] == ["neg", "neu", "pos"]
+    assert report["confusion_matrix"] == MATRIX
+    assert report["metrics"]["accuracy"] == pytest.approx(4 / 6)
+    assert report["metrics"]["macro_recall"] == pytest.approx((1 / 2 + 1 + 2 / 3) / 3)
+    assert report["calibrated"]["accuracy"] == pytest.approx(report["metrics"]["macro_recall"])
+    assert set(report["per_class"]) == {"neg", "neu", "pos"}
+    for values in report["per_class"].values():
+        assert set(values) == PER_CLASS_KEYS
+    pos = report["per_class"]["pos"]
+    assert (pos["precision"], pos["recall"], pos["support"], pos["predicted"]) == (pytest.approx(2 / 3), 2 / 3, 3, 3)
+
+
+def test_bad_file_in_a_subprocess(tmp_path: Path) -> None:
+    predictions = write(tmp_path, "pred.csv", "id,label\n1,neg\n2,maybe\n")
+    result = run_cli(write(tmp_path, "gold.csv", GOLD), predictions, "--format", "json")
+    assert result.returncode != 0
+    assert result.stdout == ""
+    assert f"{predictions}, line 3" in result.stderr
+    assert "maybe" in result.stderr
+
+
+def test_labels_fix_the_order(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    gold, predictions = write(tmp_path, "gold.csv", GOLD), write(tmp_path, "pred.csv", PREDICTIONS)
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json", "--labels", "pos, neg,neu")
+    assert status == 0
+    report = strict_json(out)
+    assert report["labels"] == ["pos", "neg", "neu"]
+    order = [2, 0, 1]  # pos, neg, neu in the default (sorted) order
+    assert report["confusion_matrix"] == [[MATRIX[i][j] for j in order] for i in order]
+    assert list(report["per_class"]) == ["pos", "neg", "neu"]
+
+
+def test_undefined_values_are_null(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A label nobody uses makes calibration undefined; one predicted class makes MCC and DP
+    undefined: all of them must be null, never NaN."""
+    gold = write(tmp_path, "gold.csv", GOLD)
+    predictions = write(tmp_path, "pred.csv", "id,label\n1,pos\n2,pos\n3,pos\n4,pos\n5,pos\n6,pos\n")
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json", "--labels", "neg,neu,pos,other")
+    assert status == 0
+    report = strict_json(out)
+    assert all(value is None for value in report["calibrated"].values())
+    assert report["metrics"]["mcc"] is None
+    assert report["metrics"]["macro_dp"] is None
+    assert report["metrics"]["accuracy"] == pytest.approx(3 / 6)
+    assert report["per_class"]["other"]["support"] == 0
+    assert report["per_class"]["other"]["bacc"] is None
+
+
+def test_soft_predictions(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    gold = write(tmp_path, "gold.csv", "id,label\n1,a\n2,b\n")
+    predictions = write(tmp_path, "pred.csv", "id,b,a\n1,0.25,0.75\n2,0.5,0.5\n")
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json")
+    assert status == 0
+    report = strict_json(out)
+    assert report["n_items"] == 2
+    assert report["confusion_matrix"] == [[0.75, 0.5], [0.25, 0.5]]
+    assert report["metrics"]["accuracy"] == pytest.approx((0.75 + 0.5) / 2)
+
+
+def test_text_format_prints_the_tables(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    gold = write(tmp_path, "gold.csv", GOLD)
+    predictions = write(tmp_path, "pred.csv", "id,label\n1,pos\n2,pos\n3,pos\n4,pos\n5,pos\n6,pos\n")
+    status, out, err = run_main(capsys, gold, predictions)
+    assert status == 0 and err == ""
+    assert out.startswith("6 items, 3 classes: neg, neu, pos\n")
+    assert "Confusion matrix (rows: predicted, columns: gold)" in out
+    assert "Prevalence-calibrated matrix" in out
+    assert "pred pos" in out and "gold neu" in out
+    for metric in METRICS:
+        assert metric.name in out and metric.key in out
+    mcc_line = next(line for line in out.splitlines() if line.startswith(METRICS_BY_KEY["mcc"].name))
+    assert "undefined" in mcc_line
+    assert not re.search(r"\b(nan|inf|infinity)\b", out, flags=re.IGNORECASE)
+
+
+METRICS_BY_KEY = {metric.key: metric for metric in METRICS}
+
+
+@pytest.mark.parametrize(
+    ("gold", "predictions", "where"),
+    [
+        (GOLD, "id,label\n1,neg\n1,neg\n", "pred.csv, line 3"),
+        ("id,label\n1,neg\n2\xff\n", PREDICTIONS, "gold.csv, line 3"),
+        (GOLD, "", "pred.csv"),
+        (GOLD, "id,label\n1,neg\n", "pred.csv"),  # five gold ids have no prediction
+    ],
+)
+def test_bad_files_exit_with_status_2_and_name_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture, gold: str, predictions: str, where: str
+) -> None:
+    gold_path = write(tmp_path, "gold.csv", gold.encode("latin-1"))
+    status, out, err = run_main(capsys, gold_path, write(tmp_path, "pred.csv", predictions), "--format", "json")
+    assert status == 2
+    assert out == ""
+    assert err.startswith("error: ") and str(tmp_path / where) in err
+
+
+def test_a_missing_file_exits_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    status, out, err = run_main(capsys, str(tmp_path / "nope.csv"), write(tmp_path, "pred.csv", PREDICTIONS))
+    assert status == 2 and out == ""
+    assert "nope.csv" in err
