@@ -14,11 +14,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from scoring.engine.calibration import scale_to_distribution
 from scoring.engine.io import InputFileError
-from scoring.engine.metrics import Value
+from scoring.engine.metrics import Value, macro_f1_gap_closed_form
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 from scoring.engine.scorer import score_files
-from scoring.engine.suite import Report
+from scoring.engine.suite import Report, metric_values, weighted_averages
 
 
 def format_value(value: Value | int, digits: int = 4) -> str:
@@ -63,6 +64,11 @@ def text_report(report: Report) -> str:
         for metric in METRICS
     ]
     sections.append("Metrics\n" + table(["metric", "key", "raw", "calibrated"], metric_rows))
+    sections.append(
+        "The two macro F1s (paper 002): Δ = F1 of averages − averaged F1 = "
+        f"{format_value(report.metrics['macro_f1_gap'], 6)}; by the closed form of its Lemma (Eq. 4): "
+        f"{format_value(macro_f1_gap_closed_form(report.matrix), 6)}"
+    )
     class_rows = [
         [
             label,
@@ -77,6 +83,57 @@ def text_report(report: Report) -> str:
     return "\n\n".join(sections) + "\n"
 
 
+def extras(report: Report, *, weights: list[float] | None, prevalence: list[float] | None) -> dict:
+    """Optional sections: averages with caller-given class weights (paper 004) and every metric
+    after scaling the gold columns to a target class distribution (paper 000, Eq. 5)."""
+    out: dict = {}
+    if weights is not None:
+        out["weighted"] = {"weights": weights, **weighted_averages(report.matrix, np.array(weights))}
+    if prevalence is not None:
+        out["scaled"] = {
+            "prevalence": prevalence,
+            "metrics": metric_values(scale_to_distribution(report.matrix, np.array(prevalence))),
+        }
+    return out
+
+
+def extras_text(sections: dict) -> str:
+    parts = []
+    if "weighted" in sections:
+        weighted = sections["weighted"]
+        rows = [
+            [key, format_value(weighted["micro"][key]), format_value(weighted["macro"][key])]
+            for key in weighted["micro"]
+        ]
+        parts.append(
+            f"Weighted averages with class weights ω = {weighted['weights']} (paper 004)\n"
+            + table(["measure", "micro-weighted", "macro-weighted"], rows)
+        )
+    if "scaled" in sections:
+        scaled = sections["scaled"]
+        rows = [[metric.name, metric.key, format_value(scaled["metrics"][metric.key])] for metric in METRICS]
+        parts.append(
+            f"Metrics after scaling the gold columns to the class shares {scaled['prevalence']} (paper 000, Eq. 5)\n"
+            + table(["metric", "key", "scaled"], rows)
+        )
+    return "".join("\n" + part + "\n" for part in parts)
+
+
+def number_list(text: str, *, what: str, n: int, positive: bool = False) -> list[float]:
+    """Parse "1,2,3" into n non-negative (or positive) numbers, or exit with status 2 and a
+    message naming the option."""
+    try:
+        values = [float(item) for item in text.split(",")]
+    except ValueError:
+        values = []
+    smallest = 0.0 if not positive else np.nextafter(0.0, 1.0)
+    if len(values) != n or any(not (v >= smallest and np.isfinite(v)) for v in values) or sum(values) <= 0:
+        kind = "positive" if positive else "non-negative"
+        print(f"error: {what} needs {n} comma-separated {kind} numbers, one per label, got {text!r}", file=sys.stderr)
+        raise SystemExit(2)
+    return values
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m scoring",
@@ -86,6 +143,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("predictions", help="predictions: id,label, or id plus one probability column per label")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--labels", help="comma-separated label order (default: the gold file's sorted labels)")
+    parser.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
+    parser.add_argument(
+        "--prevalence", help="comma-separated target class shares, in label order: adds every metric scaled to them"
+    )
     return parser.parse_args(argv)
 
 
@@ -100,11 +161,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         print(f"error: cannot read {error.filename}: {error.strerror}", file=sys.stderr)
         return 2
+    n = len(report.labels)
+    weights = number_list(args.weights, what="--weights", n=n) if args.weights else None
+    prevalence = number_list(args.prevalence, what="--prevalence", n=n, positive=True) if args.prevalence else None
+    more = extras(report, weights=weights, prevalence=prevalence)
     if args.format == "json":
-        json.dump(report.as_json(), sys.stdout, indent=2, allow_nan=False)
+        json.dump({**report.as_json(), **more}, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(text_report(report))
+        sys.stdout.write(text_report(report) + extras_text(more))
     return 0
 
 

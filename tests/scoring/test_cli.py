@@ -191,3 +191,36 @@ def test_a_missing_file_exits_with_status_2(tmp_path: Path, capsys: pytest.Captu
     status, out, err = run_main(capsys, str(tmp_path / "nope.csv"), write(tmp_path, "pred.csv", PREDICTIONS))
     assert status == 2 and out == ""
     assert "nope.csv" in err
+
+
+def test_weights_add_the_weighted_averages_of_paper_004(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    gold, predictions = write(tmp_path, "gold.csv", GOLD), write(tmp_path, "pred.csv", PREDICTIONS)
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json", "--weights", "2,1,1")
+    assert status == 0
+    weighted = strict_json(out)["weighted"]
+    assert weighted["weights"] == [2.0, 1.0, 1.0]
+    # Per-class recall in MATRIX (columns neg, neu, pos) is 1/2, 1, 2/3; macro-weighted with 2:1:1.
+    assert weighted["macro"]["recall"] == pytest.approx((2 * 0.5 + 1 + 2 / 3) / 4)
+    # Micro-weighted recall pools TP (1, 1, 2) and FN (1, 0, 1) with the same weights.
+    assert weighted["micro"]["recall"] == pytest.approx((2 + 1 + 2) / (2 + 1 + 2 + 2 + 0 + 1))
+
+
+def test_prevalence_scales_every_metric_to_the_target_shares(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    gold, predictions = write(tmp_path, "gold.csv", GOLD), write(tmp_path, "pred.csv", PREDICTIONS)
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json", "--prevalence", "1,1,1")
+    assert status == 0
+    report = strict_json(out)
+    assert report["scaled"]["metrics"] == report["calibrated"]  # equal shares are Eq. 6's calibration
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json", "--prevalence", "0.5,0.25,0.25")
+    scaled = strict_json(out)["scaled"]["metrics"]
+    assert scaled["accuracy"] == pytest.approx(0.5 * 0.5 + 0.25 * 1 + 0.25 * 2 / 3)
+    assert scaled["macro_recall"] == pytest.approx(report["metrics"]["macro_recall"])
+
+
+@pytest.mark.parametrize("option", [("--weights", "1,x,1"), ("--weights", "1,1"), ("--prevalence", "1,0,1")])
+def test_bad_weights_or_shares_exit_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture, option) -> None:
+    gold, predictions = write(tmp_path, "gold.csv", GOLD), write(tmp_path, "pred.csv", PREDICTIONS)
+    with pytest.raises(SystemExit) as caught:
+        main([gold, predictions, *option])
+    assert caught.value.code == 2
+    assert option[0] in capsys.readouterr().err
