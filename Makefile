@@ -39,3 +39,22 @@ test-postgres: install-dev
 	else echo "SKIPPED: PostgreSQL is not reachable at $(PG_URL); the PostgreSQL pass did not run"; fi
 
 test: lint test-sqlite test-postgres
+
+# --- the scaled set-up: PostgreSQL, RQ workers on Redis, gunicorn (README: "At scale") ----------
+# Each reads its settings from the environment: DATABASE_URL and REDIS_URL for all; `serve`
+# also SECRET_KEY (50+ characters) and ALLOWED_HOSTS. Run `manage.py migrate` once first.
+SCALE_SETTINGS ?= config.settings.prod
+
+.PHONY: worker serve load
+
+worker: install
+	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq \
+		$(BIN)/python manage.py rqworker default --job-class django_tasks_rq.Job
+
+serve: install
+	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq $(BIN)/python manage.py collectstatic --noinput
+	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq $(BIN)/gunicorn -c config/gunicorn.py
+
+# The closing-deadline rush on loopback (own database and processes, all ended afterwards).
+load: install
+	$(BIN)/python benchmarks/load_rush.py

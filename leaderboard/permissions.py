@@ -16,6 +16,7 @@ def is_member(user, submission: Submission) -> bool:
 
 
 def can_view_submission(user, submission: Submission) -> bool:
-    """A team sees its own submissions; others' scores become visible when results are public.
+    """A team sees its own submissions; other signed-in people see its scores once results are
+    public (organisers and staff always); visitors see none (as ``visible_submissions``).
     The uploaded file itself is never served to other teams."""
-    return is_member(user, submission) or can_view_board(user, submission.task)
+    return user.is_authenticated and (is_member(user, submission) or can_view_board(user, submission.task))

@@ -44,9 +44,14 @@ def _file_error(error: InputFileError) -> ValidationError:
 
 
 def safe_file_name(name: str) -> str:
-    """A display name for an uploaded file: its base name only, without path tricks."""
-    base = PurePath(name.replace("\\", "/")).name.strip() or "upload"
-    return "".join(ch for ch in base if ch.isprintable())[:200] or "upload"
+    """A display name for an uploaded file: its base name only, without path tricks.
+
+    Unprintable characters (NUL, bidi overrides) go first, so that none can hide a separator
+    or leave ``..`` behind; a name that is only a directory reference becomes "upload".
+    """
+    printable = "".join(ch for ch in name if ch.isprintable())
+    base = PurePath(printable.replace("\\", "/")).name.strip()
+    return base[:200] if base not in {"", ".", ".."} else "upload"
 
 
 def check_size(content: bytes) -> None:

@@ -24,6 +24,19 @@ SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
+INSECURE_HTTP_FOR_LOCAL_BENCHMARK = env_bool("INSECURE_HTTP_FOR_LOCAL_BENCHMARK", False)
+"""Off by default; only for ``benchmarks/load_rush.py``. Production settings over plain HTTP on
+loopback: no redirect to HTTPS, no HSTS, session and CSRF cookies sent over http. Refused
+unless every allowed host is a loopback name, so it cannot serve a real site."""
+if INSECURE_HTTP_FOR_LOCAL_BENCHMARK:
+    if not ALLOWED_HOSTS or not LOOPBACK_HOSTS.issuperset(ALLOWED_HOSTS):
+        raise ImproperlyConfigured("INSECURE_HTTP_FOR_LOCAL_BENCHMARK needs ALLOWED_HOSTS limited to loopback names")
+    SECURE_SSL_REDIRECT = False
+    SECURE_HSTS_SECONDS = 0
+    SESSION_COOKIE_SECURE = False
+    CSRF_COOKIE_SECURE = False
+
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

@@ -231,7 +231,10 @@ def _field_count(frame: pd.DataFrame, line: int) -> int | None:
     if len(lines) < line:
         return None
     text = lines[line - 1].decode("utf-8")
-    return len(next(csv.reader([text], delimiter=frame.attrs["separator"]), [])) or 1
+    try:
+        return len(next(csv.reader([text], delimiter=frame.attrs["separator"]), [])) or 1
+    except csv.Error:  # a field over csv's 128 KiB limit (which pandas does not have)
+        return None
 
 
 def _check_unique(ids: np.ndarray, *, name: str) -> None:

@@ -1,0 +1,573 @@
+"""The closing-deadline rush, against the scaled set-up, on loopback, in bounded time.
+
+What runs: PostgreSQL (a database of its own, ``leaderboard_bench``, dropped and created anew
+each run), Redis (database 14, flushed), ``--rq-workers`` RQ workers, and gunicorn
+(``config/gunicorn.py``) with the production settings: DEBUG off, a throw-away SECRET_KEY,
+ALLOWED_HOSTS=127.0.0.1, whitenoise, and plain HTTP through INSECURE_HTTP_FOR_LOCAL_BENCHMARK.
+
+The set-up, built in this process through the services: a task of 12,284 gold items, 500
+teams, and a scored submission for each team that is not in the rush, so that the board has
+500 rows (those are scored here with the engine's own functions, to build the board fast).
+The rush: 50 clients log in through the log-in form (with its CSRF token) and post 200 files
+of 12,284 lines through the upload form, before a deadline set a few minutes ahead, while
+readers load the leaderboard and the disagreements page. Then it waits for the workers to
+score everything, measures the leaderboard again at rest, and prints a Markdown table.
+Nothing is asserted; every process it starts is ended, whatever happens.
+
+    python benchmarks/load_rush.py              # or: make load
+    python benchmarks/load_rush.py --profile    # and where the leaderboard page spends its time
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import http.client
+import io
+import os
+import pstats
+import re
+import secrets
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(BASE_DIR))
+
+from tests.scale.support import (  # noqa: E402 (the repository goes on the path first)
+    ManagedProcess,
+    item_ids,
+    labels_csv,
+    noisy_codes,
+    start_process,
+    start_worker,
+    wait_listening,
+    wait_until,
+)
+
+LABELS = ("negative", "neutral", "positive")
+GOLD_COUNTS = (3_972, 5_937, 2_375)
+"""The demo's class counts (SemEval-2017 Task 4A): 12,284 items."""
+BENCH_DATABASE = "leaderboard_bench"
+PASSWORD = "load-rush-password"
+SLUG = "rush"
+REQUEST_TIMEOUT_S = 120
+TARGET_BOARD_P95_MS = 200
+CSRF_INPUT = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
+SUBMISSION_PATH = re.compile(r"/submissions/(\d+)/$")
+REFUSAL = re.compile(rb"The file was refused: ([^<]+)")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--uploads", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=50, help="uploading clients, each a team")
+    parser.add_argument("--readers", type=int, default=6, help="anonymous clients reading the board meanwhile")
+    parser.add_argument("--teams", type=int, default=500)
+    parser.add_argument("--rq-workers", type=int, default=2)
+    parser.add_argument("--web-workers", type=int, help="gunicorn workers (default: config/gunicorn.py's)")
+    parser.add_argument("--deadline-s", type=float, default=240, help="the task closes this long after the rush starts")
+    parser.add_argument("--scoring-timeout-s", type=float, default=300)
+    parser.add_argument(
+        "--pg-admin-url", default=os.environ.get("PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    )
+    parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"))
+    parser.add_argument("--keep-db", action="store_true", help=f"leave {BENCH_DATABASE} behind for inspection")
+    parser.add_argument("--profile", action="store_true", help="profile the leaderboard page (selector and template)")
+    args = parser.parse_args(argv)
+    if not 0 < args.clients <= args.teams or args.uploads < 1:
+        parser.error("need 1 <= clients <= teams and at least one upload")
+    return args
+
+
+# --- services ---------------------------------------------------------------------------------
+
+
+def database_admin(admin_url: str, statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
+        admin.execute(statement)
+
+
+def recreate_database(admin_url: str) -> str:
+    """A fresh benchmark database; returns its URL (the admin URL with the database swapped)."""
+    database_admin(admin_url, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
+    database_admin(admin_url, f"CREATE DATABASE {BENCH_DATABASE}")
+    return admin_url.rsplit("/", 1)[0] + f"/{BENCH_DATABASE}"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def environment(args: argparse.Namespace, *, database_url: str, run_dir: Path, port: int) -> dict[str, str]:
+    """The settings of every process of the run: production, on loopback only."""
+    env = {
+        "DJANGO_SETTINGS_MODULE": "config.settings.prod",
+        "SECRET_KEY": secrets.token_urlsafe(60),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "INSECURE_HTTP_FOR_LOCAL_BENCHMARK": "true",
+        "SECURE_SSL_REDIRECT": "false",
+        "DATABASE_URL": database_url,
+        "CONN_MAX_AGE": "60",
+        "TASKS_BACKEND": "rq",
+        "REDIS_URL": args.redis_url,
+        "LEADERBOARD_VAR_DIR": str(run_dir / "var"),
+        "LOG_LEVEL": "WARNING",
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        "GUNICORN_ACCESS_LOG": str(run_dir / "access.log"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    if args.web_workers:
+        env["GUNICORN_WORKERS"] = str(args.web_workers)
+    return env
+
+
+# --- the set-up ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Setup:
+    task_id: int
+    ids: list[str]
+    gold: np.ndarray
+    rush_usernames: list[str]
+    rush_team_ids: list[int]
+
+
+def build(args: argparse.Namespace, rng: np.random.Generator) -> Setup:
+    """Task, users and teams through the services; the other teams' scored submissions in bulk."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+    from django.utils import timezone
+
+    from leaderboard import services
+    from leaderboard.models import StoredFile, Submission
+    from scoring.engine.confusion import hard_confusion
+    from scoring.engine.suite import score_matrix
+    from scoring.storage import report_fields
+
+    user_model = get_user_model()
+    ids = item_ids(sum(GOLD_COUNTS))
+    gold = rng.permutation(np.repeat(np.arange(len(LABELS)), GOLD_COUNTS))
+    now = timezone.now()
+    task = services.task_create(
+        organiser=user_model.objects.create_user("organiser", password=PASSWORD),
+        slug=SLUG,
+        title="Load rush",
+        description="benchmarks/load_rush.py",
+        labels=list(LABELS),
+        gold_name="gold.csv",
+        gold_content=labels_csv(ids, LABELS, gold),
+        primary_metric="macro_recall",
+        opens_at=now - timedelta(days=1),
+        closes_at=now + timedelta(days=1),
+        max_per_day=-(-args.uploads // args.clients) + 1,
+        max_total=100,
+    )
+    password_hash = make_password(PASSWORD)  # hashed once: 500 hashes would cost minutes
+    users = user_model.objects.bulk_create(
+        [user_model(username=f"team-{n:03d}", password=password_hash) for n in range(args.teams)]
+    )
+    teams = [services.team_create(task=task, user=user, name=f"Team {n:03d}") for n, user in enumerate(users)]
+
+    others = teams[args.clients :]
+    files, reports = [], []
+    for n in range(len(others)):
+        predicted = noisy_codes(gold, n_labels=len(LABELS), error_rate=rng.uniform(0.1, 0.8), rng=rng)
+        files.append(StoredFile.of(name=f"team-{n}.csv", content=labels_csv(ids, LABELS, predicted)))
+        matrix = hard_confusion(predicted, gold, len(LABELS))
+        reports.append(report_fields(score_matrix(matrix, labels=LABELS, n_items=len(ids))))
+    StoredFile.objects.bulk_create(files, batch_size=50)
+    Submission.objects.bulk_create(
+        [
+            Submission(
+                task=task,
+                team=team,
+                submitted_by=user,
+                file=stored,
+                kind=Submission.Kind.HARD,
+                status=Submission.Status.SCORED,
+                created_at=now - timedelta(hours=1),
+                scored_at=now - timedelta(hours=1),
+                scored_gold_version=task.gold_version,
+                score_count=1,
+                **fields,
+            )
+            for team, user, stored, fields in zip(others, users[args.clients :], files, reports, strict=True)
+        ],
+        batch_size=100,
+    )
+    return Setup(
+        task_id=task.pk,
+        ids=ids,
+        gold=gold,
+        rush_usernames=[user.username for user in users[: args.clients]],
+        rush_team_ids=[team.pk for team in teams[: args.clients]],
+    )
+
+
+# --- HTTP clients -------------------------------------------------------------------------------
+
+
+@dataclass
+class Response:
+    status: int
+    location: str
+    body: bytes
+    latency_ms: float
+
+
+@dataclass
+class Browser:
+    """One client with its cookies; a new connection per request (gunicorn's sync workers
+    close each one after answering)."""
+
+    port: int
+    cookies: dict[str, str] = field(default_factory=dict)
+
+    def request(self, method: str, path: str, *, body: bytes | None = None, content_type: str = "") -> Response:
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        if content_type:
+            headers["Content-Type"] = content_type
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT_S)
+        started = time.perf_counter()
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            answer = connection.getresponse()
+            content = answer.read()
+        finally:
+            connection.close()
+        latency_ms = (time.perf_counter() - started) * 1000
+        for header in answer.headers.get_all("Set-Cookie") or []:
+            for name, morsel in SimpleCookie(header).items():
+                self.cookies[name] = morsel.value
+        return Response(answer.status, answer.headers.get("Location", ""), content, latency_ms)
+
+    def get(self, path: str) -> Response:
+        return self.request("GET", path)
+
+    def post_form(self, path: str, fields: dict[str, str]) -> Response:
+        return self.request(
+            "POST", path, body=urlencode(fields).encode(), content_type="application/x-www-form-urlencoded"
+        )
+
+
+def csrf_token(page: Response) -> str:
+    match = CSRF_INPUT.search(page.body)
+    if match is None:
+        raise RuntimeError(f"no CSRF token in a page answered with HTTP {page.status}")
+    return match.group(1).decode()
+
+
+def multipart(fields: dict[str, str], *, file_field: str, file_name: str, content: bytes) -> tuple[bytes, str]:
+    boundary = "load-rush-" + secrets.token_hex(12)
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in fields.items()
+    ]
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; filename="{file_name}"\r\n'
+        f"Content-Type: text/csv\r\n\r\n".encode()
+        + content
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def log_in(browser: Browser, username: str) -> str:
+    """Log in through the form; returns the CSRF token of the task page's forms."""
+    token = csrf_token(browser.get("/accounts/login/"))
+    answer = browser.post_form(
+        "/accounts/login/", {"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token}
+    )
+    if answer.status != 302:
+        raise RuntimeError(f"log-in of {username} answered HTTP {answer.status}")
+    return csrf_token(browser.get(f"/tasks/{SLUG}/"))  # the token changes at log-in
+
+
+@dataclass
+class Upload:
+    latency_ms: float
+    submission_id: int | None
+    refusal: str = ""
+
+
+@dataclass
+class Rush:
+    uploads: list[Upload] = field(default_factory=list)
+    reads: dict[str, list[float]] = field(default_factory=lambda: {"leaderboard": [], "disagreements": []})
+    read_errors: list[int] = field(default_factory=list)
+    started_at: float = 0.0
+    last_answer_at: float = 0.0
+
+
+def upload_one(browser: Browser, body: tuple[bytes, str]) -> Upload:
+    answer = browser.request("POST", f"/tasks/{SLUG}/submit/", body=body[0], content_type=body[1])
+    accepted = SUBMISSION_PATH.search(answer.location) if answer.status == 302 else None
+    if accepted:
+        return Upload(answer.latency_ms, int(accepted.group(1)))
+    why = f"HTTP {answer.status}"
+    if answer.status == 302:  # back to the task page, whose message says why
+        found = REFUSAL.search(browser.get(answer.location).body)
+        why = found.group(1).decode().strip() if found else "refused, no message"
+    return Upload(answer.latency_ms, None, why)
+
+
+def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.Generator) -> Rush:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.utils import timezone
+
+    from leaderboard.models import Task
+
+    browsers = [Browser(port) for _ in range(args.clients)]
+    with ThreadPoolExecutor(max_workers=args.clients) as pool:
+        tokens = list(pool.map(log_in, browsers, setup.rush_usernames))
+    bodies: list[list[tuple[bytes, str]]] = [[] for _ in browsers]
+    for n in range(args.uploads):
+        client = n % args.clients
+        predicted = noisy_codes(setup.gold, n_labels=len(LABELS), error_rate=rng.uniform(0.1, 0.7), rng=rng)
+        bodies[client].append(
+            multipart(
+                {"csrfmiddlewaretoken": tokens[client], "description": f"rush upload {n}"},
+                file_field="file",
+                file_name=f"run-{n}.csv",
+                content=labels_csv(setup.ids, LABELS, predicted),
+            )
+        )
+
+    rush = Rush()
+    go, uploads_done = threading.Event(), threading.Event()
+
+    def uploader(client: int) -> None:
+        go.wait()
+        for body in bodies[client]:
+            rush.uploads.append(upload_one(browsers[client], body))
+            rush.last_answer_at = max(rush.last_answer_at, time.perf_counter())
+
+    def reader(n: int) -> None:
+        anonymous, pages = Browser(port), ("leaderboard", "disagreements")
+        go.wait()
+        while not uploads_done.is_set():
+            page = pages[n % 2]
+            n += 1
+            answer = anonymous.get(f"/tasks/{SLUG}/{page}/")
+            (rush.reads[page] if answer.status == 200 else rush.read_errors).append(
+                answer.latency_ms if answer.status == 200 else answer.status
+            )
+
+    Task.objects.filter(pk=setup.task_id).update(closes_at=timezone.now() + timedelta(seconds=args.deadline_s))
+    readers = [threading.Thread(target=reader, args=(n,), daemon=True) for n in range(args.readers)]
+    for thread in readers:
+        thread.start()
+    with ThreadPoolExecutor(max_workers=args.clients) as pool:
+        futures = [pool.submit(uploader, client) for client in range(args.clients)]
+        rush.started_at = time.perf_counter()
+        go.set()
+        for future in futures:
+            future.result()
+    uploads_done.set()
+    for thread in readers:
+        thread.join(timeout=REQUEST_TIMEOUT_S)
+    return rush
+
+
+# --- results ----------------------------------------------------------------------------------
+
+
+def percentiles_ms(samples: list[float]) -> str:
+    if not samples:
+        return "n/a"
+    p50, p95 = np.percentile(samples, [50, 95])
+    return f"{p50:,.0f} ms / {p95:,.0f} ms (n={len(samples)})"
+
+
+def at_rest_ms(port: int, page: str, repeat: int = 20) -> list[float]:
+    browser = Browser(port)
+    return [browser.get(f"/tasks/{SLUG}/{page}/").latency_ms for _ in range(repeat)]
+
+
+def report(args: argparse.Namespace, setup: Setup, rush: Rush, *, port: int, web_workers: int, all_scored_at: float):
+    from django.db.models import Max
+
+    from leaderboard.models import Submission, Task
+    from leaderboard.selectors import leaderboard
+
+    task = Task.objects.get(pk=setup.task_id)
+    rush_rows = Submission.objects.filter(task=task, team_id__in=setup.rush_team_ids)
+    accepted = {u.submission_id for u in rush.uploads if u.submission_id is not None}
+    stored = set(rush_rows.values_list("pk", flat=True))
+    scored = set(rush_rows.filter(status=Submission.Status.SCORED).values_list("pk", flat=True))
+    times = rush_rows.aggregate(last_upload=Max("created_at"), last_score=Max("scored_at"))
+    board = leaderboard(task=task)
+    refusals: dict[str, int] = {}
+    for upload in rush.uploads:
+        if upload.submission_id is None:
+            refusals[upload.refusal] = refusals.get(upload.refusal, 0) + 1
+    last_to_score = (
+        f"{(times['last_score'] - times['last_upload']).total_seconds():.1f} s"
+        if times["last_score"] and times["last_upload"]
+        else "n/a"
+    )
+    rows = [
+        (
+            "uploads sent / accepted / refused",
+            f"{len(rush.uploads)} / {len(accepted)} / {len(rush.uploads) - len(accepted)}",
+        ),
+        ("refusals", ", ".join(f"{n}× {why}" for why, n in refusals.items()) or "none"),
+        ("scored (of accepted)", f"{len(scored & accepted)}"),
+        ("**lost** (accepted, not scored or not stored)", f"**{len(accepted - scored)}**"),
+        ("stored without an answer to the client", f"{len(stored - accepted)}"),
+        (
+            "**duplicate scores** (score_count > 1)",
+            f"**{Submission.objects.filter(task=task, score_count__gt=1).count()}**",
+        ),
+        ("failed scoring", f"{rush_rows.filter(status=Submission.Status.FAILED).count()}"),
+        ("upload latency p50 / p95", percentiles_ms([u.latency_ms for u in rush.uploads])),
+        (
+            f"leaderboard latency p50 / p95, during the rush ({len(board.entries)} teams)",
+            percentiles_ms(rush.reads["leaderboard"]),
+        ),
+        ("leaderboard latency p50 / p95, at rest (one client)", percentiles_ms(at_rest_ms(port, "leaderboard"))),
+        ("disagreements latency p50 / p95, during the rush", percentiles_ms(rush.reads["disagreements"])),
+        ("reader errors (non-200)", f"{len(rush.read_errors)}"),
+        ("rush: first upload sent → last answered", f"{rush.last_answer_at - rush.started_at:.1f} s"),
+        ("last upload → last score (database clocks)", last_to_score),
+        ("last upload answered → all scored (seen by polling)", f"{all_scored_at - rush.last_answer_at:.1f} s"),
+    ]
+    print(
+        f"\n{os.cpu_count()} cores · gunicorn {web_workers} sync workers · {args.rq_workers} RQ workers · "
+        f"{args.clients} uploading clients + {args.readers} readers · {len(setup.ids):,} items · "
+        f"{args.teams} teams · deadline {args.deadline_s:g} s after the start\n"
+    )
+    print("| measure | value |\n| --- | --- |")
+    for measure, value in rows:
+        print(f"| {measure} | {value} |")
+
+
+def profile_board(setup: Setup) -> None:
+    """Where the leaderboard page's time goes: the selector, then the whole view with its template."""
+    from django.test import RequestFactory
+
+    from leaderboard.models import Task
+    from leaderboard.selectors import leaderboard
+    from leaderboard.views import boards
+
+    task = Task.objects.get(pk=setup.task_id)
+    request = RequestFactory().get(f"/tasks/{SLUG}/leaderboard/", HTTP_HOST="127.0.0.1")
+    from django.contrib.auth.models import AnonymousUser
+
+    request.user = AnonymousUser()
+    for what, call in (
+        ("selectors.leaderboard", lambda: leaderboard(task=task)),
+        ("the leaderboard view (selector + template)", lambda: boards.leaderboard(request, slug=SLUG)),
+    ):
+        call()  # warm
+        started = time.perf_counter()
+        for _ in range(5):
+            call()
+        mean_ms = (time.perf_counter() - started) / 5 * 1000
+        profiler = cProfile.Profile()
+        profiler.runcall(call)
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(18)
+        print(f"\n### {what}: {mean_ms:,.0f} ms per call, in process, at rest\n\n```\n{out.getvalue().strip()}\n```")
+
+
+# --- the run ------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    rng = np.random.default_rng(2017)
+    run_dir = Path(tempfile.mkdtemp(prefix="load-rush-"))
+    processes: list[ManagedProcess] = []
+    port = free_port()
+    database_url = recreate_database(args.pg_admin_url)
+    env = environment(args, database_url=database_url, run_dir=run_dir, port=port)
+    os.environ.update(env)
+    import django
+    import redis
+
+    redis_client = redis.Redis.from_url(args.redis_url)
+    redis_client.flushdb()
+    failed = True
+    try:
+        django.setup()
+        from django.core.management import call_command
+
+        from leaderboard.models import Submission
+
+        call_command("migrate", verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        started = time.perf_counter()
+        setup = build(args, rng)
+        print(
+            f"set-up: {args.teams} teams, task and board built in {time.perf_counter() - started:.1f} s",
+            file=sys.stderr,
+        )
+
+        full_env = {**os.environ, **env}
+        workers = [start_worker(name=f"rush-{n}", env=full_env, log_dir=run_dir) for n in range(args.rq_workers)]
+        processes.extend(workers)
+        web = start_process(
+            name="gunicorn",
+            args=[sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py"],
+            env=full_env,
+            log_dir=run_dir,
+        )
+        processes.append(web)
+        wait_listening(workers, redis_client=redis_client, timeout_s=60)
+        wait_until(lambda: _answers(port), timeout_s=60, what="gunicorn to answer", interval_s=0.2)
+        web_workers = len(web.pids()) - 1
+
+        rush = run_rush(args, setup, port, rng)
+        unfinished = Submission.objects.filter(task_id=setup.task_id).unfinished()
+        wait_until(lambda: not unfinished.exists(), timeout_s=args.scoring_timeout_s, what="scoring", interval_s=0.1)
+        all_scored_at = time.perf_counter()
+        report(args, setup, rush, port=port, web_workers=web_workers, all_scored_at=all_scored_at)
+        if args.profile:
+            profile_board(setup)
+        failed = False
+    finally:
+        for process in processes:
+            process.kill()
+        from django.db import connections
+
+        connections.close_all()
+        redis_client.flushdb()
+        redis_client.close()
+        if not args.keep_db:
+            database_admin(args.pg_admin_url, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
+        if failed:
+            print(f"logs kept in {run_dir}", file=sys.stderr)
+        else:
+            shutil.rmtree(run_dir, ignore_errors=True)
+    return 0
+
+
+def _answers(port: int) -> bool:
+    try:
+        return Browser(port).get("/accounts/login/").status == 200
+    except OSError:
+        return False
+
+
+if __name__ == "__main__":
+    sys.exit(main())
