@@ -126,6 +126,8 @@ def _decode_check(data: bytes, name: str) -> bytes:
         # The offset is the file's, counted with the byte-order mark the user sees in a hex editor.
         raise InputFileError(UNDECODABLE, file=name, line=line, offset=error.start + bom) from None
     # Blank lines at the very end are an editor's habit, not a missing record.
+    if data.endswith(b"\n") and not data.endswith((b"\n\n", b"\n\r\n", b"\r\r\n")):
+        return data  # the usual ending: no copy of a large file
     return data.rstrip(b"\r\n") + b"\n"
 
 
@@ -150,7 +152,7 @@ def read_table(data: bytes, *, name: str, max_rows: int | None = None) -> pd.Dat
             io.BytesIO(data),
             sep=separator,
             header=None,
-            dtype=str,
+            dtype=object,  # plain Python strings: the checks below compare them directly
             na_filter=False,
             keep_default_na=False,
             skip_blank_lines=False,
@@ -165,7 +167,8 @@ def read_table(data: bytes, *, name: str, max_rows: int | None = None) -> pd.Dat
         raise InputFileError(MALFORMED, file=name, detail=str(error).strip()) from None
     except pd.errors.EmptyDataError:
         raise InputFileError(EMPTY_FILE, file=name) from None
-    frame = table.iloc[1:].reset_index(drop=True)
+    # Views of the parsed columns without the header row: no copy of a large file.
+    frame = pd.DataFrame({k: table[k].to_numpy(dtype=object)[1:] for k in table.columns}, copy=False)
     if max_rows is not None and len(frame) > max_rows:
         raise InputFileError(TOO_MANY_LINES, file=name, line=max_rows + 2, limit=max_rows)
     # "id" and "label" are matched in any case; label columns of probability files exactly.
@@ -178,7 +181,10 @@ def read_table(data: bytes, *, name: str, max_rows: int | None = None) -> pd.Dat
     frame.columns = columns
     if frame.empty:
         raise InputFileError(NO_ROWS, file=name, line=HEADER_LINE + 1)
-    _check_no_blank_lines(frame, name=name)
+    # A blank or short line always leaves the last column empty: check that one column, and
+    # look closer only when it finds something.
+    if _empty(frame.iloc[:, -1].to_numpy(dtype=object)).any():
+        _check_no_blank_lines(frame, name=name)
     frame.attrs["source"], frame.attrs["separator"] = data, separator
     return frame
 
@@ -191,6 +197,12 @@ def _column_name(column: object) -> str:
 
 def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
+
+
+def _empty(values: np.ndarray) -> np.ndarray:
+    """Where a parsed field is empty. With ``na_filter=False`` pandas gives every field as a
+    string and pads the missing fields of a short line with "", so no NaN can occur."""
+    return values == ""
 
 
 def _check_no_blank_lines(frame: pd.DataFrame, *, name: str) -> None:
@@ -209,7 +221,7 @@ def _check_no_blank_lines(frame: pd.DataFrame, *, name: str) -> None:
 def _check_values(frame: pd.DataFrame, *, name: str, column: str, what: str) -> np.ndarray:
     """The column as an object array; an error on the first empty or missing value."""
     values = frame[column].to_numpy(dtype=object)
-    missing = pd.isna(values) | (values == "")
+    missing = _empty(values)
     if missing.any():
         line = _first(missing) + 2
         found = _field_count(frame, line)
@@ -238,7 +250,10 @@ def _field_count(frame: pd.DataFrame, line: int) -> int | None:
 
 
 def _check_unique(ids: np.ndarray, *, name: str) -> None:
-    duplicated = pd.Index(ids).duplicated()
+    index = pd.Index(ids)
+    if index.is_unique:
+        return
+    duplicated = index.duplicated()
     if duplicated.any():
         row = _first(duplicated)
         first = _first(ids == ids[row])
@@ -290,19 +305,26 @@ def read_labels(
     return LabelFile(name=name, ids=ids, codes=encode_labels(values, labels=labels, name=name), labels=labels)
 
 
+def _same_ids(ids: np.ndarray, gold: LabelFile) -> bool:
+    return len(ids) == len(gold.ids) and bool(np.array_equal(ids, gold.ids))
+
+
 def align_to_gold(ids: np.ndarray, *, gold: LabelFile, name: str) -> np.ndarray:
     """For each gold item, the row of ``ids`` that predicts it; errors on unknown or missing ids.
 
-    ``ids`` must already be free of duplicates. When the file lists the gold ids in the gold
-    order (the usual case) the answer is the identity, found without hashing.
+    When the file lists the gold ids in the gold order (the usual case) the answer is the
+    identity, found without hashing, and the ids are unique since the gold ids are.
     """
-    if len(ids) == len(gold.ids) and np.array_equal(ids, gold.ids):
+    if _same_ids(ids, gold):
         return np.arange(len(ids))
     positions = pd.Index(gold.ids).get_indexer(ids)
     unknown = positions < 0
     if unknown.any():
+        _check_unique(ids[: _first(unknown)], name=name)  # a duplicate before it comes first
         row = _first(unknown)
         raise InputFileError(UNKNOWN_ID, file=name, line=row + 2, id=ids[row])
+    if len(positions) and np.bincount(positions).max() > 1:
+        _check_unique(ids, name=name)
     covered = np.zeros(len(gold.ids), dtype=bool)
     covered[positions] = True
     if not covered.all():
@@ -348,7 +370,8 @@ def read_predictions(
     soft = "label" not in frame.columns and len(frame.columns) > 1
     _check_columns(frame, name=name, expected=("id", *gold.labels) if soft else ("id", "label"))
     ids = _check_values(frame, name=name, column="id", what="id")
-    _check_unique(ids, name=name)
+    if not _same_ids(ids, gold):  # gold ids are unique: the same ids need no second look
+        _check_unique(ids, name=name)
     if soft:
         probabilities = _probabilities(frame, labels=gold.labels, name=name)
         order = align_to_gold(ids, gold=gold, name=name)
