@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
+from django.utils.html import escape
 
 
 def confusion_heatmap(matrix: Sequence[Sequence[float]] | None, labels: Sequence[str], *, title: str) -> str | None:
@@ -18,8 +19,9 @@ def confusion_heatmap(matrix: Sequence[Sequence[float]] | None, labels: Sequence
     figure = go.Figure(
         go.Heatmap(
             z=matrix,
-            x=[f"gold {label}" for label in labels],
-            y=[f"predicted {label}" for label in labels],
+            # plotly renders a few HTML tags in text: labels come from organisers, so escape them.
+            x=[f"gold {escape(label)}" for label in labels],
+            y=[f"predicted {escape(label)}" for label in labels],
             text=text,
             texttemplate="%{text}",
             hovertemplate="%{y}, %{x}: %{text}<extra></extra>",

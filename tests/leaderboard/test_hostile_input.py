@@ -585,3 +585,14 @@ def test_safe_file_name_is_always_a_printable_base_name(name):
 
 def test_the_toy_files_are_what_these_tests_assume():
     assert label_file(GOLD_LABELS) == GOLD == PERFECT
+
+
+def test_class_labels_are_escaped_in_the_confusion_heatmap():
+    import json
+
+    from leaderboard.confusion_chart import confusion_heatmap
+
+    figure = json.loads(confusion_heatmap([[1, 0], [0, 1]], ["<b>x</b>", "y"], title="raw"))
+    axis_text = figure["data"][0]["x"] + figure["data"][0]["y"]
+    assert "gold &lt;b&gt;x&lt;/b&gt;" in axis_text
+    assert not any("<b>" in text for text in axis_text)
