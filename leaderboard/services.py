@@ -123,6 +123,19 @@ def baselines_refresh(*, task: Task, gold: LabelFile) -> None:
 # --- tasks -------------------------------------------------------------------------------------
 
 
+def _store_gold(*, labels: list[str], name: str, content: bytes) -> tuple[LabelFile, StoredFile]:
+    """Validate a gold file and store its bytes; nothing is stored if it is refused."""
+    gold = parse_gold(content=content, labels=labels)
+    gold_file = StoredFile.of(name=safe_file_name(name), content=content)
+    gold_file.save()
+    return gold, gold_file
+
+
+def _enqueue_on_commit(ids: list[int]) -> None:
+    for pk in ids:
+        transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
+
+
 @transaction.atomic
 def task_create(
     *,
@@ -144,9 +157,7 @@ def task_create(
     labels = validate_labels(labels)
     if closes_at <= opens_at:
         raise ValidationError(BAD_DATES, code="BAD_DATES")
-    gold = parse_gold(content=gold_content, labels=labels)
-    gold_file = StoredFile.of(name=safe_file_name(gold_name), content=gold_content)
-    gold_file.save()
+    gold, gold_file = _store_gold(labels=labels, name=gold_name, content=gold_content)
     task = Task.objects.create(
         slug=slug,
         title=title,
@@ -172,16 +183,13 @@ def gold_replace(*, task: Task, gold_name: str, gold_content: bytes) -> int:
 
     Old scores stay visible until the new ones are written; nothing is deleted.
     """
-    gold = parse_gold(content=gold_content, labels=list(task.labels))
-    gold_file = StoredFile.of(name=safe_file_name(gold_name), content=gold_content)
-    gold_file.save()
+    gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
     Task.objects.filter(pk=task.pk).update(gold_file=gold_file, gold_version=F("gold_version") + 1)
     task.refresh_from_db()
     baselines_refresh(task=task, gold=gold)
     ids = list(task.submissions.values_list("pk", flat=True))
     task.submissions.exclude(status=Submission.Status.SCORING).update(status=Submission.Status.QUEUED)
-    for pk in ids:
-        transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
+    _enqueue_on_commit(ids)
     return len(ids)
 
 
@@ -190,8 +198,7 @@ def task_rescore(*, task: Task) -> int:
     """Queue every submission of the task for scoring again (idempotent per gold version, so
     this re-scores only what is not scored against the current gold); returns how many."""
     ids = list(task.submissions.exclude(status=Submission.Status.SCORING).values_list("pk", flat=True))
-    for pk in ids:
-        transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
+    _enqueue_on_commit(ids)
     return len(ids)
 
 

@@ -35,7 +35,7 @@ Among all solutions the one whose values sit closest to the printed centres
 squared deviations) is re-scored from scratch and printed with that margin and the
 number of solutions.
 
-Run ``python tools/reconstruct_table8.py``; it prints a ``MATRICES`` literal.
+Run ``python -m tools.reconstruct_table8`` from the repository root; it prints a ``MATRICES`` literal.
 """
 
 from __future__ import annotations
@@ -47,28 +47,18 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from leaderboard.demo_table8 import GOLD_COUNTS, TABLE8, TABLE8_COLUMNS
+
 LABELS: tuple[str, ...] = ("negative", "neutral", "positive")
-GOLD: NDArray[np.int64] = np.array([3972, 5937, 2375], dtype=np.int64)
+GOLD: NDArray[np.int64] = np.array(GOLD_COUNTS, dtype=np.int64)
 TOTAL: int = int(GOLD.sum())
 N_CLASSES: int = len(GOLD)
 
 #: Half a unit of the last printed digit, in percentage points.
 TOLERANCE: float = 0.05
 
-COLUMNS: tuple[str, ...] = ("macR", "GmacR", "HmacR", "macF1", "macF1c", "kappa", "mcc", "r1", "r2", "r3")
+COLUMNS: tuple[str, ...] = TABLE8_COLUMNS
 MACF1C: int = COLUMNS.index("macF1c")
-
-#: Table 8 as printed (percentages), in ``COLUMNS`` order.
-TABLE8: dict[str, tuple[float, ...]] = {
-    "A": (68.1, 66.8, 65.4, 65.4, 67.7, 46.5, 48.0, 82.9, 51.2, 70.2),
-    "B": (68.1, 66.5, 65.0, 66.0, 67.7, 47.3, 49.2, 87.8, 51.4, 65.2),
-    "C": (67.6, 66.8, 66.0, 66.0, 67.5, 47.2, 48.1, 81.7, 56.0, 65.2),
-    "D": (67.4, 66.5, 65.6, 65.1, 67.1, 46.3, 47.3, 80.3, 54.2, 67.6),
-    "E": (66.9, 66.8, 66.8, 66.0, 67.3, 47.0, 47.0, 69.8, 64.0, 66.8),
-    "F": (65.9, 65.6, 65.4, 64.5, 66.1, 45.0, 45.4, 73.5, 58.7, 65.6),
-    "G": (64.9, 64.2, 63.5, 63.4, 64.9, 43.0, 43.8, 77.4, 53.9, 63.5),
-    "H": (64.5, 64.5, 64.5, 63.7, 64.9, 43.6, 43.6, 65.3, 63.6, 64.5),
-}
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]

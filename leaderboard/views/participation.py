@@ -143,38 +143,46 @@ def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leaderboard/task_detail.html", context)
 
 
+def _team_action(request: HttpRequest, task: Task, *, form, action, success: str, invalid: str) -> HttpResponse:
+    """Run a team service on a valid form and report the outcome as a message on the task page."""
+    if form.is_valid():
+        try:
+            team = action(form.cleaned_data)
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(request, success.format(team=team))
+    else:
+        messages.error(request, invalid)
+    return redirect(task)
+
+
 @login_required
 @require_POST
 def team_create(request: HttpRequest, slug: str) -> HttpResponse:
     task = _task(slug)
-    form = TeamCreateForm(request.POST)
-    if form.is_valid():
-        try:
-            team = services.team_create(task=task, user=request.user, name=form.cleaned_data["name"])
-        except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
-        else:
-            messages.success(request, f"You created the team “{team.name}”. Invite code: {team.invite_code}")
-    else:
-        messages.error(request, "Give the team a name of at most 80 characters.")
-    return redirect(task)
+    return _team_action(
+        request,
+        task,
+        form=TeamCreateForm(request.POST),
+        action=lambda data: services.team_create(task=task, user=request.user, name=data["name"]),
+        success="You created the team “{team.name}”. Invite code: {team.invite_code}",
+        invalid="Give the team a name of at most 80 characters.",
+    )
 
 
 @login_required
 @require_POST
 def team_join(request: HttpRequest, slug: str) -> HttpResponse:
     task = _task(slug)
-    form = TeamJoinForm(request.POST)
-    if form.is_valid():
-        try:
-            team = services.team_join(task=task, user=request.user, invite_code=form.cleaned_data["invite_code"])
-        except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
-        else:
-            messages.success(request, f"You joined the team “{team.name}”.")
-    else:
-        messages.error(request, "Enter the team's invite code.")
-    return redirect(task)
+    return _team_action(
+        request,
+        task,
+        form=TeamJoinForm(request.POST),
+        action=lambda data: services.team_join(task=task, user=request.user, invite_code=data["invite_code"]),
+        success="You joined the team “{team.name}”.",
+        invalid="Enter the team's invite code.",
+    )
 
 
 @login_required
