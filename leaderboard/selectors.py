@@ -7,10 +7,25 @@ Figure 2 writes ``metric_c``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db import connections
+from django.db.models import (
+    Case,
+    F,
+    FloatField,
+    IntegerField,
+    OrderBy,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    When,
+    Window,
+)
+from django.db.models import Value as SQLValue
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, RowNumber
 
 from leaderboard.models import Baseline, Scored, Submission, Task, Team
 from scoring.engine import ranking
@@ -79,26 +94,58 @@ def metric_value(scored: Scored, column: Column) -> Value:
     return (per_class or {}).get(label.rstrip("]"), {}).get(measure)
 
 
-def _best_key(submission: Submission, column: Column) -> tuple:
-    return (*ranking.sort_key(metric_value(submission, column)), -submission.created_at.timestamp())
+SCORE_FIELDS: dict[bool, tuple[str, str]] = {
+    False: ("metrics", "per_class"),
+    True: ("calibrated", "calibrated_per_class"),
+}
+"""The JSON columns a board reads, raw or calibrated: the suite's values and, for the
+``recall[label]`` columns, the per-class ones."""
 
 
-def counting_submissions(task: Task) -> dict[int, Submission]:
-    """For each team, the scored submission that counts under the task's policy."""
-    scored: dict[int, list[Submission]] = {}
-    for submission in task.submissions.scored().order_by("-created_at", "-id"):
-        scored.setdefault(submission.team_id, []).append(submission)
-    chosen = dict(Team.objects.filter(task=task).values_list("pk", "chosen_submission_id"))
-    primary = Column(next(m for m in leaderboard_metrics(tuple(task.labels)) if m.key == task.primary_metric), False)
-    counting: dict[int, Submission] = {}
-    for team_id, submissions in scored.items():
-        if task.counting == Task.Counting.BEST:
-            counting[team_id] = min(submissions, key=lambda s: _best_key(s, primary))
-        elif task.counting == Task.Counting.CHOSEN:
-            counting[team_id] = next((s for s in submissions if s.pk == chosen.get(team_id)), submissions[0])
-        else:
-            counting[team_id] = submissions[0]
-    return counting
+def score_fields(calibrated: bool | None) -> tuple[str, ...]:
+    """The JSON columns a board of raw (``False``), calibrated (``True``) or both (``None``)
+    columns needs; the others (the confusion matrix above all) are never read."""
+    flags = (False, True) if calibrated is None else (calibrated,)
+    return tuple(name for flag in flags for name in SCORE_FIELDS[flag])
+
+
+def _counting_order(task: Task) -> list[OrderBy]:
+    """The order, within a team, that puts its counting submission first.
+
+    Latest: newest upload first (then the highest id). Best: the primary metric's value,
+    highest first and undefined last, ties to the newest. Chosen: the team's chosen
+    submission, else the latest.
+    """
+    newest = [F("created_at").desc(), F("id").desc()]
+    if task.counting == Task.Counting.BEST:
+        primary = Cast(KT(f"metrics__{task.primary_metric}"), FloatField())
+        return [primary.desc(nulls_last=True), *newest]
+    if task.counting == Task.Counting.CHOSEN:
+        chosen_id = Team.objects.filter(pk=OuterRef("team_id")).values("chosen_submission_id")[:1]
+        chosen_first = Case(
+            When(pk=Subquery(chosen_id), then=SQLValue(0)), default=SQLValue(1), output_field=IntegerField()
+        )
+        return [chosen_first.asc(), *newest]
+    return newest
+
+
+def counting_submissions(task: Task, *, fields: Sequence[str] | None = None) -> dict[int, Submission]:
+    """For each team, the scored submission that counts under the task's policy.
+
+    One query that returns one row per team, with only the JSON columns in ``fields``
+    (default: every score column): ``DISTINCT ON (team_id)`` where the database has it
+    (PostgreSQL), else the first row of a window over each team's submissions. ``task_id``
+    stays loaded, or reading ``submission.task`` would cost a query per row.
+    """
+    fields = score_fields(None) if fields is None else tuple(fields)
+    scored = task.submissions.scored().only("id", "task_id", "team_id", "created_at", *fields)
+    order = _counting_order(task)
+    if connections[scored.db].features.can_distinct_on_fields:
+        rows = scored.order_by("team_id", *order).distinct("team_id")
+    else:
+        first = Window(RowNumber(), partition_by=[F("team_id")], order_by=order)
+        rows = scored.annotate(place_in_team=first).filter(place_in_team=1).order_by()
+    return {submission.team_id: submission for submission in rows}
 
 
 @dataclass
@@ -131,9 +178,13 @@ class Board:
 
 
 def _entries(task: Task, columns: Sequence[Column]) -> tuple[list[Entry], list[Entry]]:
-    counting = counting_submissions(task)
+    """Every team with its counting submission's values and ranks, then the baselines; only
+    the JSON columns that ``columns`` read are loaded."""
+    sides = {column.calibrated for column in columns}
+    calibrated = sides.pop() if len(sides) == 1 else None
+    counting = counting_submissions(task, fields=score_fields(calibrated))
     entries = []
-    for team in Team.objects.filter(task=task):
+    for team in Team.objects.filter(task=task).only("id", "name", "task_id"):
         submission = counting.get(team.pk)
         values = {c.id: metric_value(submission, c) if submission else None for c in columns}
         entries.append(Entry(name=team.name, team=team, submission=submission, values=values))
@@ -143,9 +194,16 @@ def _entries(task: Task, columns: Sequence[Column]) -> tuple[list[Entry], list[E
             entry.ranks[column.id] = rank
     baselines = [
         Entry(name=b.name, baseline=b, values={c.id: metric_value(b, c) for c in columns})
-        for b in Baseline.objects.filter(task=task)
+        for b in Baseline.objects.filter(task=task).only("id", "name", "task_id", *score_fields(calibrated))
     ]
     return entries, baselines
+
+
+def sorted_by(task: Task, columns: Sequence[Column], sort: str | None) -> Column:
+    """The column a board sorts by: ``sort`` if it is one of ``columns``, else the primary metric."""
+    return next((c for c in columns if c.id == sort), None) or next(
+        (c for c in columns if c.metric.key == task.primary_metric), columns[0]
+    )
 
 
 def leaderboard(*, task: Task, calibrated: bool | None = False, sort: str | None = None) -> Board:
@@ -156,9 +214,7 @@ def leaderboard(*, task: Task, calibrated: bool | None = False, sort: str | None
     by name.
     """
     columns = columns_of(task, calibrated=calibrated)
-    sort_column = next((c for c in columns if c.id == sort), None) or next(
-        (c for c in columns if c.metric.key == task.primary_metric), columns[0]
-    )
+    sort_column = sorted_by(task, columns, sort)
     entries, baselines = _entries(task, columns)
     entries.sort(key=lambda e: (*ranking.sort_key(e.values[sort_column.id]), e.name.lower()))
     baselines.sort(key=lambda e: (*ranking.sort_key(e.values[sort_column.id]), e.name.lower()))
@@ -186,7 +242,16 @@ def rank_correlations(*, task: Task, column_ids: Iterable[str] | None = None) ->
         wanted = list(column_ids)
         columns = [c for c in columns if c.id in wanted]
     teams, values = team_values(task, columns)
-    return Correlations(columns=columns, teams=teams, values=values, matrix=ranking.spearman_matrix(values))
+    return correlations_of(columns=columns, teams=teams, values=values)
+
+
+def correlations_of(
+    *, columns: Sequence[Column], teams: Sequence[str], values: Mapping[str, Sequence[Value]]
+) -> Correlations:
+    """The correlation matrix of ``columns`` from team values already read (``values`` may
+    hold more columns)."""
+    wanted = {c.id: list(values[c.id]) for c in columns}
+    return Correlations(columns=list(columns), teams=list(teams), values=wanted, matrix=ranking.spearman_matrix(wanted))
 
 
 @dataclass(frozen=True)
@@ -201,6 +266,13 @@ class Comparison:
 def compare_columns(*, task: Task, first: Column, second: Column) -> Comparison:
     """How two metrics order the teams differently: rank moves and swapped pairs."""
     teams, values = team_values(task, [first, second])
+    return compare_values(first=first, second=second, teams=teams, values=values)
+
+
+def compare_values(
+    *, first: Column, second: Column, teams: Sequence[str], values: Mapping[str, Sequence[Value]]
+) -> Comparison:
+    """:func:`compare_columns` on team values already read."""
     a, b = values[first.id], values[second.id]
     return Comparison(
         first=first,

@@ -129,7 +129,13 @@ LOGIN_RATE_LIMIT = int(os.environ.get("LOGIN_RATE_LIMIT", "10"))
 """Failed log-ins allowed per user name and address within LOGIN_RATE_WINDOW seconds."""
 LOGIN_RATE_WINDOW = int(os.environ.get("LOGIN_RATE_WINDOW", "300"))
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Per-process memory by default. Set CACHE_URL (e.g. redis://host:6379/1) in the scaled
+# set-up so that cached boards and log-in rate limits are shared by every gunicorn worker.
+CACHE_URL = os.environ.get("CACHE_URL")
+if CACHE_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 LOGGING = {
     "version": 1,

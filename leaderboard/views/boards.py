@@ -18,7 +18,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, selectors
+from leaderboard import caching, charts, presenters, selectors
 from leaderboard.models import Task
 from leaderboard.permissions import can_view_board
 from leaderboard.selectors import CALIBRATED_SUFFIX, Column, Entry
@@ -65,15 +65,19 @@ def _split(entries: Iterable[Entry]) -> tuple[list[Entry], list[Entry]]:
 @board_view
 def leaderboard(request: HttpRequest, task: Task) -> HttpResponse:
     calibrated = request.GET.get("calibrated") == "1"
-    board = selectors.leaderboard(task=task, calibrated=calibrated, sort=request.GET.get("sort"))
-    ranked, unscored = _split(board.entries)
+    columns = selectors.columns_of(task, calibrated=calibrated)
+    sort = selectors.sorted_by(task, columns, request.GET.get("sort"))
+    rows = caching.cached(
+        task,
+        caching.scores_stamp(task),
+        ("leaderboard", calibrated, sort.id),
+        lambda: presenters.board_rows(selectors.leaderboard(task=task, calibrated=calibrated, sort=sort.id)),
+    )
     context = {
         "task": task,
-        "board": board,
+        "board": presenters.BoardPage(columns=columns, sort=sort, rows=rows),
         "calibrated": calibrated,
-        "ranked": ranked,
-        "unscored": unscored,
-        "switch_sort": counterpart_id(board.sort),
+        "switch_sort": counterpart_id(sort),
     }
     return render(request, "leaderboard/leaderboard.html", context)
 
@@ -238,21 +242,54 @@ def most_disagreeing(
     return min(candidates, key=lambda pair: pair[0])[1] if candidates else None
 
 
+def astuple_shallow(comparison: selectors.Comparison) -> tuple:
+    """A comparison's results without its columns: (changes, swaps, correlation)."""
+    return comparison.changes, comparison.swaps, comparison.correlation
+
+
+def _analysis(task: Task, *, columns: list[Column], every_column: list[Column]) -> dict[str, Any]:
+    """The disagreements page's costly part: every column's team values, the correlations
+    of ``columns`` and both figures."""
+    teams, values = selectors.team_values(task, every_column)
+    correlations = selectors.correlations_of(columns=columns, teams=teams, values=values)
+    return {
+        "teams": teams,
+        "values": values,
+        "matrix": correlations.matrix,
+        "heatmap": charts.correlation_heatmap(columns=columns, matrix=correlations.matrix),
+        "rank_chart": charts.rank_lines(columns=columns, teams=teams, values=correlations.values),
+    }
+
+
 @board_view
 def disagreements(request: HttpRequest, task: Task) -> HttpResponse:
     set_name = request.GET.get("set") if request.GET.get("set") in COLUMN_SETS else next(iter(COLUMN_SETS))
     columns = selectors.paired_columns(task, paper_set=set_name == "paper")
-    correlations = selectors.rank_correlations(task=task, column_ids=[c.id for c in columns])
     every_column = selectors.paired_columns(task)
+    stamp = caching.scores_stamp(task)
+    analysis = caching.cached(
+        task,
+        stamp,
+        ("disagreements", [c.id for c in columns]),
+        lambda: _analysis(task, columns=columns, every_column=every_column),
+    )
+    matrix = analysis["matrix"]
     by_id = {c.id: c for c in every_column}
     first = by_id.get(request.GET.get("a", "")) or by_id.get(task.primary_metric) or every_column[0]
     second = (
-        by_id.get(request.GET.get("b", ""))
-        or most_disagreeing(first, columns, correlations.matrix)
-        or by_id[counterpart_id(first)]
+        by_id.get(request.GET.get("b", "")) or most_disagreeing(first, columns, matrix) or by_id[counterpart_id(first)]
     )
-    comparison = selectors.compare_columns(task=task, first=first, second=second)
-    defined_counts = {c.id: correlations.matrix[c.id][c.id].n_teams for c in columns}
+    # columns hold their metric's functions, which do not pickle: the cache keeps the rest
+    changes, swaps, correlation = caching.cached(
+        task,
+        stamp,
+        ("comparison", first.id, second.id),
+        lambda: astuple_shallow(
+            selectors.compare_values(first=first, second=second, teams=analysis["teams"], values=analysis["values"])
+        ),
+    )
+    comparison = selectors.Comparison(first, second, changes, swaps, correlation)
+    defined_counts = {c.id: matrix[c.id][c.id].n_teams for c in columns}
     n_scored = max(defined_counts.values(), default=0)
     context = {
         "task": task,
@@ -260,11 +297,11 @@ def disagreements(request: HttpRequest, task: Task) -> HttpResponse:
         "column_sets": COLUMN_SETS,
         "columns": columns,
         "every_column": every_column,
-        "n_teams": len(correlations.teams),
+        "n_teams": len(analysis["teams"]),
         "n_scored": n_scored,
         "partly_undefined": [(c, defined_counts[c.id]) for c in columns if defined_counts[c.id] < n_scored],
-        "heatmap": charts.correlation_heatmap(columns=columns, matrix=correlations.matrix),
-        "rank_chart": charts.rank_lines(columns=columns, teams=correlations.teams, values=correlations.values),
+        "heatmap": analysis["heatmap"],
+        "rank_chart": analysis["rank_chart"],
         "first": first,
         "second": second,
         "comparison": comparison,

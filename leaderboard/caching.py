@@ -1,0 +1,73 @@
+"""Cached results pages: keys that change whenever what a page shows changes.
+
+A page's cache key holds the task's own settings (id, gold version, counting policy, primary
+metric, labels), the page's parameters, and a *stamp* of the scores read from the database on
+every request: the number of scored submissions, their latest ``scored_at``, the sum of their
+``score_count`` and their highest id; the teams (id, name, chosen submission); the baselines'
+count and highest id. A new score, a re-score, a new or renamed team, a changed choice or new
+baselines make a new key, so nothing stale is ever served and nothing needs invalidating; old
+entries simply expire. Works with any cache backend (keys are hashed: no length or character
+limits to meet).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.core.cache import cache
+from django.db.models import Count, Max, OuterRef, Subquery, Sum
+
+from leaderboard.models import Baseline, Submission, Task, Team
+
+CACHE_TIMEOUT_S = 60 * 60
+"""Entries never go stale (their keys change instead); this only bounds the memory they hold."""
+KEY_PREFIX = "leaderboard:page:v1:"
+
+T = TypeVar("T")
+
+
+def _aggregate(queryset, **aggregates) -> dict[str, Subquery]:
+    """One scalar subquery per aggregate of ``queryset`` (filtered on the outer task)."""
+    grouped = queryset.filter(task=OuterRef("pk")).order_by().values("task")
+    return {name: Subquery(grouped.annotate(value=aggregate).values("value")) for name, aggregate in aggregates.items()}
+
+
+def scores_stamp(task: Task) -> str:
+    """What the task's results pages depend on in the database, in two small queries."""
+    scored = Submission.objects.filter(status=Submission.Status.SCORED)
+    counts = (
+        Task.objects.filter(pk=task.pk)
+        .annotate(
+            **_aggregate(
+                scored,
+                n_scored=Count("pk"),
+                last_scored_at=Max("scored_at"),
+                score_writes=Sum("score_count"),
+                last_scored_id=Max("pk"),
+            ),
+            **_aggregate(Baseline.objects.all(), n_baselines=Count("pk"), last_baseline_id=Max("pk")),
+        )
+        .values("n_scored", "last_scored_at", "score_writes", "last_scored_id", "n_baselines", "last_baseline_id")
+        .get()
+    )
+    teams = list(Team.objects.filter(task=task).order_by("pk").values_list("pk", "name", "chosen_submission_id"))
+    return repr((sorted(counts.items()), teams))
+
+
+def page_key(task: Task, stamp: str, *parts: object) -> str:
+    """The cache key of one page (or piece of a page) of ``task`` under ``stamp``."""
+    settings = (task.pk, task.gold_version, task.counting, task.primary_metric, list(task.labels))
+    digest = hashlib.sha256(repr((settings, parts, stamp)).encode()).hexdigest()
+    return f"{KEY_PREFIX}{task.pk}:{digest}"
+
+
+def cached(task: Task, stamp: str, parts: tuple, build: Callable[[], T]) -> T:
+    """The cached value of ``parts`` for ``task`` under ``stamp``, built and stored if missing."""
+    key = page_key(task, stamp, *parts)
+    value = cache.get(key)
+    if value is None:
+        value = build()
+        cache.set(key, value, CACHE_TIMEOUT_S)
+    return value

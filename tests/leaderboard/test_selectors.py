@@ -1,0 +1,94 @@
+"""The counting policies' one-query selection against a plain Python statement of each policy."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from leaderboard import selectors, services
+from leaderboard.models import Submission, Task, Team
+from scoring.engine import ranking
+
+pytestmark = pytest.mark.django_db
+
+# (team, minutes ago, macro F1): ties on the value, on the upload time, and undefined values
+SUBMISSIONS = [
+    ("Tied values", 30, 0.5),
+    ("Tied values", 20, 0.5),
+    ("Tied values", 10, 0.25),
+    ("Same time", 10, 0.5),
+    ("Same time", 10, 0.5),
+    ("Undefined", 5, None),
+    ("Undefined", 50, 0.75),
+    ("All undefined", 5, None),
+    ("All undefined", 6, None),
+    ("Negative", 1, -0.5),
+    ("Negative", 2, -0.25),
+]
+
+
+def reference(task: Task) -> dict[int, int]:
+    """Each team's counting submission id, as the policies are stated (DESIGN.md)."""
+    scored: dict[int, list[Submission]] = {}
+    for submission in task.submissions.scored().order_by("-created_at", "-id"):
+        scored.setdefault(submission.team_id, []).append(submission)
+    chosen = dict(Team.objects.filter(task=task).values_list("pk", "chosen_submission_id"))
+    counting = {}
+    for team_id, submissions in scored.items():
+        if task.counting == Task.Counting.BEST:
+            best = min(
+                submissions,
+                key=lambda s: (*ranking.sort_key(s.metrics["macro_f1"]), -s.created_at.timestamp()),
+            )
+        elif task.counting == Task.Counting.CHOSEN:
+            best = next((s for s in submissions if s.pk == chosen.get(team_id)), submissions[0])
+        else:
+            best = submissions[0]
+        counting[team_id] = best.pk
+    return counting
+
+
+@pytest.mark.parametrize("counting", list(Task.Counting))
+def test_counting_submissions_follow_the_policy(make_task, counting):
+    task = make_task(f"policy-{counting}", counting=counting)
+    now = timezone.now()
+    teams = {name: Team.objects.create(task=task, name=name) for name in dict.fromkeys(n for n, _, _ in SUBMISSIONS)}
+    created = [
+        Submission.objects.create(
+            task=task,
+            team=teams[name],
+            file=task.gold_file,
+            kind=Submission.Kind.HARD,
+            status=Submission.Status.SCORED,
+            created_at=now - dt.timedelta(minutes=minutes),
+            metrics={"macro_f1": value, "accuracy": 0.5},
+            per_class={},
+        )
+        for name, minutes, value in SUBMISSIONS
+    ]
+    Submission.objects.create(  # newer, but not scored: never counts
+        task=task, team=teams["Negative"], file=task.gold_file, kind=Submission.Kind.HARD, created_at=now
+    )
+    Team.objects.filter(pk=teams["Tied values"].pk).update(chosen_submission=created[0])
+    Team.objects.filter(pk=teams["Undefined"].pk).update(chosen_submission=created[5])
+
+    counting_ids = {team_id: s.pk for team_id, s in selectors.counting_submissions(task).items()}
+    assert counting_ids == reference(task)
+    raw_only = selectors.counting_submissions(task, fields=selectors.score_fields(False))
+    assert {team_id: s.pk for team_id, s in raw_only.items()} == counting_ids
+    assert all("calibrated" in s.get_deferred_fields() for s in raw_only.values())
+
+
+def test_a_board_loads_only_the_json_it_shows(make_task, make_user, submit):
+    from tests.conftest import PERFECT
+
+    task = make_task()
+    user = make_user("alice")
+    services.team_create(task=task, user=user, name="Alice")
+    submit(task, user, PERFECT)
+    board = selectors.leaderboard(task=task, calibrated=True)
+    deferred = board.entries[0].submission.get_deferred_fields()
+    assert {"metrics", "per_class", "confusion_matrix"} <= deferred
+    assert not {"calibrated", "calibrated_per_class"} & deferred
