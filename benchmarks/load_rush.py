@@ -127,6 +127,7 @@ def environment(args: argparse.Namespace, *, database_url: str, run_dir: Path, p
         "CONN_MAX_AGE": "60",
         "TASKS_BACKEND": "rq",
         "REDIS_URL": args.redis_url,
+        "CACHE_URL": args.redis_url,  # the documented scaled set-up shares its cache in Redis
         "LEADERBOARD_VAR_DIR": str(run_dir / "var"),
         "LOG_LEVEL": "WARNING",
         "GUNICORN_BIND": f"127.0.0.1:{port}",

@@ -84,7 +84,7 @@ def score_submission_now(*, submission_id: int) -> str:
         submission.scored_gold_version = gold_version
         submission.score_count += 1
         submission.save()
-    logger.info("submission %s %s", submission_id, submission.status)
+    logger.debug("submission %s %s", submission_id, submission.status)
     return submission.status
 
 

@@ -142,4 +142,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # One line per task state change is noise in the embedded set-up; failures still show.
+    "loggers": {"django_tasks": {"level": os.environ.get("TASKS_LOG_LEVEL", "WARNING")}},
 }
