@@ -453,7 +453,8 @@ def report(args: argparse.Namespace, setup: Setup, rush: Rush, *, port: int, web
         ("last upload answered → all scored (seen by polling)", f"{all_scored_at - rush.last_answer_at:.1f} s"),
     ]
     print(
-        f"\n{os.cpu_count()} cores · gunicorn {web_workers} sync workers · {args.rq_workers} RQ workers · "
+        f"\n{os.cpu_count()} cores · gunicorn {web_workers} workers × {os.environ.get('GUNICORN_THREADS', '1')} threads"
+        f" · {args.rq_workers} RQ workers · "
         f"{args.clients} uploading clients + {args.readers} readers · {len(setup.ids):,} items · "
         f"{args.teams} teams · deadline {args.deadline_s:g} s after the start\n"
     )

@@ -9,6 +9,7 @@ needed for them. Every value below can be changed from the environment:
   front terminates TLS and sets ``X-Forwarded-Proto``);
 - ``GUNICORN_WORKERS``: worker processes (default 2 × cores + 1, at most
   ``GUNICORN_MAX_WORKERS``, default 12: each sync worker holds a database connection);
+- ``GUNICORN_THREADS``: threads per worker (default 1, the sync worker; more selects gthread);
 - ``GUNICORN_TIMEOUT``: seconds before a stuck worker is restarted (default 60: an upload is
   validated inside its request, a few seconds for the largest allowed file);
 - ``GUNICORN_ACCESS_LOG``: a file, or ``-`` for standard output (the default);
@@ -37,7 +38,10 @@ def default_workers() -> int:
 wsgi_app = "config.wsgi:application"
 bind = [address.strip() for address in os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",") if address]
 workers = int(os.environ.get("GUNICORN_WORKERS") or default_workers())
-worker_class = "sync"
+threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+# With threads, a cached leaderboard read need not wait behind a worker busy validating an
+# upload: each process serves several requests at once.
+worker_class = "gthread" if threads > 1 else "sync"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 graceful_timeout = 30
 # Recycle workers now and then, staggered, so that a slow leak cannot grow without bound.
