@@ -13,9 +13,9 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.engine.io import InputFileError, read_labels, read_predictions
-from scoring.engine.scorer import confusion_of
-from scoring.engine.suite import Report, score_matrix
+from scoring.engine.io import InputFileError
+from scoring.engine.scorer import score_files
+from scoring.engine.suite import Report
 
 logger = logging.getLogger(__name__)
 
@@ -30,13 +30,6 @@ def report_fields(report: Report) -> dict:
         "per_class": report.per_class,
         "calibrated_per_class": report.calibrated_per_class,
     }
-
-
-def score_content(*, gold: bytes, predictions: bytes, labels: list[str], name: str) -> Report:
-    """Score prediction bytes against gold bytes; raises InputFileError on bad input."""
-    gold_file = read_labels(bytes(gold), labels=labels, name="gold file")
-    predicted = read_predictions(bytes(predictions), gold=gold_file, name=name)
-    return score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=len(gold_file.ids))
 
 
 def score_submission_now(*, submission_id: int) -> str:
@@ -60,7 +53,7 @@ def score_submission_now(*, submission_id: int) -> str:
         predictions, name = bytes(submission.file.content), submission.file.name
 
     try:
-        report = score_content(gold=gold, predictions=predictions, labels=labels, name=name)
+        report = score_files(gold, predictions, labels=labels, gold_name="gold file", predictions_name=name)
         fields, failure = report_fields(report), ""
     except InputFileError as error:
         # Validated at upload, so this means the gold file changed under it.

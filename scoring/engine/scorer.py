@@ -24,8 +24,13 @@ def score_files(
     predictions: bytes | str | Path,
     *,
     labels: Sequence[str] | None = None,
+    gold_name: str | None = None,
+    predictions_name: str | None = None,
 ) -> Report:
-    """Read, validate and score; raises :class:`scoring.engine.io.InputFileError` on bad input."""
-    gold_file = read_labels(gold, labels=labels)
-    predicted = read_predictions(predictions, gold=gold_file)
+    """Read, validate and score; raises :class:`scoring.engine.io.InputFileError` on bad input.
+
+    The names are what error messages call the files (default: the path, or "<upload>").
+    """
+    gold_file = read_labels(gold, labels=labels, name=gold_name)
+    predicted = read_predictions(predictions, gold=gold_file, name=predictions_name)
     return score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=len(gold_file.ids))

@@ -25,7 +25,8 @@ from rq.registry import FinishedJobRegistry
 
 from leaderboard import services
 from leaderboard.models import Submission, Task
-from scoring.storage import report_fields, score_content
+from scoring.engine.scorer import score_files
+from scoring.storage import report_fields
 from tests.conftest import PERFECT
 from tests.scale.conftest import REDIS_URL, rq_queues
 from tests.scale.support import item_ids, labels_csv, noisy_codes, wait_until
@@ -50,9 +51,7 @@ def all_scored(task: Task, *, gold_version: int) -> bool:
 
 def expected_fields(*, gold: bytes, submission: Submission) -> dict:
     """The scores computed here, directly, without queue or worker."""
-    report = score_content(
-        gold=gold, predictions=bytes(submission.file.content), labels=list(LABELS), name=submission.file.name
-    )
+    report = score_files(gold, bytes(submission.file.content), labels=list(LABELS))
     return report_fields(report)
 
 
