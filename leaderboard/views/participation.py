@@ -225,7 +225,7 @@ def submission_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     task = submission.task
     context = {"task": task, "submission": submission, "is_member": is_member(request.user, submission)}
     if submission.status == Submission.Status.SCORED:
-        board = leaderboard(task=task) if can_view_board(request.user, task) else None
+        board = leaderboard(task=task, calibrated=None) if can_view_board(request.user, task) else None
         ranks = {}
         if board is not None:
             entry = next((e for e in board.entries if e.submission and e.submission.pk == submission.pk), None)

@@ -355,13 +355,12 @@ def test_joining_with_a_wrong_code_says_so(client, task, make_user):
 # --- uploads -----------------------------------------------------------------------------------
 
 
-def every_metric_rows(content: str) -> dict[str, tuple[str, str]]:
-    """Metric name -> (raw value, rank) from the submission page's "Every metric" table."""
-    rows = re.findall(
-        r'<th title="[^"]*"><a href="[^"]*">([^<]*)</a></th>\s*<td class="num">(.*?)</td>\s*<td class="num">(.*?)</td>',
-        content,
-    )
-    return {html.unescape(name): (re.sub(r"<[^>]+>", "", raw), rank) for name, raw, rank in rows}
+def every_metric_rows(content: str) -> dict[str, tuple[str, str, str, str]]:
+    """Metric name -> (raw value, rank, calibrated value, calibrated rank) from the submission
+    page's "Every metric" table."""
+    cell = r'\s*<td class="num">(.*?)</td>'
+    rows = re.findall(r'<th title="[^"]*"><a href="[^"]*">([^<]*)</a></th>' + cell * 4, content)
+    return {html.unescape(name): tuple(re.sub(r"<[^>]+>", "", text) for text in cells) for name, *cells in rows}
 
 
 def test_a_good_upload_leads_to_its_scored_page(alice_client, task, make_user, submit, post_upload):
@@ -396,12 +395,15 @@ def test_a_good_upload_leads_to_its_scored_page(alice_client, task, make_user, s
     shown = every_metric_rows(content)
     columns = selectors.columns_of(task, calibrated=False)
     assert len(shown) == len(columns)
-    for column in columns:
-        mine, theirs = selectors.metric_value(submission, column), selectors.metric_value(leader, column)
-        expected_rank = "—" if mine is None else str(1 + (theirs is not None and theirs > mine))
-        raw, rank = shown[column.metric.name]
-        assert rank == expected_rank, column.id
-        assert raw == ("undefined" if mine is None else f"{mine:.4f}")
+    calibrated_columns = selectors.columns_of(task, calibrated=True)
+    for column, calibrated in zip(columns, calibrated_columns, strict=True):
+        for position, shown_column in ((0, column), (2, calibrated)):
+            mine = selectors.metric_value(submission, shown_column)
+            theirs = selectors.metric_value(leader, shown_column)
+            expected_rank = "—" if mine is None else str(1 + (theirs is not None and theirs > mine))
+            value, rank = shown[column.metric.name][position : position + 2]
+            assert rank == expected_rank, shown_column.id
+            assert value == ("undefined" if mine is None else f"{mine:.4f}")
     assert page_response.context["ranked"] and page_response.context["n_teams"] == 2
 
 
