@@ -17,6 +17,7 @@ install-dev: $(BIN)/python
 	$(BIN)/pip install -q -r requirements-dev.txt
 
 demo: install
+	mkdir -p "$${LEADERBOARD_VAR_DIR:-var}"
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
@@ -52,6 +53,7 @@ worker: install
 		$(BIN)/python manage.py rqworker default --job-class django_tasks_rq.Job
 
 serve: install
+	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq $(BIN)/python manage.py check --deploy --fail-level ERROR
 	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq $(BIN)/python manage.py collectstatic --noinput
 	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq $(BIN)/gunicorn -c config/gunicorn.py
 

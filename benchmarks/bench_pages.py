@@ -82,11 +82,11 @@ def random_matrix(rng: np.random.Generator) -> np.ndarray:
 def build(args: argparse.Namespace, rng: np.random.Generator):
     from django.contrib.auth import get_user_model
     from django.utils import timezone
+    from scoring.storage import report_fields
 
     from leaderboard import services
     from leaderboard.models import StoredFile, Submission, Team
     from scoring.engine.suite import score_matrix
-    from scoring.storage import report_fields
 
     now = timezone.now()
     organiser = get_user_model().objects.create_user("organiser", password="pagebench-password")

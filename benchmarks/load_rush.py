@@ -156,12 +156,12 @@ def build(args: argparse.Namespace, rng: np.random.Generator) -> Setup:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
     from django.utils import timezone
+    from scoring.storage import report_fields
 
     from leaderboard import services
     from leaderboard.models import StoredFile, Submission
     from scoring.engine.confusion import hard_confusion
     from scoring.engine.suite import score_matrix
-    from scoring.storage import report_fields
 
     user_model = get_user_model()
     ids = item_ids(sum(GOLD_COUNTS))

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from leaderboard import checks  # noqa: F401 (registers the system checks)
+
 
 class LeaderboardConfig(AppConfig):
     name = "leaderboard"

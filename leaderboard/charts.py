@@ -1,11 +1,12 @@
-"""Plotly figures of the leaderboard's analyses, built in Python and drawn by plotly.js.
+"""Plotly figures, built in Python and drawn by plotly.js: the rank-correlation heatmap and the
+rank chart of the disagreement page, and a submission's confusion matrices.
 
-Each function returns ``figure.to_json()``; a template embeds it with ``json_script`` and
-``static/leaderboard/charts.js`` draws it. Nothing here points outside the site: the figures use
-the empty ``"none"`` template and a system font stack, so no web font, MathJax or topojson URL
-ends up in a page. Plotly renders a small HTML subset in labels and hover text, so every name
-that comes from a user (team names, class labels) is HTML-escaped before it goes in; plotly
-turns the entities back into the literal characters.
+Each function returns the figure as JSON; a template embeds it with ``json_script`` next to a
+``<div data-figure="ID">`` and ``static/leaderboard/charts.js`` draws it. Nothing here points
+outside the site: the figures use the empty ``"none"`` template and a system font stack, so no
+web font, MathJax or topojson URL ends up in a page. Plotly renders a small HTML subset in
+labels and hover text, so every name that comes from a user (team names, class labels) is
+HTML-escaped before it goes in; plotly turns the entities back into the literal characters.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from django.utils.html import escape
 
-from leaderboard.selectors import Column
 from scoring.engine import ranking
+from scoring.engine.columns import Column
+from scoring.engine.formatting import mass_text, rho_text, value_text
 from scoring.engine.metrics import Value
 
 FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
@@ -36,7 +38,7 @@ DIVERGING = [
 
 
 def _label(column: Column) -> str:
-    return escape(column.label)
+    return escape(column.symbol)
 
 
 def _layout(**options) -> dict:
@@ -56,10 +58,6 @@ def _tick_angle(columns: Sequence[Column]) -> int:
     return -45 if len(columns) <= MAX_CELLS_WITH_TEXT else -90
 
 
-def _rho_text(rho: float | None) -> str:
-    return "undefined" if rho is None else f"{rho:.2f}"
-
-
 def correlation_heatmap(*, columns: Sequence[Column], matrix: Mapping[str, Mapping[str, ranking.Correlation]]) -> str:
     """Spearman's rho between the team rankings of every pair of columns (paper 000, Fig. 2).
 
@@ -69,9 +67,9 @@ def correlation_heatmap(*, columns: Sequence[Column], matrix: Mapping[str, Mappi
     labels = [_label(c) for c in columns]
     cells = [[matrix[row.id][col.id] for col in columns] for row in columns]
     z = [[cell.rho for cell in row] for row in cells]
-    text = [["" if cell.rho is None else f"{cell.rho:.2f}" for cell in row] for row in cells]
+    text = [["" if cell.rho is None else rho_text(cell.rho) for cell in row] for row in cells]
     customdata = [
-        [[labels[i], labels[j], _rho_text(cell.rho), cell.n_teams] for j, cell in enumerate(row)]
+        [[labels[i], labels[j], rho_text(cell.rho), cell.n_teams] for j, cell in enumerate(row)]
         for i, row in enumerate(cells)
     ]
     heatmap = go.Heatmap(
@@ -134,7 +132,7 @@ def rank_lines(*, columns: Sequence[Column], teams: Sequence[str], values: Mappi
         if all(rank is None for rank in team_ranks):
             continue
         name = escape(team)
-        value_texts = [_value_text(values[c.id][index]) for c in columns]
+        value_texts = [value_text(values[c.id][index]) for c in columns]
         traces.append(
             {
                 "connectgaps": False,
@@ -173,5 +171,28 @@ def rank_lines(*, columns: Sequence[Column], teams: Sequence[str], values: Mappi
     return pio.to_json({"data": traces, "layout": _without_none(layout)}, validate=False)
 
 
-def _value_text(value: Value) -> str:
-    return "undefined" if value is None else f"{value:.4f}"
+def confusion_heatmap(matrix: Sequence[Sequence[float]] | None, labels: Sequence[str], *, title: str) -> str | None:
+    """A confusion matrix with predictions on the y axis and gold labels on the x axis, as in
+    the papers' tables (rows predicted, columns gold); each cell shows its count or mass."""
+    if matrix is None:
+        return None
+    text = [[mass_text(x) for x in row] for row in matrix]
+    figure = go.Figure(
+        go.Heatmap(
+            z=matrix,
+            x=[f"gold {escape(label)}" for label in labels],
+            y=[f"predicted {escape(label)}" for label in labels],
+            text=text,
+            texttemplate="%{text}",
+            hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
+            colorscale="Blues",
+            showscale=False,
+        ),
+        layout=_layout(
+            title={"text": title},
+            yaxis={"autorange": "reversed"},
+            margin={"l": 120, "r": 10, "t": 40, "b": 60},
+            height=120 + 60 * len(labels),
+        ),
+    )
+    return figure.to_json()

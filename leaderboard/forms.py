@@ -7,8 +7,9 @@ from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 
+from leaderboard import errors
 from leaderboard.models import Task, metric_choices
-from leaderboard.services import FILE_TOO_LARGE
+from leaderboard.services.tasks import SETTINGS_FIELDS
 
 
 class UploadField(forms.FileField):
@@ -18,7 +19,8 @@ class UploadField(forms.FileField):
         upload = super().clean(data, initial)
         if upload is not None and upload.size > settings.MAX_UPLOAD_BYTES:
             raise ValidationError(
-                FILE_TOO_LARGE.format(size=upload.size, limit=settings.MAX_UPLOAD_BYTES), code="FILE_TOO_LARGE"
+                errors.FILE_TOO_LARGE.format(size=upload.size, limit=settings.MAX_UPLOAD_BYTES),
+                code=errors.FILE_TOO_LARGE.code,
             )
         return upload
 
@@ -31,29 +33,13 @@ class TaskSettingsForm(forms.ModelForm):
 
     class Meta:
         model = Task
-        fields = [
-            "title",
-            "description",
-            "primary_metric",
-            "opens_at",
-            "closes_at",
-            "max_per_day",
-            "max_total",
-            "counting",
-            "visibility",
-        ]
+        fields = list(SETTINGS_FIELDS)
         widgets = {
             "opens_at": DATETIME_WIDGET,
             "closes_at": DATETIME_WIDGET,
             "description": forms.Textarea(attrs={"rows": 6}),
         }
         help_texts = {"opens_at": "UTC", "closes_at": "UTC; uploads after this moment are refused"}
-
-    def clean(self):
-        data = super().clean()
-        if data.get("opens_at") and data.get("closes_at") and data["closes_at"] <= data["opens_at"]:
-            raise ValidationError("The task must close after it opens.")
-        return data
 
 
 class TaskCreateForm(TaskSettingsForm):
@@ -64,24 +50,28 @@ class TaskCreateForm(TaskSettingsForm):
     )
     gold = UploadField(label="Gold file", help_text="CSV or TSV with the header id,label; never shown to participants")
 
-    class Meta(TaskSettingsForm.Meta):
-        fields = ["title", "slug", *TaskSettingsForm.Meta.fields[1:]]
-
     field_order = ["title", "slug", "description", "labels", "gold"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["primary_metric"].choices = metric_choices()
 
-    def clean_slug(self):
-        slug = self.cleaned_data["slug"]
-        if Task.objects.filter(slug=slug).exists():
-            raise ValidationError(f"A task with the address {slug!r} exists already.")
-        return slug
-
     def cleaned_labels(self) -> list[str]:
         raw = self.cleaned_data["labels"].replace(",", "\n")
         return [line.strip() for line in raw.splitlines() if line.strip()]
+
+    def service_arguments(self) -> dict:
+        """The keyword arguments of :func:`leaderboard.services.task_create`."""
+        data = self.cleaned_data
+        gold = data["gold"]
+        settings_fields = {name: data[name] for name in TaskSettingsForm.Meta.fields}
+        return {
+            **settings_fields,
+            "slug": data["slug"],
+            "labels": self.cleaned_labels(),
+            "gold_name": gold.name,
+            "gold_content": gold.read(),
+        }
 
 
 class GoldReplaceForm(forms.Form):

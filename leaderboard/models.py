@@ -18,8 +18,15 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from leaderboard import errors
 from scoring.engine.calibration import calibrate
 from scoring.engine.registry import BY_KEY
+from scoring.engine.suite import Report
+
+DEFAULT_MAX_PER_DAY = 5
+DEFAULT_MAX_TOTAL = 100
+DESCRIPTION_MAX_LENGTH = 200
+FILE_NAME_MAX_LENGTH = 200
 
 
 def metric_choices() -> list[tuple[str, str]]:
@@ -43,11 +50,6 @@ class StoredFile(models.Model):
         return cls(name=name, content=content, size=len(content), sha256=hashlib.sha256(content).hexdigest())
 
 
-class TaskQuerySet(models.QuerySet):
-    def organised_by(self, user) -> TaskQuerySet:
-        return self.filter(organisers=user) if user.is_authenticated else self.none()
-
-
 class Task(models.Model):
     """A shared task: its labels, gold file, dates, limits and leaderboard policy."""
 
@@ -69,19 +71,22 @@ class Task(models.Model):
     primary_metric = models.CharField(max_length=60, choices=metric_choices, default="macro_f1")
     opens_at = models.DateTimeField()
     closes_at = models.DateTimeField()
-    max_per_day = models.PositiveIntegerField(default=5, help_text="submissions per team per UTC day")
-    max_total = models.PositiveIntegerField(default=100, help_text="submissions per team in all")
+    max_per_day = models.PositiveIntegerField(default=DEFAULT_MAX_PER_DAY, help_text="submissions per team per UTC day")
+    max_total = models.PositiveIntegerField(default=DEFAULT_MAX_TOTAL, help_text="submissions per team in all")
     counting = models.CharField(max_length=10, choices=Counting.choices, default=Counting.LATEST)
     visibility = models.CharField(max_length=12, choices=Visibility.choices, default=Visibility.PUBLIC)
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_tasks")
     created_at = models.DateTimeField(default=timezone.now)
 
-    objects = TaskQuerySet.as_manager()
-
     class Meta:
         ordering = ["-opens_at", "title"]
         constraints = [
-            models.CheckConstraint(condition=Q(closes_at__gt=models.F("opens_at")), name="task_closes_after_opening")
+            models.CheckConstraint(
+                condition=Q(closes_at__gt=models.F("opens_at")),
+                name="task_closes_after_opening",
+                violation_error_code=errors.BAD_DATES.code,
+                violation_error_message=errors.BAD_DATES,
+            )
         ]
 
     def __str__(self) -> str:
@@ -155,6 +160,15 @@ class Scored(models.Model):
     class Meta:
         abstract = True
 
+    def apply(self, report: Report) -> None:
+        """Take the scores of ``report`` (not saved: the caller saves with its status)."""
+        data = report.as_json()
+        self.confusion_matrix = data["confusion_matrix"]
+        self.metrics = report.metrics
+        self.calibrated = report.calibrated
+        self.per_class = report.per_class
+        self.calibrated_per_class = report.calibrated_per_class
+
     def calibrated_matrix(self) -> list[list[float]] | None:
         """The prevalence-calibrated matrix (paper 000, Eq. 6); None if unscored or undefined."""
         if self.confusion_matrix is None:
@@ -193,7 +207,7 @@ class Submission(Scored):
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
     file = models.ForeignKey(StoredFile, on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=4, choices=Kind.choices)
-    description = models.CharField(max_length=200, blank=True)
+    description = models.CharField(max_length=DESCRIPTION_MAX_LENGTH, blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED, db_index=True)
     failure = models.TextField(blank=True, help_text="why scoring failed")
     created_at = models.DateTimeField(default=timezone.now, db_index=True, help_text="upload time")
@@ -212,6 +226,10 @@ class Submission(Scored):
 
     def get_absolute_url(self) -> str:
         return reverse("leaderboard:submission_detail", args=[self.task.slug, self.pk])
+
+    def is_scored_against(self, gold_version: int) -> bool:
+        """Scored, and against this version of the gold file."""
+        return self.status == self.Status.SCORED and self.scored_gold_version == gold_version
 
 
 class Baseline(Scored):

@@ -5,8 +5,8 @@ two look-ups, a filter and a tag per cell) took most of a second. Here each row 
 built with :func:`~django.utils.html.format_html`, which escapes every argument that is not
 already safe: team and baseline names above all (the value cells, made only of our own markup
 and formatted numbers, are joined directly). Values and rank badges come from the same
-helpers as the template filters (``metric_value``, ``rank_badge``), so a cell looks exactly as
-it did. The result holds only strings, so it can be cached (:mod:`leaderboard.caching`).
+helpers as the template filters (:mod:`leaderboard.formatting`), so a cell looks the same
+everywhere. The result holds only strings, so it can be cached (:mod:`leaderboard.caching`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.selectors import Board, Column, Entry
-from leaderboard.templatetags.leaderboard_tags import metric_value, rank_badge
+from leaderboard.formatting import rank_badge, value_html
+from leaderboard.selectors.boards import Board, Entry
+from scoring.engine.columns import Column
 
 BASELINE_RANK_CELL = mark_safe(
     '<td class="col-rank"><span class="tag tag-baseline" title="baseline, not ranked">base</span></td>'
@@ -48,7 +49,7 @@ class BoardPage:
 def cell_classes(board: Board, column: Column) -> str:
     """A value cell's classes: numeric, and marked when primary or sorted (as its header)."""
     classes = "num"
-    if column.metric.key == board.primary_id:
+    if column.label is None and column.key == board.task.primary_metric:
         classes += " primary"
     if column.id == board.sort.id:
         classes += " sorted"
@@ -73,7 +74,7 @@ def _cells(values: Sequence[SafeString | str], badges: Sequence[SafeString], ope
 
 def _team_row(entry: Entry, board: Board, openings: Sequence[str], badges: _Badges) -> SafeString:
     cells = _cells(
-        [metric_value(entry.values[column.id]) for column in board.columns],
+        [value_html(entry.values[column.id]) for column in board.columns],
         [badges[entry.ranks[column.id]] for column in board.columns],
         openings,
     )
@@ -97,7 +98,7 @@ def _unscored_row(entry: Entry, board: Board, badges: _Badges) -> SafeString:
 
 def _baseline_row(entry: Entry, board: Board, openings: Sequence[str]) -> SafeString:
     cells = _cells(
-        [metric_value(entry.values[column.id]) for column in board.columns],
+        [value_html(entry.values[column.id]) for column in board.columns],
         [BASELINE_PLACEHOLDER] * len(board.columns),
         openings,
     )
@@ -116,7 +117,7 @@ def board_rows(board: Board) -> BoardRows:
     openings = [format_html('<td class="{}"><span class="value">', cell_classes(board, c)) for c in board.columns]
     badges = _Badges()
     return BoardRows(
-        ranked=[_team_row(e, board, openings, badges) for e in board.entries if e.submission is not None],
-        unscored=[_unscored_row(e, board, badges) for e in board.entries if e.submission is None],
+        ranked=[_team_row(e, board, openings, badges) for e in board.scored],
+        unscored=[_unscored_row(e, board, badges) for e in board.unscored],
         baselines=[_baseline_row(e, board, openings) for e in board.baselines],
     )

@@ -15,19 +15,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from scoring.engine.calibration import scale_to_distribution
+from scoring.engine.formatting import mass_text, value_text
 from scoring.engine.io import InputFileError
-from scoring.engine.metrics import Value, macro_f1_gap_closed_form
+from scoring.engine.metrics import macro_f1_gap_closed_form
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import Report, metric_values, weighted_averages
-
-
-def format_value(value: Value | int, digits: int = 4) -> str:
-    if value is None:
-        return "undefined"
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:.{digits}f}"
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -42,8 +35,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def matrix_table(matrix: np.ndarray, labels: Sequence[str]) -> str:
-    digits = 0 if np.all(np.mod(matrix, 1) == 0) else 4
-    rows = [[f"pred {label}", *(f"{x:.{digits}f}" for x in row)] for label, row in zip(labels, matrix, strict=True)]
+    rows = [[f"pred {label}", *(mass_text(x) for x in row)] for label, row in zip(labels, matrix, strict=True)]
     return table(["", *(f"gold {label}" for label in labels)], rows)
 
 
@@ -60,21 +52,21 @@ def text_report(report: Report) -> str:
     else:
         sections.append("Prevalence calibration is undefined: a class has no gold item.")
     metric_rows = [
-        [metric.name, metric.key, format_value(report.metrics[metric.key]), format_value(report.calibrated[metric.key])]
+        [metric.name, metric.key, value_text(report.metrics[metric.key]), value_text(report.calibrated[metric.key])]
         for metric in METRICS
     ]
     sections.append("Metrics\n" + table(["metric", "key", "raw", "calibrated"], metric_rows))
     sections.append(
         "The two macro F1s (paper 002): Δ = F1 of averages − averaged F1 = "
-        f"{format_value(report.metrics['macro_f1_gap'], 6)}; by the closed form of its Lemma (Eq. 4): "
-        f"{format_value(macro_f1_gap_closed_form(report.matrix), 6)}"
+        f"{value_text(report.metrics['macro_f1_gap'], 6)}; by the closed form of its Lemma (Eq. 4): "
+        f"{value_text(macro_f1_gap_closed_form(report.matrix), 6)}"
     )
     class_rows = [
         [
             label,
-            *(format_value(report.per_class[label][m.key]) for m in CLASS_MEASURES),
-            format_value(report.per_class[label]["support"]),
-            format_value(report.per_class[label]["predicted"]),
+            *(value_text(report.per_class[label][m.key]) for m in CLASS_MEASURES),
+            mass_text(report.per_class[label]["support"]),
+            mass_text(report.per_class[label]["predicted"]),
         ]
         for label in labels
     ]
@@ -102,8 +94,7 @@ def extras_text(sections: dict) -> str:
     if "weighted" in sections:
         weighted = sections["weighted"]
         rows = [
-            [key, format_value(weighted["micro"][key]), format_value(weighted["macro"][key])]
-            for key in weighted["micro"]
+            [key, value_text(weighted["micro"][key]), value_text(weighted["macro"][key])] for key in weighted["micro"]
         ]
         parts.append(
             f"Weighted averages with class weights ω = {weighted['weights']} (paper 004)\n"
@@ -111,7 +102,7 @@ def extras_text(sections: dict) -> str:
         )
     if "scaled" in sections:
         scaled = sections["scaled"]
-        rows = [[metric.name, metric.key, format_value(scaled["metrics"][metric.key])] for metric in METRICS]
+        rows = [[metric.name, metric.key, value_text(scaled["metrics"][metric.key])] for metric in METRICS]
         parts.append(
             f"Metrics after scaling the gold columns to the class shares {scaled['prevalence']} (paper 000, Eq. 5)\n"
             + table(["metric", "key", "scaled"], rows)

@@ -1,4 +1,8 @@
-"""Views for organisers and participants: tasks, teams, uploads and submission pages."""
+"""Views for organisers and participants: tasks, teams, uploads and submission pages.
+
+Each view parses its request, calls one service (a write) or selector (a read), and renders or
+redirects; problems come back as ``ValidationError``\\ s keyed by form field.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard import services
-from leaderboard.confusion_chart import confusion_heatmap
+from leaderboard import errors, services, uploads
 from leaderboard.forms import (
     GoldReplaceForm,
     SubmissionForm,
@@ -19,10 +22,9 @@ from leaderboard.forms import (
     TeamCreateForm,
     TeamJoinForm,
 )
-from leaderboard.models import StoredFile, Submission, Task
-from leaderboard.permissions import can_view_board, can_view_submission, is_member
-from leaderboard.selectors import columns_of, leaderboard, metric_value, visible_submissions
-from scoring.engine.registry import BY_KEY
+from leaderboard.models import Submission, Task
+from leaderboard.permissions import can_view_submission
+from leaderboard.selectors import pages, participation
 
 
 def _task(slug: str) -> Task:
@@ -32,44 +34,26 @@ def _task(slug: str) -> Task:
 def _organiser_task(request: HttpRequest, slug: str) -> Task:
     task = _task(slug)
     if not task.is_organiser(request.user):
-        raise PermissionDenied("Only the task's organisers may do this.")
+        raise PermissionDenied(errors.NOT_ORGANISER)
     return task
 
 
-def _add_errors(form, error: ValidationError, field: str | None = None) -> None:
-    for message in error.messages:
-        form.add_error(field, message)
+def _refused(error: ValidationError) -> str:
+    return " ".join(error.messages)
 
 
 def task_list(request: HttpRequest) -> HttpResponse:
-    tasks = Task.objects.defer("description").prefetch_related("teams")
-    return render(request, "leaderboard/task_list.html", {"tasks": tasks})
+    return render(request, "leaderboard/task_list.html", {"tasks": participation.listed_tasks()})
 
 
 @login_required
 def task_create(request: HttpRequest) -> HttpResponse:
     form = TaskCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            task = services.task_create(
-                organiser=request.user,
-                slug=data["slug"],
-                title=data["title"],
-                description=data["description"],
-                labels=form.cleaned_labels(),
-                gold_name=data["gold"].name,
-                gold_content=data["gold"].read(),
-                primary_metric=data["primary_metric"],
-                opens_at=data["opens_at"],
-                closes_at=data["closes_at"],
-                max_per_day=data["max_per_day"],
-                max_total=data["max_total"],
-                counting=data["counting"],
-                visibility=data["visibility"],
-            )
+            task = services.task_create(organiser=request.user, **form.service_arguments())
         except ValidationError as error:
-            _add_errors(form, error, "gold" if error.code not in {"TOO_FEW_LABELS", "DUPLICATE_LABEL"} else "labels")
+            form.add_error(None, error)
         else:
             messages.success(request, f"The task “{task.title}” is created.")
             return redirect(task)
@@ -81,9 +65,13 @@ def task_edit(request: HttpRequest, slug: str) -> HttpResponse:
     task = _organiser_task(request, slug)
     form = TaskSettingsForm(request.POST or None, instance=task)
     if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, "The task settings are saved.")
-        return redirect(task)
+        try:
+            services.task_update(task=task, settings=form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, "The task settings are saved.")
+            return redirect(task)
     return render(request, "leaderboard/task_form.html", {"form": form, "task": task, "creating": False})
 
 
@@ -96,7 +84,7 @@ def gold_replace(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             count = services.gold_replace(task=task, gold_name=upload.name, gold_content=upload.read())
         except ValidationError as error:
-            _add_errors(form, error, "gold")
+            form.add_error(None, error)
         else:
             messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
             return redirect(task)
@@ -109,8 +97,7 @@ def gold_download(request: HttpRequest, slug: str) -> HttpResponse:
     task = _task(slug)
     if not task.is_organiser(request.user):
         raise Http404("No such file.")
-    gold = task.gold_file
-    response = HttpResponse(bytes(StoredFile.objects.get(pk=gold.pk).content), content_type="text/csv; charset=utf-8")
+    response = HttpResponse(uploads.gold_bytes(task), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{task.slug}-gold.csv"'
     return response
 
@@ -126,20 +113,8 @@ def task_rescore(request: HttpRequest, slug: str) -> HttpResponse:
 
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = _task(slug)
-    team = services.team_of(task=task, user=request.user)
-    context = {
-        "task": task,
-        "team": team,
-        "is_organiser": task.is_organiser(request.user),
-        "board_visible": can_view_board(request.user, task),
-        "submissions": visible_submissions(task=task, user=request.user).filter(team=team) if team else [],
-        "submission_form": SubmissionForm(),
-        "team_form": TeamCreateForm(),
-        "join_form": TeamJoinForm(),
-        "primary_metric": BY_KEY[task.primary_metric],
-    }
-    if context["is_organiser"]:
-        context["all_submissions"] = visible_submissions(task=task, user=request.user)[:200]
+    context = pages.task_page(task=task, user=request.user)
+    context.update(submission_form=SubmissionForm(), team_form=TeamCreateForm(), join_form=TeamJoinForm())
     return render(request, "leaderboard/task_detail.html", context)
 
 
@@ -149,7 +124,7 @@ def _team_action(request: HttpRequest, task: Task, *, form, action, success: str
         try:
             team = action(form.cleaned_data)
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            messages.error(request, _refused(error))
         else:
             messages.success(request, success.format(team=team))
     else:
@@ -190,25 +165,24 @@ def team_join(request: HttpRequest, slug: str) -> HttpResponse:
 def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
     task = _task(slug)
     form = SubmissionForm(request.POST, request.FILES)
-    if form.is_valid():
-        upload = form.cleaned_data["file"]
-        try:
-            submission = services.submission_create(
-                task=task,
-                user=request.user,
-                name=upload.name,
-                content=upload.read(),
-                description=form.cleaned_data["description"],
-            )
-        except ValidationError as error:
-            messages.error(request, "The file was refused: " + " ".join(error.messages))
-        else:
-            messages.success(request, f"Submission #{submission.pk} is stored and {submission.get_status_display()}.")
-            return redirect(submission)
-    else:
-        for errors in form.errors.values():
-            messages.error(request, "The file was refused: " + " ".join(errors))
-    return redirect(task)
+    if not form.is_valid():
+        for field_errors in form.errors.values():
+            messages.error(request, "The file was refused: " + " ".join(field_errors))
+        return redirect(task)
+    upload = form.cleaned_data["file"]
+    try:
+        submission = services.submission_create(
+            task=task,
+            user=request.user,
+            name=upload.name,
+            content=upload.read(),
+            description=form.cleaned_data["description"],
+        )
+    except ValidationError as error:
+        messages.error(request, "The file was refused: " + _refused(error))
+        return redirect(task)
+    messages.success(request, f"Submission #{submission.pk} is stored and {submission.get_status_display()}.")
+    return redirect(submission)
 
 
 def _submission(request: HttpRequest, slug: str, pk: int) -> Submission:
@@ -222,40 +196,7 @@ def _submission(request: HttpRequest, slug: str, pk: int) -> Submission:
 
 def submission_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     submission = _submission(request, slug, pk)
-    task = submission.task
-    context = {"task": task, "submission": submission, "is_member": is_member(request.user, submission)}
-    if submission.status == Submission.Status.SCORED:
-        board = leaderboard(task=task, calibrated=None) if can_view_board(request.user, task) else None
-        ranks = {}
-        if board is not None:
-            entry = next((e for e in board.entries if e.submission and e.submission.pk == submission.pk), None)
-            ranks = entry.ranks if entry else {}
-        rows = []
-        for raw, calibrated in zip(columns_of(task, calibrated=False), columns_of(task, calibrated=True), strict=True):
-            rows.append(
-                {
-                    "column": raw,
-                    "calibrated_column": calibrated,
-                    "raw": metric_value(submission, raw),
-                    "calibrated": metric_value(submission, calibrated),
-                    "rank": ranks.get(raw.id),
-                    "calibrated_rank": ranks.get(calibrated.id),
-                }
-            )
-        board_for_ranks = board is not None and entry is not None
-        context.update(
-            rows=rows,
-            ranked=board_for_ranks,
-            n_teams=len(board.entries) if board else 0,
-            labels=task.labels,
-            heatmap_raw=confusion_heatmap(submission.confusion_matrix, task.labels, title="Raw counts"),
-            heatmap_calibrated=confusion_heatmap(
-                submission.calibrated_matrix(), task.labels, title="Prevalence-calibrated"
-            ),
-            f1_averaged=submission.metrics.get("macro_f1"),
-            f1_of_averages=submission.metrics.get("macro_f1_of_averages"),
-            f1_gap=submission.metrics.get("macro_f1_gap"),
-        )
+    context = pages.submission_scorecard(submission=submission, user=request.user)
     return render(request, "leaderboard/submission_detail.html", context)
 
 
@@ -271,7 +212,7 @@ def submission_choose(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     try:
         services.submission_choose(submission=submission, user=request.user)
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        messages.error(request, _refused(error))
     else:
         messages.success(request, f"Submission #{submission.pk} now counts for your team.")
     return redirect(submission)

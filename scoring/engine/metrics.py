@@ -163,17 +163,6 @@ def class_dp(m: np.ndarray) -> np.ndarray:
     return np.where(np.all(cells > 0, axis=0), dp, np.nan)
 
 
-CLASS_MEASURES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "precision": class_precision,
-    "recall": class_recall,
-    "f1": class_f1,
-    "mcc": class_mcc,
-    "bacc": class_bacc,
-    "dp": class_dp,
-}
-"""The one-vs-rest measures of paper 004, by the key used in per-class tables."""
-
-
 # --- overall metrics (paper 000, Section 4) --------------------------------------------------
 
 
@@ -370,19 +359,16 @@ def macro_weighted(values: np.ndarray, weights: np.ndarray) -> Value:
     return defined(min(max(total, float(values[used].min())), float(values[used].max())))
 
 
-def micro_weighted(m: np.ndarray, measure: str, weights: np.ndarray) -> Value:
-    """Micro-weighted measure: the one-vs-rest formula applied to the weighted sums
-    sum_i omega_i TP_i, sum_i omega_i FP_i, ... (paper 004, Table 2).
-
-    ``measure`` is a key of :data:`CLASS_MEASURES`. With uniform weights the micro precision,
-    recall and F1 all equal accuracy.
+def micro_weighted(m: np.ndarray, per_class: Callable[[np.ndarray], np.ndarray], weights: np.ndarray) -> Value:
+    """Micro-weighted measure: the one-vs-rest formula ``per_class`` (one of the ``class_*``
+    functions above) applied to the weighted sums sum_i omega_i TP_i, sum_i omega_i FP_i, ...
+    (paper 004, Table 2). With uniform weights the micro precision, recall and F1 all equal
+    accuracy.
     """
-    if measure not in CLASS_MEASURES:
-        raise ValueError(f"unknown per-class measure {measure!r}")
     weights = normalised_weights(weights)
     c = OneVsRest.of(m)
     tp, fp, fn, tn = (float(weights @ x) for x in (c.tp, c.fp, c.fn, c.tn))
     # A 2x2 matrix in the same orientation (rows predicted, columns gold) carries the pooled
     # counts, so the per-class functions above serve the micro average as well.
     pooled = np.array([[tp, fp], [fn, tn]])
-    return defined(CLASS_MEASURES[measure](pooled)[0])
+    return defined(per_class(pooled)[0])

@@ -9,7 +9,6 @@ means the papers do not analyse that property for that metric.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
@@ -89,8 +88,8 @@ class Metric:
     baseline: ChanceBaseline | None = None
 
     do_not_call_in_templates: ClassVar[bool] = True
-    """A metric is callable: this keeps a template engine (Django's) from calling it when a page
-    reads ``column.metric.name``."""
+    """A metric is callable: this keeps a template engine from calling it when a page reads
+    ``column.metric.name``."""
 
     def __call__(self, matrix: np.ndarray) -> Value:
         return self.compute(matrix)
@@ -100,23 +99,26 @@ class Metric:
         return self.kind == "ranking"
 
 
-def _macro_of(measure: str) -> Callable[[np.ndarray], Value]:
+PerClass = Callable[[np.ndarray], np.ndarray]
+
+
+def _macro_of(per_class: PerClass) -> Callable[[np.ndarray], Value]:
     def compute(matrix: np.ndarray) -> Value:
-        return m.macro_weighted(m.CLASS_MEASURES[measure](matrix), m.uniform_weights(matrix))
+        return m.macro_weighted(per_class(matrix), m.uniform_weights(matrix))
 
     return compute
 
 
-def _weighted_of(measure: str) -> Callable[[np.ndarray], Value]:
+def _weighted_of(per_class: PerClass) -> Callable[[np.ndarray], Value]:
     def compute(matrix: np.ndarray) -> Value:
-        return m.macro_weighted(m.CLASS_MEASURES[measure](matrix), m.prevalence_weights(matrix))
+        return m.macro_weighted(per_class(matrix), m.prevalence_weights(matrix))
 
     return compute
 
 
-def _micro_of(measure: str) -> Callable[[np.ndarray], Value]:
+def _micro_of(per_class: PerClass) -> Callable[[np.ndarray], Value]:
     def compute(matrix: np.ndarray) -> Value:
-        return m.micro_weighted(matrix, measure, m.uniform_weights(matrix))
+        return m.micro_weighted(matrix, per_class, m.uniform_weights(matrix))
 
     return compute
 
@@ -280,7 +282,7 @@ METRICS: tuple[Metric, ...] = (
         key="weighted_precision",
         name="Prevalence-weighted precision",
         symbol="wP",
-        compute=_weighted_of("precision"),
+        compute=_weighted_of(m.class_precision),
         formula_latex=r"\sum_i \omega_i P_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·Pᵢ with ωᵢ = prevalence(i)/N",
         source="paper 004, Table 3 (macro-weighted, prevalence weights)",
@@ -290,7 +292,7 @@ METRICS: tuple[Metric, ...] = (
         key="weighted_recall",
         name="Prevalence-weighted recall",
         symbol="wR",
-        compute=_weighted_of("recall"),
+        compute=_weighted_of(m.class_recall),
         formula_latex=r"\sum_i \omega_i R_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·Rᵢ with ωᵢ = prevalence(i)/N",
         source="paper 004, Table 3 (macro-weighted, prevalence weights)",
@@ -303,7 +305,7 @@ METRICS: tuple[Metric, ...] = (
         key="weighted_f1",
         name="Prevalence-weighted F1",
         symbol="wF1",
-        compute=_weighted_of("f1"),
+        compute=_weighted_of(m.class_f1),
         formula_latex=r"\sum_i \omega_i F1_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·F1ᵢ with ωᵢ = prevalence(i)/N",
         source="paper 004, Table 3 (macro-weighted, prevalence weights)",
@@ -313,7 +315,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_mcc",
         name="Macro MCC (mean of one-vs-rest MCC)",
         symbol="MMCC",
-        compute=_macro_of("mcc"),
+        compute=_macro_of(m.class_mcc),
         formula_latex=r"\frac{1}{n}\sum_i \mathrm{MCC}_i",
         formula_text="(1/n) Σᵢ MCCᵢ, one-vs-rest",
         source="paper 004, Tables 1 and 3 (uniform weights)",
@@ -324,7 +326,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_bacc",
         name="Macro balanced accuracy (mean of one-vs-rest BACC)",
         symbol="MBACC",
-        compute=_macro_of("bacc"),
+        compute=_macro_of(m.class_bacc),
         formula_latex=r"\frac{1}{n}\sum_i \frac{1}{2}\left(\frac{TP_i}{TP_i+FN_i}"
         r"+\frac{TN_i}{TN_i+FP_i}\right)",
         formula_text="(1/n) Σᵢ (sensitivityᵢ + specificityᵢ)/2, one-vs-rest",
@@ -335,7 +337,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_dp",
         name="Macro discriminant power",
         symbol="MDP",
-        compute=_macro_of("dp"),
+        compute=_macro_of(m.class_dp),
         formula_latex=r"\frac{1}{n}\sum_i \frac{\sqrt{3}}{\pi}"
         r"\ln\left(\frac{TP_i}{FP_i}\cdot\frac{TN_i}{FN_i}\right)",
         formula_text="(1/n) Σᵢ (√3/π)·ln(TPᵢ/FPᵢ · TNᵢ/FNᵢ), natural log",
@@ -348,7 +350,7 @@ METRICS: tuple[Metric, ...] = (
         key="micro_mcc",
         name="Micro MCC (pooled one-vs-rest counts)",
         symbol="MCCµ",
-        compute=_micro_of("mcc"),
+        compute=_micro_of(m.class_mcc),
         formula_latex=r"\frac{\sum TP \sum TN - \sum FP \sum FN}{\sqrt{(\sum TP+\sum FP)"
         r"(\sum TP+\sum FN)(\sum TN+\sum FP)(\sum TN+\sum FN)}}",
         formula_text="MCC of the summed TP, FP, FN, TN over classes",
@@ -360,7 +362,7 @@ METRICS: tuple[Metric, ...] = (
         key="micro_bacc",
         name="Micro balanced accuracy (pooled counts)",
         symbol="BACCµ",
-        compute=_micro_of("bacc"),
+        compute=_micro_of(m.class_bacc),
         formula_latex=r"\frac{1}{2}\left(\frac{\sum TP}{\sum TP+\sum FN}"
         r"+\frac{\sum TN}{\sum TN+\sum FP}\right)",
         formula_text="balanced accuracy of the summed TP, FP, FN, TN",
@@ -371,7 +373,7 @@ METRICS: tuple[Metric, ...] = (
         key="micro_dp",
         name="Micro discriminant power (pooled counts)",
         symbol="DPµ",
-        compute=_micro_of("dp"),
+        compute=_micro_of(m.class_dp),
         formula_latex=r"\frac{\sqrt{3}}{\pi}\ln\left(\frac{\sum TP}{\sum FP}"
         r"\cdot\frac{\sum TN}{\sum FN}\right)",
         formula_text="(√3/π)·ln(ΣTP/ΣFP · ΣTN/ΣFN), natural log",
@@ -399,62 +401,61 @@ def ranking_metrics() -> Iterator[Metric]:
 
 @dataclass(frozen=True)
 class ClassMeasure:
-    """A one-vs-rest measure of paper 004, reported per class."""
+    """A one-vs-rest measure of paper 004, computed for every class at once.
+
+    ``compute`` returns one value per class (NaN where undefined). It has the display
+    attributes of :class:`Metric`, so a page about the measure of one class (a per-class board
+    column, :class:`scoring.engine.columns.Column`) reads it the same way.
+    """
 
     key: str
     name: str
+    symbol: str
+    compute: Callable[[np.ndarray], np.ndarray]
     formula_text: str
-    value_range: tuple[float | None, float | None]
+    value_range: tuple[float | None, float | None] = (0.0, 1.0)
+    properties: dict[str, Property] = field(default_factory=lambda: _props("?????", "?????"))
+    properties_source: str = "not analysed in the papers"
+    source: str = "paper 000, Eq. 1-2; paper 004, Table 1"
+    formula_latex: str = ""
+    baseline: ChanceBaseline | None = None
+    kind: Literal["ranking", "diagnostic"] = "ranking"
+
+    do_not_call_in_templates: ClassVar[bool] = True
+
+    def __call__(self, matrix: np.ndarray) -> np.ndarray:
+        return self.compute(matrix)
+
+    @property
+    def description(self) -> str:
+        return f"The {self.name.lower()} of one class against all the others."
 
 
 CLASS_MEASURES: tuple[ClassMeasure, ...] = (
-    ClassMeasure("precision", "Precision", "TP / (TP + FP); 0 if TP + FP = 0", (0.0, 1.0)),
-    ClassMeasure("recall", "Recall", "TP / (TP + FN); 0 if TP + FN = 0", (0.0, 1.0)),
-    ClassMeasure("f1", "F1", "2·P·R / (P + R); 0 if P + R = 0", (0.0, 1.0)),
-    ClassMeasure("mcc", "MCC", "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN))", (-1.0, 1.0)),
-    ClassMeasure("bacc", "Balanced accuracy", "(TP/(TP+FN) + TN/(TN+FP)) / 2", (0.0, 1.0)),
-    ClassMeasure("dp", "Discriminant power", "(√3/π)·ln(TP/FP · TN/FN)", (None, None)),
+    ClassMeasure("precision", "Precision", "P", m.class_precision, "TP / (TP + FP); 0 if TP + FP = 0"),
+    ClassMeasure(
+        "recall",
+        "Recall",
+        "R",
+        m.class_recall,
+        "TP / (TP + FN); 0 if TP + FN = 0",
+        properties=_props("???y?", "???y?"),
+        properties_source="class recall is prevalence invariant (paper 000, B.4)",
+    ),
+    ClassMeasure("f1", "F1", "F1", m.class_f1, "2·P·R / (P + R); 0 if P + R = 0"),
+    ClassMeasure("mcc", "MCC", "MCC", m.class_mcc, "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN))", (-1.0, 1.0)),
+    ClassMeasure("bacc", "Balanced accuracy", "BACC", m.class_bacc, "(TP/(TP+FN) + TN/(TN+FP)) / 2"),
+    ClassMeasure("dp", "Discriminant power", "DP", m.class_dp, "(√3/π)·ln(TP/FP · TN/FN), natural log", (None, None)),
 )
+"""The per-class measures, in the order of per-class tables; the suite, the CLI, the pages
+and the exports all read them from here."""
+
+CLASS_MEASURE_BY_KEY: dict[str, ClassMeasure] = {measure.key: measure for measure in CLASS_MEASURES}
 
 
-def class_metric(*, measure: str, index: int, label: str) -> Metric:
-    """A ranking metric made of one class's one-vs-rest measure, e.g. the recall of class 2
-    (Table 8 of paper 000 ranks teams by each class's recall). Keyed ``recall[label]``.
-    """
-    info = next(item for item in CLASS_MEASURES if item.key == measure)
-    per_class = m.CLASS_MEASURES[measure]
-
-    def compute(matrix: np.ndarray) -> Value:
-        return m.defined(per_class(matrix)[index])
-
-    return Metric(
-        key=f"{measure}[{label}]",
-        name=f"{info.name} of class {label!r}",
-        symbol=f"{measure[0].upper()}({label})",
-        compute=compute,
-        formula_latex="",
-        formula_text=info.formula_text + f", for class {label!r} against the rest",
-        source="paper 000, Eq. 1-2; paper 004, Table 1",
-        description=f"The {info.name.lower()} of class {label!r} alone.",
-        value_range=info.value_range,
-        properties=_props("???y?", "???y?") if measure == "recall" else _props("?????", "?????"),
-        properties_source="class recall is prevalence invariant (paper 000, B.4)"
-        if measure == "recall"
-        else "not analysed in the papers",
-    )
-
-
-@functools.cache
-def _class_metrics(labels: tuple[str, ...], measures: tuple[str, ...]) -> tuple[Metric, ...]:
-    return tuple(
-        class_metric(measure=measure, index=index, label=label)
-        for measure in measures
-        for index, label in enumerate(labels)
-    )
-
-
-def leaderboard_metrics(
-    labels: tuple[str, ...], *, class_measures: tuple[str, ...] = ("recall",)
-) -> tuple[Metric, ...]:
-    """Every ranking metric of the suite, then the chosen per-class measures of each label."""
-    return (*ranking_metrics(), *_class_metrics(tuple(labels), tuple(class_measures)))
+def class_measure(key: str) -> ClassMeasure:
+    """The per-class measure registered under ``key``; ``KeyError`` names the known keys."""
+    try:
+        return CLASS_MEASURE_BY_KEY[key]
+    except KeyError:
+        raise KeyError(f"unknown per-class measure {key!r}; known: {', '.join(CLASS_MEASURE_BY_KEY)}") from None

@@ -14,7 +14,7 @@ import numpy as np
 from scoring.engine import metrics as m
 from scoring.engine.calibration import calibrate
 from scoring.engine.metrics import Value
-from scoring.engine.registry import METRICS
+from scoring.engine.registry import CLASS_MEASURES, METRICS
 
 
 def plain_number(x: float) -> int | float:
@@ -32,8 +32,9 @@ def metric_values(matrix: np.ndarray | None) -> dict[str, Value]:
 def per_class_values(matrix: np.ndarray | None, labels: tuple[str, ...]) -> dict[str, dict]:
     """The one-vs-rest measures of paper 004 per class, with support and predicted count."""
     if matrix is None:
-        return {label: {key: None for key in (*m.CLASS_MEASURES, "support", "predicted")} for label in labels}
-    columns = {key: function(matrix) for key, function in m.CLASS_MEASURES.items()}
+        keys = (*(measure.key for measure in CLASS_MEASURES), "support", "predicted")
+        return {label: dict.fromkeys(keys) for label in labels}
+    columns = {measure.key: measure.compute(matrix) for measure in CLASS_MEASURES}
     support = m.prevalence(matrix)
     predicted = m.bias(matrix)
     return {
@@ -52,8 +53,8 @@ def weighted_averages(matrix: np.ndarray, weights: np.ndarray) -> dict[str, dict
     """
     matrix = m.as_matrix(matrix)
     return {
-        "micro": {key: m.micro_weighted(matrix, key, weights) for key in m.CLASS_MEASURES},
-        "macro": {key: m.macro_weighted(function(matrix), weights) for key, function in m.CLASS_MEASURES.items()},
+        "micro": {measure.key: m.micro_weighted(matrix, measure.compute, weights) for measure in CLASS_MEASURES},
+        "macro": {measure.key: m.macro_weighted(measure.compute(matrix), weights) for measure in CLASS_MEASURES},
     }
 
 

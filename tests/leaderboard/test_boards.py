@@ -22,8 +22,8 @@ from django.utils import timezone
 from scipy.stats import spearmanr
 
 from leaderboard import selectors, services
+from leaderboard.exports import csv_cell
 from leaderboard.models import Submission, Task
-from leaderboard.views.boards import csv_cell
 from tests.conftest import GOLD
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +76,7 @@ def team_rows(content: str) -> list[tuple[str, str]]:
 
 def stored(task: Task, team: str, column_id: str):
     submission = Submission.objects.get(task=task, team__name=team, status=Submission.Status.SCORED)
-    return selectors.metric_value(submission, selectors.column_by_id(task, column_id))
+    return selectors.column_by_id(task, column_id).value(submission)
 
 
 def embedded_figure(content: str, element_id: str) -> dict:
@@ -369,8 +369,8 @@ def expected_rho(task: Task, first: str, second: str) -> tuple[float, int]:
 def heatmap_cell(figure: dict, task: Task, first: str, second: str) -> tuple[float | None, list]:
     trace = figure["data"][0]
     labels = trace["x"]
-    i = labels.index(html.escape(selectors.column_by_id(task, first).label))
-    j = labels.index(html.escape(selectors.column_by_id(task, second).label))
+    i = labels.index(html.escape(selectors.column_by_id(task, first).symbol))
+    j = labels.index(html.escape(selectors.column_by_id(task, second).symbol))
     return trace["z"][i][j], trace["customdata"][i][j]
 
 
@@ -468,3 +468,43 @@ def test_empty_task_pages_render(client, make_task):
 
 def test_gold_fixture_is_the_one_the_predictions_were_made_for():
     assert prediction_file("a b c a b c a a") == GOLD
+
+
+# --- labels that look like column syntax ---------------------------------------------------------
+
+ODD_LABELS = ("x]", "a[b]", "_c")
+
+
+def test_labels_that_look_like_column_ids_show_their_recall_everywhere(client, make_task, make_user, submit):
+    """A column names its class as a field, never inside a string parsed back: a label ending in
+    ``]`` (or holding brackets, or ending in the calibrated suffix) has its recall on the board,
+    on its metric page and in both exports."""
+    gold = "\n".join(["id,label", "1,x]", "2,a[b]", "3,_c", "4,x]"]).encode()
+    task = make_task("odd", gold=gold, labels=ODD_LABELS)
+    user = make_user("odd-member")
+    services.team_create(task=task, user=user, name="Odd")
+    # x]: 1 of 2 right; a[b]: right; _c: wrong (predicted x])
+    submit(task, user, "\n".join(["id,label", "1,x]", "2,a[b]", "3,x]", "4,a[b]"]).encode())
+    expected = {"x]": 0.5, "a[b]": 1.0, "_c": 0.0}
+
+    board = selectors.leaderboard(task=task, calibrated=None)
+    [entry] = board.scored
+    for label, recall in expected.items():
+        assert entry.values[f"recall[{label}]"] == pytest.approx(recall), label
+        assert entry.values[f"recall[{label}]_c"] == pytest.approx(recall), label
+        assert entry.ranks[f"recall[{label}]"] == 1, label
+
+    rows = list(csv.DictReader(io.StringIO(client.get(url("leaderboard_csv", task)).content.decode())))
+    team_row = next(row for row in rows if row["team"] == "Odd")
+    exported = json.loads(client.get(url("leaderboard_json", task)).content)
+    json_row = next(row for row in exported["rows"] if row["name"] == "Odd")
+    columns = {column["id"]: column for column in exported["columns"]}
+    for label, recall in expected.items():
+        assert float(team_row[f"recall[{label}]"]) == pytest.approx(recall), label
+        assert json_row["values"][f"recall[{label}]"] == pytest.approx(recall), label
+        assert columns[f"recall[{label}]"]["class"] == label
+
+    page = client.get(url("metric_detail", task, "recall[x]]"))
+    assert page.status_code == 200
+    assert "Recall of class &#x27;x]&#x27;" in page.content.decode()
+    assert "0.5000" in page.content.decode()

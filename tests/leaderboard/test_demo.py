@@ -70,7 +70,7 @@ def test_demo_loads_through_the_upload_path_and_scores_everything(demo):
         for column, printed in zip(TABLE8_COLUMNS, TABLE8[team], strict=True):
             key, calibrated = COLUMN_KEYS[column]
             board_column = selectors.column_by_id(demo, key + ("_c" if calibrated else ""))
-            assert reproduces(selectors.metric_value(entry.submission, board_column), printed)
+            assert reproduces(board_column.value(entry.submission), printed)
 
 
 def test_demo_is_idempotent(demo):

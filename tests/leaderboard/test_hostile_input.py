@@ -30,7 +30,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from leaderboard import services
+from leaderboard import errors, services, uploads
 from leaderboard.models import StoredFile, Submission, Task
 from scoring.engine import io
 from tests.conftest import GOLD, PERFECT
@@ -104,7 +104,7 @@ def template_pattern(template: str) -> str:
 def file_problem(error: ValidationError, name: str = "run.csv") -> str:
     """The named problem (an ``io`` template) of a refused file, after checking that the
     message is that template, filled in, after the file's name and (if any) the line."""
-    [item] = error.error_list
+    [item] = [item for items in error.update_error_dict({}).values() for item in items]
     assert item.code in FILE_PROBLEMS, f"not a named file problem: {error.messages}"
     where = re.escape(name) + r"(, line \d+)?: "
     assert re.fullmatch(where + template_pattern(item.code), item.message, flags=re.S), item.message
@@ -321,7 +321,7 @@ def test_more_rows_than_allowed(fuzz_task, member, upload, post_file, settings):
 
 def test_a_file_over_the_size_limit(fuzz_task, member, upload, post_file, settings):
     settings.MAX_UPLOAD_BYTES = 40
-    expected = services.FILE_TOO_LARGE.format(size=len(PERFECT), limit=40)
+    expected = errors.FILE_TOO_LARGE.format(size=len(PERFECT), limit=40)
     assert message_of(upload(fuzz_task, member, PERFECT)) == expected
     before = stored_counts()
     response, messages = post_file(fuzz_task, member, PERFECT)
@@ -330,7 +330,7 @@ def test_a_file_over_the_size_limit(fuzz_task, member, upload, post_file, settin
     assert stored_counts() == before
     with pytest.raises(ValidationError) as caught:
         services.gold_replace(task=fuzz_task, gold_name="g.csv", gold_content=GOLD)
-    assert caught.value.messages == [services.FILE_TOO_LARGE.format(size=len(GOLD), limit=40)]
+    assert caught.value.messages == [errors.FILE_TOO_LARGE.format(size=len(GOLD), limit=40)]
 
 
 MEGABYTE = "x" * 1_000_000
@@ -576,7 +576,7 @@ def test_path_tricks_through_the_upload_view(
 @fuzz(200)
 @given(name=st.text(max_size=40))
 def test_safe_file_name_is_always_a_printable_base_name(name):
-    safe = services.safe_file_name(name)
+    safe = uploads.safe_file_name(name)
     assert 0 < len(safe) <= 200
     assert "/" not in safe and "\\" not in safe
     assert safe not in (".", "..")
@@ -590,7 +590,7 @@ def test_the_toy_files_are_what_these_tests_assume():
 def test_class_labels_are_escaped_in_the_confusion_heatmap():
     import json
 
-    from leaderboard.confusion_chart import confusion_heatmap
+    from leaderboard.charts import confusion_heatmap
 
     figure = json.loads(confusion_heatmap([[1, 0], [0, 1]], ["<b>x</b>", "y"], title="raw"))
     axis_text = figure["data"][0]["x"] + figure["data"][0]["y"]

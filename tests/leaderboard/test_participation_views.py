@@ -20,7 +20,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import selectors, services
+from leaderboard import errors, selectors, services
 from leaderboard.models import Baseline, StoredFile, Submission, Task, Team
 from scoring.engine import io
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
@@ -269,7 +269,7 @@ def test_a_bad_gold_file_is_a_form_error_naming_the_line(client, make_user, gold
 def test_bad_labels_are_an_error_on_the_labels_field(client, make_user):
     client.force_login(make_user("host"))
     response = client.post(page("task_create"), new_task_form(labels="a"))
-    assert response.context["form"].errors["labels"] == [services.TOO_FEW_LABELS]
+    assert response.context["form"].errors["labels"] == [errors.TOO_FEW_LABELS]
     assert not Task.objects.exists()
 
 
@@ -315,7 +315,7 @@ def test_replace_gold_through_the_page_rescores(
 def test_a_bad_replacement_gold_is_a_form_error(organiser_client, task):
     response = organiser_client.post(page("gold_replace", task), {"gold": csv_file(b"id,label\n1,a\n2,b\n")})
     assert response.status_code == 200
-    message = services.GOLD_LABEL_UNUSED.format(label="c")
+    message = errors.GOLD_LABEL_UNUSED.format(label="c")
     assert response.context["form"].errors["gold"] == [message]
     task.refresh_from_db()
     assert task.gold_version == 1
@@ -338,17 +338,17 @@ def test_create_and_join_a_team_through_the_pages(client, task, make_user):
     client.force_login(carol)
     response = client.post(page("team_join", task), {"invite_code": f" {team.invite_code} "}, follow=True)
     assert shown_notes(response) == ["You joined the team “Beta team”."]
-    assert services.team_of(task=task, user=carol) == team
+    assert selectors.team_of(task=task, user=carol) == team
 
     response = client.post(page("team_create", task), {"name": "Gamma"}, follow=True)
-    assert shown_notes(response) == [services.ALREADY_IN_TEAM.format(team="Beta team")]
+    assert shown_notes(response) == [errors.ALREADY_IN_TEAM.format(team="Beta team")]
     assert Team.objects.filter(task=task).count() == 1
 
 
 def test_joining_with_a_wrong_code_says_so(client, task, make_user):
     client.force_login(make_user("dan"))
     response = client.post(page("team_join", task), {"invite_code": "not-a-code"})
-    assert notes(response) == [services.BAD_INVITE]
+    assert notes(response) == [errors.BAD_INVITE]
     assert not Team.objects.exists()
 
 
@@ -387,7 +387,7 @@ def test_a_good_upload_leads_to_its_scored_page(alice_client, task, make_user, s
 
     for label in task.labels:
         per_class = submission.per_class[label]
-        row = re.search(rf"<tr><th>{label}</th>(.*?)</tr>", content, flags=re.S)
+        row = re.search(rf'<tr><th scope="row">{label}</th>(.*?)</tr>', content, flags=re.S)
         assert row, f"no per-class row for {label}"
         cells = re.findall(r'<td class="num">(.*?)</td>', row.group(1))
         assert cells[:3] == [f"{per_class[m]:.4f}" for m in ("precision", "recall", "f1")]
@@ -398,10 +398,10 @@ def test_a_good_upload_leads_to_its_scored_page(alice_client, task, make_user, s
     calibrated_columns = selectors.columns_of(task, calibrated=True)
     for column, calibrated in zip(columns, calibrated_columns, strict=True):
         for position, shown_column in ((0, column), (2, calibrated)):
-            mine = selectors.metric_value(submission, shown_column)
-            theirs = selectors.metric_value(leader, shown_column)
+            mine = shown_column.value(submission)
+            theirs = shown_column.value(leader)
             expected_rank = "—" if mine is None else str(1 + (theirs is not None and theirs > mine))
-            value, rank = shown[column.metric.name][position : position + 2]
+            value, rank = shown[column.name][position : position + 2]
             assert rank == expected_rank, shown_column.id
             assert value == ("undefined" if mine is None else f"{mine:.4f}")
     assert page_response.context["ranked"] and page_response.context["n_teams"] == 2
@@ -440,7 +440,7 @@ def test_an_upload_after_the_deadline_names_the_deadline(alice_client, task, pos
     response = post_upload(alice_client, task, PERFECT)
     [message] = notes(response)
     assert f"{closed:%Y-%m-%d %H:%M} UTC" in message
-    assert services.DEADLINE_PASSED.format(closes_at=closed) in message
+    assert errors.DEADLINE_PASSED.format(closes_at=closed) in message
     assert stored_counts() == (1, 0)  # the gold file only
 
 

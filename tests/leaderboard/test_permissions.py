@@ -19,7 +19,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import services
+from leaderboard import errors, services
 from leaderboard.models import Submission, Task, Team
 from leaderboard.views.accounts import TOO_MANY_ATTEMPTS
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
@@ -180,7 +180,7 @@ def test_an_upload_always_goes_to_the_uploaders_own_team(world, role, team, djan
         assert_outcome(response, LOGIN)
     elif team is None:
         assert response["Location"] == world.task.get_absolute_url()
-        assert [str(m) for m in get_messages(response.wsgi_request)] == ["The file was refused: " + services.NO_TEAM]
+        assert [str(m) for m in get_messages(response.wsgi_request)] == ["The file was refused: " + errors.NO_TEAM]
     if team is None:
         assert not new.exists()
     else:

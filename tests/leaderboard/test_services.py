@@ -8,15 +8,16 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from leaderboard import services
+from leaderboard import errors, services, uploads
 from leaderboard.models import Baseline, StoredFile, Submission, Task
+from leaderboard.services import submissions
+from leaderboard.tasks import score_stored_submission
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
 
 
-def codes(error: ValidationError) -> set[str]:
-    return {e.code for e in error.error_list}
+codes = errors.problem_codes
 
 
 def test_task_create_stores_gold_and_baselines(task):
@@ -120,7 +121,7 @@ def test_daily_limit_resets_the_next_utc_day(make_task, make_user, submit):
     with pytest.raises(ValidationError) as caught:
         services.submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
     assert codes(caught.value) == {"DAILY_LIMIT"}
-    tomorrow = services.day_start(timezone.now()) + dt.timedelta(days=1, hours=1)
+    tomorrow = submissions.day_start(timezone.now()) + dt.timedelta(days=1, hours=1)
     assert submit(task, alice, PERFECT, now=tomorrow).status == Submission.Status.SCORED
 
 
@@ -161,10 +162,10 @@ def test_no_team_no_upload(task, make_user):
 
 
 def test_path_tricks_in_file_names_are_reduced_to_a_base_name():
-    assert services.safe_file_name("../../etc/passwd") == "passwd"
-    assert services.safe_file_name("C:\\Users\\x\\run.csv") == "run.csv"
-    assert services.safe_file_name("") == "upload"
-    assert services.safe_file_name("a\x00b.csv") == "ab.csv"
+    assert uploads.safe_file_name("../../etc/passwd") == "passwd"
+    assert uploads.safe_file_name("C:\\Users\\x\\run.csv") == "run.csv"
+    assert uploads.safe_file_name("") == "upload"
+    assert uploads.safe_file_name("a\x00b.csv") == "ab.csv"
 
 
 def test_gold_replacement_rescores_everything(task, make_user, submit, django_capture_on_commit_callbacks):
@@ -202,15 +203,14 @@ def test_bad_gold_replacement_keeps_everything(task, make_user, submit):
 
 
 def test_scoring_is_idempotent(task, make_user, submit):
-    from scoring.storage import score_submission_now
 
     alice = make_user("alice")
     services.team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, PERFECT)
-    assert score_submission_now(submission_id=submission.pk) == "already scored"
+    assert score_stored_submission(submission_id=submission.pk) == "already scored"
     submission.refresh_from_db()
     assert submission.score_count == 1
-    assert score_submission_now(submission_id=10_000) == "gone"
+    assert score_stored_submission(submission_id=10_000) == "gone"
 
 
 def test_choose_needs_membership_and_a_scored_submission(make_task, make_user, submit):

@@ -24,9 +24,9 @@ from rq import Queue
 from rq.registry import FinishedJobRegistry
 
 from leaderboard import services
+from leaderboard.errors import problem_codes
 from leaderboard.models import Submission, Task
 from scoring.engine.scorer import score_files
-from scoring.storage import report_fields
 from tests.conftest import PERFECT
 from tests.scale.conftest import REDIS_URL, rq_queues
 from tests.scale.support import item_ids, labels_csv, noisy_codes, wait_until
@@ -52,7 +52,9 @@ def all_scored(task: Task, *, gold_version: int) -> bool:
 def expected_fields(*, gold: bytes, submission: Submission) -> dict:
     """The scores computed here, directly, without queue or worker."""
     report = score_files(gold, bytes(submission.file.content), labels=list(LABELS))
-    return report_fields(report)
+    expected = Submission()
+    expected.apply(report)
+    return {field: getattr(expected, field) for field in ("confusion_matrix", "metrics", "calibrated", "per_class")}
 
 
 def assert_scores_equal(submission: Submission, expected: dict) -> None:
@@ -153,7 +155,7 @@ def test_upload_while_redis_is_down_is_stored_and_scored_once_redis_is_back(
     client.force_login(alice)
 
     settings.RQ_QUEUES = rq_queues(closed_port_url())
-    with caplog.at_level(logging.ERROR, logger="scoring.storage"):
+    with caplog.at_level(logging.ERROR, logger="leaderboard.tasks"):
         response = client.post(
             reverse("leaderboard:submission_create", args=[task.slug]),
             {"file": SimpleUploadedFile("run.csv", content), "description": "uploaded while Redis was down"},
@@ -199,7 +201,7 @@ def test_uploads_racing_for_the_daily_limit_cannot_all_pass(make_task, make_user
             services.submission_create(task=own_task, user=member, name="run.csv", content=PERFECT)
             return "stored"
         except ValidationError as error:
-            return str(error.code)
+            return " ".join(sorted(problem_codes(error)))
         finally:
             connection.close()
 

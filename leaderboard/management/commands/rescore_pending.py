@@ -12,7 +12,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from leaderboard.models import Submission
-from scoring.storage import enqueue_scoring
+from leaderboard.tasks import enqueue_scoring
 
 
 class Command(BaseCommand):

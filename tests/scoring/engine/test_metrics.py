@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scoring.engine import metrics as m
+from scoring.engine import registry
 from tests.scoring.strategies import PROPERTY, count_matrices, float_matrices, matrices
 
 # Rows = predicted a, b, c; columns = gold a, b, c. Every class has 10 gold items.
@@ -204,16 +205,16 @@ def test_a_class_without_true_negatives_has_undefined_dp_for_any_masses(
 
 def test_micro_precision_recall_and_f1_equal_accuracy_with_uniform_weights() -> None:
     weights = m.uniform_weights(M)
-    for measure in ("precision", "recall", "f1"):
-        assert m.micro_weighted(M, measure, weights) == approx(Fraction(20, 30)), measure
+    for measure in (m.class_precision, m.class_recall, m.class_f1):
+        assert m.micro_weighted(M, measure, weights) == approx(Fraction(20, 30)), measure.__name__
 
 
 def test_micro_mcc_is_the_mcc_of_pooled_counts() -> None:
     tp, fp, fn, tn = 20, 10, 10, 50  # column sums of the one-vs-rest counts of M
     expected = (tp * tn - fp * fn) / math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    assert m.micro_weighted(M, "mcc", m.uniform_weights(M)) == approx(expected)
+    assert m.micro_weighted(M, m.class_mcc, m.uniform_weights(M)) == approx(expected)
     # Non-uniform weights weigh the counts: class a alone gives class a's own MCC.
-    assert m.micro_weighted(M, "mcc", np.array([1.0, 0, 0])) == approx(m.class_mcc(M)[0])
+    assert m.micro_weighted(M, m.class_mcc, np.array([1.0, 0, 0])) == approx(m.class_mcc(M)[0])
 
 
 def test_macro_weighted_average() -> None:
@@ -235,9 +236,9 @@ def test_prevalence_weights_are_gold_shares() -> None:
     assert m.prevalence_weights(np.zeros((4, 4))).tolist() == [0.25] * 4
 
 
-def test_micro_weighted_rejects_unknown_measures() -> None:
-    with pytest.raises(ValueError, match="unknown"):
-        m.micro_weighted(M, "accuracy", m.uniform_weights(M))
+def test_unknown_class_measures_are_named_in_the_error() -> None:
+    with pytest.raises(KeyError, match="unknown per-class measure 'accuracy'; known: precision, recall"):
+        registry.class_measure("accuracy")
 
 
 # --- validation and helpers -----------------------------------------------------------------

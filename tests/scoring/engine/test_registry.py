@@ -12,6 +12,7 @@ checked against paper 000, Table 5.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from scoring.engine import registry
 from scoring.engine.calibration import calibrate
+from scoring.engine.metrics import defined
 from scoring.engine.registry import METRICS, Metric
 from tests.scoring.strategies import (
     PROPERTY,
@@ -64,11 +66,28 @@ def assert_in_range(metric: Metric, value: object, where: str) -> None:
     assert high is None or value <= high, f"{metric.key} ({where}) = {value} > {high}"
 
 
-def class_metrics(n: int) -> tuple[Metric, ...]:
-    """Every per-class metric of an n-class task (all measures, all labels)."""
-    labels = tuple(f"c{i}" for i in range(n))
-    measures = tuple(item.key for item in registry.CLASS_MEASURES)
-    return registry.leaderboard_metrics(labels, class_measures=measures)[len(tuple(registry.ranking_metrics())) :]
+@dataclass(frozen=True)
+class OneClass:
+    """One class's value of a per-class measure, as a metric: a board's per-class column."""
+
+    measure: registry.ClassMeasure
+    index: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.measure.key} of class {self.index}"
+
+    @property
+    def value_range(self) -> tuple[float | None, float | None]:
+        return self.measure.value_range
+
+    def __call__(self, m: np.ndarray) -> float | None:
+        return defined(self.measure.compute(m)[self.index])
+
+
+def class_metrics(n: int) -> tuple[OneClass, ...]:
+    """Every per-class measure of an n-class task, one per class."""
+    return tuple(OneClass(measure, index) for measure in registry.CLASS_MEASURES for index in range(n))
 
 
 EDGE_MATRICES = {
@@ -372,13 +391,11 @@ def test_every_metric_documents_itself() -> None:
         assert set(metric.properties) == set(registry.PROPERTY_NAMES), metric.key
 
 
-def test_leaderboard_metrics_add_one_metric_per_measure_and_label() -> None:
-    labels = ("neg", "neu", "pos")
-    board = registry.leaderboard_metrics(labels, class_measures=("recall", "f1"))
-    per_class = board[len(tuple(registry.ranking_metrics())) :]
-    assert [metric.key for metric in per_class] == [f"{k}[{label}]" for k in ("recall", "f1") for label in labels]
-    m = np.array([[5, 1, 0], [2, 6, 1], [3, 3, 9]])
-    # recall of "neu" = m[1, 1] / prevalence(1) = 6 / 10; F1 of "pos" = 2*9 / (bias 15 + prevalence 10).
-    assert math.isclose(per_class[1](m), 6 / 10)
-    assert math.isclose(per_class[5](m), 18 / 25)
-    assert per_class[0].properties["PIV"].holds is True
+def test_every_class_measure_documents_itself_and_is_looked_up_by_key() -> None:
+    keys = [measure.key for measure in registry.CLASS_MEASURES]
+    assert len(keys) == len(set(keys))
+    for measure in registry.CLASS_MEASURES:
+        assert registry.class_measure(measure.key) is measure
+        assert measure.name and measure.symbol and measure.formula_text and measure.source, measure.key
+        assert set(measure.properties) == set(registry.PROPERTY_NAMES), measure.key
+    assert registry.class_measure("recall").properties["PIV"].holds is True

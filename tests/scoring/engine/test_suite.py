@@ -3,18 +3,32 @@
 What this proves: a report holds every registered metric raw and calibrated, the calibrated
 values being the same functions applied to the calibrated matrix; undefined calibration leaves
 every calibrated value ``None``; per-class tables carry support and predicted counts as ints
-for count matrices; the weighted averages of paper 004 reduce to the suite's macro metrics and
-to accuracy as they should; and ``score_files`` builds the hard or soft matrix from files.
+for count matrices, and their precision, recall, F1, MCC, BACC and DP equal values worked out
+by hand; the micro- and macro-weighted averages of paper 004 (uniform, prevalence and
+caller-chosen weights) equal values worked out by hand with exact fractions and values built
+from scikit-learn, an oracle independent of the engine (DP with the natural logarithm); and
+``score_files`` builds the hard or soft matrix from files.
 """
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
+from sklearn.metrics import (
+    accuracy_score,
+    balanced_accuracy_score,
+    confusion_matrix,
+    matthews_corrcoef,
+    multilabel_confusion_matrix,
+    precision_recall_fscore_support,
+)
 
 from scoring.engine import metrics as m
 from scoring.engine.calibration import calibrate
-from scoring.engine.registry import METRICS, get
+from scoring.engine.registry import METRICS
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import plain_number, score_matrix, weighted_averages
 
@@ -57,17 +71,233 @@ def test_plain_number() -> None:
     assert plain_number(0.25) == 0.25
 
 
-def test_weighted_averages_with_uniform_and_prevalence_weights() -> None:
-    uniform = weighted_averages(MATRIX, m.uniform_weights(MATRIX))
-    for measure in ("precision", "recall", "f1"):
-        assert uniform["micro"][measure] == pytest.approx(m.accuracy(MATRIX))
-        assert uniform["macro"][measure] == pytest.approx(get(f"macro_{measure}")(MATRIX))
-    for measure in ("mcc", "bacc", "dp"):
-        assert uniform["macro"][measure] == pytest.approx(get(f"macro_{measure}")(MATRIX))
-        assert uniform["micro"][measure] == pytest.approx(get(f"micro_{measure}")(MATRIX))
-    by_prevalence = weighted_averages(MATRIX, m.prevalence_weights(MATRIX))
-    for measure in ("precision", "recall", "f1"):
-        assert by_prevalence["macro"][measure] == pytest.approx(get(f"weighted_{measure}")(MATRIX))
+# --- weighted averages (paper 004, Tables 2 and 3) against independent oracles ----------------
+#
+# MATRIX worked out by hand (rows predicted, columns gold; N = 30; prevalences 10, 10, 10;
+# biases 6, 9, 15). TP = diagonal cell, FP = rest of the row, FN = rest of the column,
+# TN = N - TP - FP - FN:
+#
+#   class  TP   FP             FN             TN
+#   a       5   1 + 0 = 1      2 + 3 = 5      30 - 5 - 1 - 5 = 19
+#   b       6   2 + 1 = 3      1 + 3 = 4      30 - 6 - 3 - 4 = 17
+#   c       9   3 + 3 = 6      0 + 1 = 1      30 - 9 - 6 - 1 = 14
+#
+# Per class: P = TP/(TP+FP), R = TP/(TP+FN), F1 = 2TP/(2TP+FP+FN),
+# MCC = (TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)),
+# BACC = (TP/(TP+FN) + TN/(TN+FP)) / 2, DP = sqrt(3)/pi ln((TP/FP)(TN/FN)) (natural log).
+
+K = math.sqrt(3) / math.pi
+"""The discriminant-power factor, written out here rather than taken from the engine."""
+
+BY_HAND_PER_CLASS: dict[str, tuple[Fraction | float, ...]] = {
+    "precision": (Fraction(5, 5 + 1), Fraction(6, 6 + 3), Fraction(9, 9 + 6)),
+    "recall": (Fraction(5, 5 + 5), Fraction(6, 6 + 4), Fraction(9, 9 + 1)),
+    "f1": (Fraction(10, 10 + 1 + 5), Fraction(12, 12 + 3 + 4), Fraction(18, 18 + 6 + 1)),
+    "mcc": (
+        (5 * 19 - 1 * 5) / math.sqrt(6 * 10 * 20 * 24),  # 90 / sqrt(28800) = 3 sqrt(2) / 8
+        (6 * 17 - 3 * 4) / math.sqrt(9 * 10 * 20 * 21),  # 90 / sqrt(37800) = 3 / sqrt(42)
+        (9 * 14 - 6 * 1) / math.sqrt(15 * 10 * 20 * 15),  # 120 / sqrt(45000) = 2 sqrt(2) / 5
+    ),
+    "bacc": (
+        (Fraction(5, 10) + Fraction(19, 20)) / 2,  # 29/40
+        (Fraction(6, 10) + Fraction(17, 20)) / 2,  # 29/40
+        (Fraction(9, 10) + Fraction(14, 20)) / 2,  # 32/40
+    ),
+    "dp": (
+        K * math.log(Fraction(5, 1) * Fraction(19, 5)),  # K ln 19
+        K * math.log(Fraction(6, 3) * Fraction(17, 4)),  # K ln (17/2)
+        K * math.log(Fraction(9, 6) * Fraction(14, 1)),  # K ln 21
+    ),
+}
+
+# omega = (1/3, 1/3, 1/3): pooled TP = (5+6+9)/3 = 20/3, FP = (1+3+6)/3 = 10/3,
+# FN = (5+4+1)/3 = 10/3, TN = (19+17+14)/3 = 50/3. Every prevalence is 10, so the prevalence
+# weights 10/30 are these same weights.
+BY_HAND_UNIFORM = {
+    "micro": {
+        "precision": Fraction(20, 20 + 10),  # 2/3 = accuracy
+        "recall": Fraction(20, 20 + 10),  # 2/3
+        "f1": Fraction(40, 40 + 10 + 10),  # 2/3
+        "mcc": (20 * 50 - 10 * 10) / math.sqrt(30 * 30 * 60 * 60),  # 900 / 1800 = 1/2 (the 1/3s cancel)
+        "bacc": (Fraction(20, 30) + Fraction(50, 60)) / 2,  # 3/4
+        "dp": K * math.log(Fraction(20, 10) * Fraction(50, 10)),  # K ln 10
+    },
+    "macro": {
+        "precision": (Fraction(5, 6) + Fraction(6, 9) + Fraction(9, 15)) / 3,  # 63/90 = 7/10
+        "recall": (Fraction(5, 10) + Fraction(6, 10) + Fraction(9, 10)) / 3,  # 2/3
+        "f1": (Fraction(10, 16) + Fraction(12, 19) + Fraction(18, 25)) / 3,  # 7511/11400
+        "mcc": sum(BY_HAND_PER_CLASS["mcc"]) / 3,
+        "bacc": (Fraction(29, 40) + Fraction(29, 40) + Fraction(32, 40)) / 3,  # 3/4
+        "dp": K * (math.log(19) + math.log(Fraction(17, 2)) + math.log(21)) / 3,
+    },
+}
+
+# omega = (1, 2, 3), normalised to (1/6, 2/6, 3/6): pooled TP = (5 + 2*6 + 3*9)/6 = 44/6,
+# FP = (1 + 2*3 + 3*6)/6 = 25/6, FN = (5 + 2*4 + 3*1)/6 = 16/6, TN = (19 + 2*17 + 3*14)/6 = 95/6.
+BY_HAND_ONE_TWO_THREE = {
+    "micro": {
+        "precision": Fraction(44, 44 + 25),  # 44/69
+        "recall": Fraction(44, 44 + 16),  # 11/15
+        "f1": Fraction(88, 88 + 25 + 16),  # 88/129
+        "mcc": (44 * 95 - 25 * 16) / math.sqrt((44 + 25) * (44 + 16) * (95 + 25) * (95 + 16)),  # 3780 / sqrt(55144800)
+        "bacc": (Fraction(44, 60) + Fraction(95, 120)) / 2,  # 61/80
+        "dp": K * math.log(Fraction(44, 25) * Fraction(95, 16)),  # K ln (209/20)
+    },
+    "macro": {
+        "precision": (1 * Fraction(5, 6) + 2 * Fraction(6, 9) + 3 * Fraction(9, 15)) / 6,  # 119/180
+        "recall": (1 * Fraction(5, 10) + 2 * Fraction(6, 10) + 3 * Fraction(9, 10)) / 6,  # 11/15
+        "f1": (1 * Fraction(10, 16) + 2 * Fraction(12, 19) + 3 * Fraction(18, 25)) / 6,  # 15383/22800
+        "mcc": sum(w * x for w, x in zip((1, 2, 3), BY_HAND_PER_CLASS["mcc"], strict=True)) / 6,
+        "bacc": (1 * Fraction(29, 40) + 2 * Fraction(29, 40) + 3 * Fraction(32, 40)) / 6,  # 183/240 = 61/80
+        "dp": K * (1 * math.log(19) + 2 * math.log(Fraction(17, 2)) + 3 * math.log(21)) / 6,
+    },
+}
+
+MEASURES = ("precision", "recall", "f1", "mcc", "bacc", "dp")
+
+
+def test_per_class_tables_by_hand() -> None:
+    per_class = score_matrix(MATRIX, labels=LABELS).per_class
+    for i, label in enumerate(LABELS):
+        assert per_class[label]["support"] == 10  # column sums
+        assert per_class[label]["predicted"] == (6, 9, 15)[i]  # row sums
+        for measure in MEASURES:
+            assert per_class[label][measure] == pytest.approx(float(BY_HAND_PER_CLASS[measure][i]), rel=1e-12)
+
+
+def assert_close(actual: dict[str, dict], expected: dict[str, dict]) -> None:
+    assert set(actual) == {"micro", "macro"}
+    for average in ("micro", "macro"):
+        assert set(actual[average]) == set(MEASURES)
+        for measure in MEASURES:
+            assert actual[average][measure] == pytest.approx(float(expected[average][measure]), rel=1e-12), (
+                average,
+                measure,
+            )
+
+
+def test_weighted_averages_by_hand_with_uniform_and_prevalence_weights() -> None:
+    assert m.uniform_weights(MATRIX) == pytest.approx([1 / 3, 1 / 3, 1 / 3], rel=1e-15)
+    assert m.prevalence_weights(MATRIX) == pytest.approx([10 / 30, 10 / 30, 10 / 30], rel=1e-15)
+    assert_close(weighted_averages(MATRIX, m.uniform_weights(MATRIX)), BY_HAND_UNIFORM)
+    assert_close(weighted_averages(MATRIX, m.prevalence_weights(MATRIX)), BY_HAND_UNIFORM)
+    # Weights are normalised: (7, 7, 7) is the same as (1/3, 1/3, 1/3).
+    assert_close(weighted_averages(MATRIX, np.array([7.0, 7.0, 7.0])), BY_HAND_UNIFORM)
+
+
+def test_weighted_averages_by_hand_with_caller_chosen_weights() -> None:
+    assert_close(weighted_averages(MATRIX, np.array([1.0, 2.0, 3.0])), BY_HAND_ONE_TWO_THREE)
+    assert_close(weighted_averages(MATRIX, np.array([1 / 6, 2 / 6, 3 / 6])), BY_HAND_ONE_TWO_THREE)
+
+
+# --- the same, with scikit-learn as the oracle -----------------------------------------------
+
+SKEWED = np.array([[7, 1, 0], [2, 3, 1], [1, 2, 4]])
+"""Prevalences 10, 6, 5: here prevalence weights differ from uniform ones."""
+
+
+def sklearn_labels(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(y_true, y_pred) of a count matrix m[i, j] = predicted i, gold j: gold j and predicted i
+    repeated m[i, j] times (scikit-learn puts gold in rows, we put it in columns)."""
+    n = len(matrix)
+    y_true = np.repeat(np.tile(np.arange(n), n), np.asarray(matrix).ravel())
+    y_pred = np.repeat(np.repeat(np.arange(n), n), np.asarray(matrix).ravel())
+    return y_true, y_pred
+
+
+def sklearn_one_vs_rest(y_true: np.ndarray, y_pred: np.ndarray, weight=None) -> dict[str, float]:
+    """The six measures of one binary (positive = True) problem, from scikit-learn (DP from its
+    confusion counts with the natural logarithm)."""
+    p, r, f, _ = precision_recall_fscore_support(
+        y_true, y_pred, average="binary", pos_label=True, sample_weight=weight, zero_division=0
+    )
+    (tn, fp), (fn, tp) = confusion_matrix(y_true, y_pred, labels=[False, True], sample_weight=weight)
+    return {
+        "precision": p,
+        "recall": r,
+        "f1": f,
+        "mcc": matthews_corrcoef(y_true, y_pred, sample_weight=weight),
+        "bacc": balanced_accuracy_score(y_true, y_pred, sample_weight=weight),
+        "dp": K * math.log((tp / fp) * (tn / fn)),
+    }
+
+
+def sklearn_micro(matrix: np.ndarray, weights: np.ndarray) -> dict[str, float]:
+    """Micro-weighted measures: the one-vs-rest measures of the pooled counts
+    sum_i omega_i TP_i, sum_i omega_i FP_i, ..., given to scikit-learn as four weighted samples."""
+    y_true, y_pred = sklearn_labels(matrix)
+    n = len(matrix)
+    omega = np.asarray(weights, dtype=float) / np.sum(weights)
+    # multilabel_confusion_matrix gives [[TN, FP], [FN, TP]] per class.
+    counts = multilabel_confusion_matrix(y_true, y_pred, labels=range(n)).reshape(n, 4)
+    tn, fp, fn, tp = omega @ counts
+    pooled_true = np.array([True, False, True, False])
+    pooled_pred = np.array([True, True, False, False])
+    return sklearn_one_vs_rest(pooled_true, pooled_pred, weight=np.array([tp, fp, fn, tn]))
+
+
+def sklearn_macro(matrix: np.ndarray, weights: np.ndarray) -> dict[str, float]:
+    """Macro-weighted measures sum_i omega_i M_i over the one-vs-rest measures of each class."""
+    y_true, y_pred = sklearn_labels(matrix)
+    omega = np.asarray(weights, dtype=float) / np.sum(weights)
+    per_class = [sklearn_one_vs_rest(y_true == i, y_pred == i) for i in range(len(matrix))]
+    return {key: sum(w * values[key] for w, values in zip(omega, per_class, strict=True)) for key in MEASURES}
+
+
+@pytest.mark.parametrize("matrix", [MATRIX, SKEWED], ids=["balanced", "skewed"])
+@pytest.mark.parametrize("scheme", ["uniform", "prevalence", "one-two-three"])
+def test_weighted_averages_agree_with_sklearn(matrix: np.ndarray, scheme: str) -> None:
+    n = len(matrix)
+    weights = {
+        "uniform": np.full(n, 1.0 / n),
+        "prevalence": matrix.sum(axis=0) / matrix.sum(),  # omega_i = prevalence(i) / N
+        "one-two-three": np.array([1.0, 2.0, 3.0]),
+    }[scheme]
+    expected = {"micro": sklearn_micro(matrix, weights), "macro": sklearn_macro(matrix, weights)}
+    assert_close(weighted_averages(matrix, weights), expected)
+
+
+@pytest.mark.parametrize("matrix", [MATRIX, SKEWED], ids=["balanced", "skewed"])
+def test_weighted_averages_match_sklearn_averaging_modes(matrix: np.ndarray) -> None:
+    """Uniform weights are scikit-learn's "macro", prevalence weights its "weighted", and
+    uniform micro precision, recall and F1 its "micro" (all three equal to accuracy)."""
+    y_true, y_pred = sklearn_labels(matrix)
+    n = len(matrix)
+    uniform = weighted_averages(matrix, np.full(n, 1.0 / n))
+    by_prevalence = weighted_averages(matrix, matrix.sum(axis=0))
+    for average, ours in (
+        ("macro", uniform["macro"]),
+        ("weighted", by_prevalence["macro"]),
+        ("micro", uniform["micro"]),
+    ):
+        p, r, f, _ = precision_recall_fscore_support(y_true, y_pred, average=average, zero_division=0)
+        assert (ours["precision"], ours["recall"], ours["f1"]) == pytest.approx((p, r, f), rel=1e-12), average
+    assert uniform["micro"]["precision"] == pytest.approx(accuracy_score(y_true, y_pred), rel=1e-12)
+    assert uniform["macro"]["bacc"] == pytest.approx(
+        np.mean([balanced_accuracy_score(y_true == i, y_pred == i) for i in range(n)]), rel=1e-12
+    )
+
+
+def test_weighted_averages_with_a_class_never_predicted() -> None:
+    """Class c is never predicted: its precision is 0 (as scikit-learn's zero_division=0), its
+    MCC and DP are undefined, so every average that gives c a positive weight is undefined."""
+    matrix = np.array([[4, 1, 2], [1, 3, 1], [0, 0, 0]])
+    y_true, y_pred = sklearn_labels(matrix)
+    weights = np.array([1.0, 2.0, 3.0])
+    ours = weighted_averages(matrix, weights)
+    p, r, f, _ = precision_recall_fscore_support(y_true, y_pred, average=None, labels=range(3), zero_division=0)
+    omega = weights / weights.sum()
+    assert (ours["macro"]["precision"], ours["macro"]["recall"], ours["macro"]["f1"]) == pytest.approx(
+        (omega @ p, omega @ r, omega @ f), rel=1e-12
+    )
+    assert ours["macro"]["mcc"] is None and ours["macro"]["dp"] is None
+    # The pooled counts have no zero, so every micro average is defined.
+    assert ours["micro"] == pytest.approx(sklearn_micro(matrix, weights), rel=1e-12)
+    # Without weight on c the macro averages are those of a and b alone.
+    a = sklearn_one_vs_rest(y_true == 0, y_pred == 0)
+    b = sklearn_one_vs_rest(y_true == 1, y_pred == 1)
+    expected = {key: (1 * a[key] + 2 * b[key]) / 3 for key in MEASURES}
+    assert weighted_averages(matrix, np.array([1.0, 2.0, 0.0]))["macro"] == pytest.approx(expected, rel=1e-12)
 
 
 def test_score_files_hard_and_soft() -> None:

@@ -1,9 +1,12 @@
-"""Scoring a stored submission and storing its scores atomically with the status change.
+"""Scoring a stored submission: the task the queue runs, and how it is enqueued.
 
-Idempotent and safe under duplicate jobs: the row is locked to claim it and again to write the
-scores, and a submission already scored against the current gold version is left alone. When
-the gold file is replaced while a submission is being scored, the stale result is dropped and
-the submission is queued again for the new gold.
+With the immediate backend (the embedded default) :func:`score_submission` runs inside the
+upload request once the submission's transaction has committed; with RQ it runs on any worker.
+It is idempotent and safe under duplicate jobs: the row is locked to claim it and again to
+write the scores, and a submission already scored against the current gold version is left
+alone. When the gold file is replaced while a submission is being scored, the stale result is
+dropped and the submission is queued again for the new gold. The Submission row, not the queue,
+says whether work is left.
 """
 
 from __future__ import annotations
@@ -12,52 +15,37 @@ import logging
 
 from django.db import transaction
 from django.utils import timezone
+from django_tasks import task
 
+from leaderboard.models import Submission, Task
 from scoring.engine.io import InputFileError
 from scoring.engine.scorer import score_files
-from scoring.engine.suite import Report
 
 logger = logging.getLogger(__name__)
 
 
-def report_fields(report: Report) -> dict:
-    """The model fields of :class:`leaderboard.models.Scored` for a report."""
-    data = report.as_json()
-    return {
-        "confusion_matrix": data["confusion_matrix"],
-        "metrics": report.metrics,
-        "calibrated": report.calibrated,
-        "per_class": report.per_class,
-        "calibrated_per_class": report.calibrated_per_class,
-    }
-
-
-def score_submission_now(*, submission_id: int) -> str:
-    """Score one submission; returns what happened, for the task result and the logs."""
-    from leaderboard.models import Submission, Task
-
+def score_stored_submission(*, submission_id: int) -> str:
+    """Score one submission against its task's current gold file; returns what happened, for
+    the task result and the logs."""
     with transaction.atomic():
         submission = Submission.objects.select_for_update().select_related("task").filter(pk=submission_id).first()
         if submission is None:
             return "gone"
-        if (
-            submission.status == Submission.Status.SCORED
-            and submission.scored_gold_version == submission.task.gold_version
-        ):
+        if submission.is_scored_against(submission.task.gold_version):
             return "already scored"
         submission.status = Submission.Status.SCORING
         submission.save(update_fields=["status"])
-        task = Task.objects.select_related("gold_file").get(pk=submission.task_id)
-        gold_version = task.gold_version
-        gold, labels = bytes(task.gold_file.content), list(task.labels)
+        task_row = Task.objects.select_related("gold_file").get(pk=submission.task_id)
+        gold_version = task_row.gold_version
+        gold, labels = bytes(task_row.gold_file.content), list(task_row.labels)
         predictions, name = bytes(submission.file.content), submission.file.name
 
     try:
         report = score_files(gold, predictions, labels=labels, gold_name="gold file", predictions_name=name)
-        fields, failure = report_fields(report), ""
+        failure = ""
     except InputFileError as error:
         # Validated at upload, so this means the gold file changed under it.
-        fields, failure = {}, str(error)
+        report, failure = None, str(error)
 
     with transaction.atomic():
         submission = Submission.objects.select_for_update().get(pk=submission_id)
@@ -67,10 +55,10 @@ def score_submission_now(*, submission_id: int) -> str:
             submission.save(update_fields=["status"])
             transaction.on_commit(lambda: enqueue_scoring(submission_id))
             return "gold changed; queued again"
-        if submission.status == Submission.Status.SCORED and submission.scored_gold_version == gold_version:
+        if submission.is_scored_against(gold_version):
             return "already scored"
-        for field, value in fields.items():
-            setattr(submission, field, value)
+        if report is not None:
+            submission.apply(report)
         submission.status = Submission.Status.FAILED if failure else Submission.Status.SCORED
         submission.failure = failure
         submission.scored_at = timezone.now()
@@ -81,15 +69,25 @@ def score_submission_now(*, submission_id: int) -> str:
     return submission.status
 
 
+@task()
+def score_submission(submission_id: int) -> str:
+    """Score submission ``submission_id`` against its task's current gold file."""
+    return score_stored_submission(submission_id=submission_id)
+
+
 def enqueue_scoring(submission_id: int) -> None:
     """Hand a submission to the tasks backend. Call it from ``transaction.on_commit``.
 
     If the queue cannot be reached the submission stays queued in the database, where the
     ``rescore_pending`` command finds it; the upload itself is not lost.
     """
-    from scoring.tasks import score_submission
-
     try:
         score_submission.enqueue(submission_id)
     except Exception:  # the queue is an optimisation: the row is the source of truth
         logger.exception("could not enqueue submission %s; it stays queued", submission_id)
+
+
+def enqueue_on_commit(submission_ids: list[int]) -> None:
+    """Enqueue each submission once the current transaction commits."""
+    for pk in submission_ids:
+        transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))

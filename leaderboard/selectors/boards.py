@@ -1,8 +1,8 @@
-"""Selectors: every function that reads for a page, an export or a chart.
+"""Leaderboards: each team's counting submission, its values under every column and its ranks,
+and the comparisons between the rankings of two or more columns.
 
-A leaderboard column is a metric of the registry, raw or calibrated, identified by its
-*column id*: the metric key, with ``_c`` appended for the calibrated version (as paper 000's
-Figure 2 writes ``metric_c``).
+Columns are the engine's (:class:`scoring.engine.columns.Column`): plain data naming a metric,
+a class for per-class columns, and whether the metric is calibrated.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from django.db.models import (
     IntegerField,
     OrderBy,
     OuterRef,
-    QuerySet,
     Subquery,
     When,
     Window,
@@ -27,86 +26,31 @@ from django.db.models import Value as SQLValue
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, RowNumber
 
-from leaderboard.models import Baseline, Scored, Submission, Task, Team
+from leaderboard.models import Baseline, Submission, Task, Team
+from scoring.engine import columns as board_columns
 from scoring.engine import ranking
+from scoring.engine.columns import Column, score_fields
 from scoring.engine.metrics import Value
-from scoring.engine.registry import BY_KEY, Metric, leaderboard_metrics
-
-CALIBRATED_SUFFIX = "_c"
 
 
-@dataclass(frozen=True)
-class Column:
-    """A metric as a leaderboard column: raw or calibrated."""
-
-    metric: Metric
-    calibrated: bool
-
-    @property
-    def id(self) -> str:
-        return self.metric.key + (CALIBRATED_SUFFIX if self.calibrated else "")
-
-    @property
-    def label(self) -> str:
-        return self.metric.symbol + (CALIBRATED_SUFFIX if self.calibrated else "")
-
-
-def columns_of(task: Task, *, calibrated: bool | None = None) -> list[Column]:
+def columns_of(task: Task, *, calibrated: bool | None = False) -> list[Column]:
     """The task's ranking columns: raw ones, calibrated ones, or (``None``) both."""
-    metrics = leaderboard_metrics(tuple(task.labels))
-    flags = (False, True) if calibrated is None else (calibrated,)
-    return [Column(metric, flag) for flag in flags for metric in metrics]
-
-
-def column_by_id(task: Task, column_id: str) -> Column | None:
-    return next((c for c in columns_of(task) if c.id == column_id), None)
-
-
-PAPER_SET_KEYS: tuple[str, ...] = ("macro_recall", "gmean_recall", "hmean_recall", "macro_f1", "kappa", "mcc")
-"""The metrics of paper 000's Table 8 and Figure 2, in the paper's order; each class's recall
-follows them."""
+    return board_columns.ranking_columns(task.labels, calibrated=calibrated)
 
 
 def paired_columns(task: Task, *, paper_set: bool = False) -> list[Column]:
-    """Columns with each metric followed by its calibrated version, as Figure 2 pairs them.
-
-    ``paper_set`` keeps the metrics of Figure 2 (``PAPER_SET_KEYS`` and each class's recall);
-    otherwise every ranking column of the task.
-    """
-    metrics = list(leaderboard_metrics(tuple(task.labels), class_measures=("recall",)))
-    if paper_set:
-        order = {key: index for index, key in enumerate(PAPER_SET_KEYS)}
-        per_class = [m for m in metrics if m.key not in BY_KEY]
-        metrics = sorted((m for m in metrics if m.key in order), key=lambda m: order[m.key]) + per_class
-    return [Column(metric, flag) for metric in metrics for flag in (False, True)]
+    """The task's columns with each metric followed by its calibrated version (Figure 2)."""
+    return board_columns.paired_columns(task.labels, paper_set=paper_set)
 
 
-def metric_value(scored: Scored, column: Column) -> Value:
-    """The stored value of a column for a scored row (suite metric or per-class measure)."""
-    values = scored.calibrated if column.calibrated else scored.metrics
-    if values is None:
-        return None
-    key = column.metric.key
-    if key in values:
-        return values[key]
-    measure, _, label = key.partition("[")
-    per_class = scored.calibrated_per_class if column.calibrated else scored.per_class
-    return (per_class or {}).get(label.rstrip("]"), {}).get(measure)
+def column_by_id(task: Task, column_id: str) -> Column | None:
+    """The task's column named ``column_id`` (raw or calibrated), if any."""
+    return board_columns.column_by_id(columns_of(task, calibrated=None), column_id)
 
 
-SCORE_FIELDS: dict[bool, tuple[str, str]] = {
-    False: ("metrics", "per_class"),
-    True: ("calibrated", "calibrated_per_class"),
-}
-"""The JSON columns a board reads, raw or calibrated: the suite's values and, for the
-``recall[label]`` columns, the per-class ones."""
-
-
-def score_fields(calibrated: bool | None) -> tuple[str, ...]:
-    """The JSON columns a board of raw (``False``), calibrated (``True``) or both (``None``)
-    columns needs; the others (the confusion matrix above all) are never read."""
-    flags = (False, True) if calibrated is None else (calibrated,)
-    return tuple(name for flag in flags for name in SCORE_FIELDS[flag])
+def primary_column(task: Task) -> Column:
+    """The raw column of the task's primary metric."""
+    return Column(task.primary_metric)
 
 
 def _counting_order(task: Task) -> list[OrderBy]:
@@ -129,15 +73,19 @@ def _counting_order(task: Task) -> list[OrderBy]:
     return newest
 
 
-def counting_submissions(task: Task, *, fields: Sequence[str] | None = None) -> dict[int, Submission]:
+ALL_SCORE_FIELDS = score_fields(columns_of_both := board_columns.ranking_columns(("_",), calibrated=None))
+"""Every JSON column of scores a board may read (suite and per-class values, raw and calibrated)."""
+del columns_of_both
+
+
+def counting_submissions(task: Task, *, fields: Sequence[str] = ALL_SCORE_FIELDS) -> dict[int, Submission]:
     """For each team, the scored submission that counts under the task's policy.
 
-    One query that returns one row per team, with only the JSON columns in ``fields``
-    (default: every score column): ``DISTINCT ON (team_id)`` where the database has it
-    (PostgreSQL), else the first row of a window over each team's submissions. ``task_id``
-    stays loaded, or reading ``submission.task`` would cost a query per row.
+    One query that returns one row per team, with only the JSON columns in ``fields``:
+    ``DISTINCT ON (team_id)`` where the database has it (PostgreSQL), else the first row of a
+    window over each team's submissions. ``task_id`` stays loaded, or reading
+    ``submission.task`` would cost a query per row.
     """
-    fields = score_fields(None) if fields is None else tuple(fields)
     scored = task.submissions.scored().only("id", "task_id", "team_id", "created_at", *fields)
     order = _counting_order(task)
     if connections[scored.db].features.can_distinct_on_fields:
@@ -155,13 +103,8 @@ class Entry:
     name: str
     team: Team | None = None
     submission: Submission | None = None
-    baseline: Baseline | None = None
     values: dict[str, Value] = field(default_factory=dict)
     ranks: dict[str, int | None] = field(default_factory=dict)
-
-    @property
-    def is_baseline(self) -> bool:
-        return self.baseline is not None
 
 
 @dataclass
@@ -173,36 +116,45 @@ class Board:
     sort: Column
 
     @property
-    def primary_id(self) -> str:
-        return self.task.primary_metric
+    def scored(self) -> list[Entry]:
+        """Teams with a scored submission, in board order."""
+        return [entry for entry in self.entries if entry.submission is not None]
+
+    @property
+    def unscored(self) -> list[Entry]:
+        """Teams without a scored submission (listed apart, never ranked)."""
+        return [entry for entry in self.entries if entry.submission is None]
+
+    def entry_of(self, submission: Submission) -> Entry | None:
+        """The row whose counting submission is ``submission``, if it counts."""
+        return next((e for e in self.entries if e.submission and e.submission.pk == submission.pk), None)
 
 
 def _entries(task: Task, columns: Sequence[Column]) -> tuple[list[Entry], list[Entry]]:
     """Every team with its counting submission's values and ranks, then the baselines; only
     the JSON columns that ``columns`` read are loaded."""
-    sides = {column.calibrated for column in columns}
-    calibrated = sides.pop() if len(sides) == 1 else None
-    counting = counting_submissions(task, fields=score_fields(calibrated))
+    fields = score_fields(columns)
+    counting = counting_submissions(task, fields=fields)
     entries = []
     for team in Team.objects.filter(task=task).only("id", "name", "task_id"):
         submission = counting.get(team.pk)
-        values = {c.id: metric_value(submission, c) if submission else None for c in columns}
+        values = {c.id: c.value(submission) for c in columns}
         entries.append(Entry(name=team.name, team=team, submission=submission, values=values))
     for column in columns:
         ranks = ranking.competition_ranks([e.values[column.id] for e in entries])
         for entry, rank in zip(entries, ranks, strict=True):
             entry.ranks[column.id] = rank
     baselines = [
-        Entry(name=b.name, baseline=b, values={c.id: metric_value(b, c) for c in columns})
-        for b in Baseline.objects.filter(task=task).only("id", "name", "task_id", *score_fields(calibrated))
+        Entry(name=b.name, values={c.id: c.value(b) for c in columns})
+        for b in Baseline.objects.filter(task=task).only("id", "name", "task_id", *fields)
     ]
     return entries, baselines
 
 
 def sorted_by(task: Task, columns: Sequence[Column], sort: str | None) -> Column:
     """The column a board sorts by: ``sort`` if it is one of ``columns``, else the primary metric."""
-    return next((c for c in columns if c.id == sort), None) or next(
-        (c for c in columns if c.metric.key == task.primary_metric), columns[0]
+    return board_columns.column_by_id(columns, sort or "") or next(
+        (c for c in columns if c.label is None and c.key == task.primary_metric), columns[0]
     )
 
 
@@ -237,7 +189,7 @@ class Correlations:
 
 def rank_correlations(*, task: Task, column_ids: Iterable[str] | None = None) -> Correlations:
     """Spearman's rho between the team rankings of every pair of columns (paper 000, Fig. 2)."""
-    columns = columns_of(task)
+    columns = columns_of(task, calibrated=None)
     if column_ids is not None:
         wanted = list(column_ids)
         columns = [c for c in columns if c.id in wanted]
@@ -281,15 +233,3 @@ def compare_values(
         swaps=ranking.swapped_pairs(teams, a, b),
         correlation=ranking.spearman(a, b),
     )
-
-
-def visible_submissions(*, task: Task, user) -> QuerySet[Submission]:
-    """Submissions a person may see: organisers all; participants their team's (everyone's
-    once results are public); visitors none.
-    """
-    submissions = task.submissions.select_related("team", "file").defer("file__content")
-    if task.is_organiser(user):
-        return submissions
-    if not user.is_authenticated:
-        return submissions.none()
-    return submissions.filter(team__membership__user=user)

@@ -1,0 +1,59 @@
+"""Every problem a person can fix, as a named constant: its code and its message template.
+
+A :class:`Problem` is its message template (a ``str``), so a test can build the exact message
+a page shows with ``errors.DAILY_LIMIT.format(...)``; :meth:`Problem.error` makes the
+``ValidationError`` that a service raises, keyed by the form field it belongs to, so a view
+hands it to ``form.add_error(None, error)`` and it lands beside that field.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+
+
+class Problem(str):
+    """A message template with a stable code (the constant's name)."""
+
+    code: str
+
+    def __new__(cls, code: str, template: str) -> Problem:
+        problem = super().__new__(cls, template)
+        problem.code = code
+        return problem
+
+    def error(self, field: str | None = None, **params: object) -> ValidationError:
+        """The ``ValidationError`` of this problem for ``field`` (``None``: the whole form)."""
+        return ValidationError({field or NON_FIELD_ERRORS: ValidationError(self.format(**params), code=self.code)})
+
+
+def problem_codes(error: ValidationError) -> set[str]:
+    """The codes of every problem an error carries, whatever its field."""
+    return {item.code for items in error.update_error_dict({}).values() for item in items}
+
+
+NOT_OPEN_YET = Problem("NOT_OPEN_YET", "The task opens for submissions on {opens_at:%Y-%m-%d %H:%M} UTC.")
+DEADLINE_PASSED = Problem(
+    "DEADLINE_PASSED", "The deadline passed on {closes_at:%Y-%m-%d %H:%M} UTC; submissions are closed."
+)
+DAILY_LIMIT = Problem(
+    "DAILY_LIMIT",
+    "Your team has used its {limit} submissions for today (UTC); the next day starts at {reset:%H:%M} UTC.",
+)
+TOTAL_LIMIT = Problem("TOTAL_LIMIT", "Your team has used all {limit} submissions allowed for this task.")
+NOT_A_MEMBER = Problem("NOT_A_MEMBER", "You are not a member of this team.")
+NO_TEAM = Problem("NO_TEAM", "Join or create a team for this task before you submit.")
+ALREADY_IN_TEAM = Problem(
+    "ALREADY_IN_TEAM", "You are already in the team {team!r} for this task; a person belongs to one team per task."
+)
+TEAM_NAME_TAKEN = Problem("TEAM_NAME_TAKEN", "A team called {name!r} already exists in this task.")
+BAD_INVITE = Problem("BAD_INVITE", "No team of this task has that invite code.")
+FILE_TOO_LARGE = Problem("FILE_TOO_LARGE", "The file is {size:,} bytes; the limit is {limit:,} bytes.")
+GOLD_LABEL_UNUSED = Problem(
+    "GOLD_LABEL_UNUSED", "The label {label!r} never occurs in the gold file; every class needs gold items."
+)
+TOO_FEW_LABELS = Problem("TOO_FEW_LABELS", "A task needs at least two labels.")
+DUPLICATE_LABEL = Problem("DUPLICATE_LABEL", "The label {label!r} is listed twice.")
+BAD_DATES = Problem("BAD_DATES", "The task must close after it opens.")
+SLUG_TAKEN = Problem("SLUG_TAKEN", "A task with the address {slug!r} exists already.")
+NOT_SCORED = Problem("NOT_SCORED", "Only a scored submission can be chosen.")
+NOT_ORGANISER = Problem("NOT_ORGANISER", "Only the task's organisers may do this.")

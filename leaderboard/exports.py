@@ -1,0 +1,121 @@
+"""A board as downloadable files: CSV (safe to open in a spreadsheet) and JSON.
+
+Both hold every team (then every baseline) with every column, raw and calibrated, and its
+rank; undefined values are empty CSV cells and JSON ``null``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from leaderboard.selectors.boards import Board, Entry
+from scoring.engine.columns import Column
+from scoring.engine.formatting import json_value
+
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a text cell as a formula (CSV injection)."""
+
+
+@dataclass(frozen=True)
+class ExportRow:
+    name: str
+    kind: str
+    status: str
+    submission: int | None
+    values: dict[str, Any]
+    ranks: dict[str, int | None]
+
+
+def export_rows(board: Board) -> list[ExportRow]:
+    """Teams with a scored submission in board order, then the others, then the baselines."""
+
+    def team(entry: Entry) -> ExportRow:
+        scored = entry.submission is not None
+        return ExportRow(
+            name=entry.name,
+            kind="team",
+            status="scored" if scored else "no scored submission",
+            submission=entry.submission.pk if scored else None,
+            values=entry.values,
+            ranks=entry.ranks,
+        )
+
+    rows = [team(entry) for entry in (*board.scored, *board.unscored)]
+    rows += [
+        ExportRow(entry.name, "baseline", "baseline, not ranked", None, entry.values, dict.fromkeys(entry.values))
+        for entry in board.baselines
+    ]
+    return rows
+
+
+def download_name(slug: str, extension: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", slug).strip("-") or "task"
+    return f"{stem}-leaderboard.{extension}"
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell a spreadsheet cannot run: text starting with a formula trigger gets a leading
+    apostrophe. Numbers stay numbers, negative ones included; None is an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
+        return "'" + value
+    return value
+
+
+def board_csv(board: Board) -> str:
+    header = ["team", "kind", "status", "submission"]
+    for column in board.columns:
+        header += [column.id, f"{column.id} rank"]
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([csv_cell(cell) for cell in header])
+    for row in export_rows(board):
+        cells: list[Any] = [row.name, row.kind, row.status, row.submission]
+        for column in board.columns:
+            cells += [json_value(row.values[column.id]), row.ranks[column.id]]
+        writer.writerow([csv_cell(cell) for cell in cells])
+    return out.getvalue()
+
+
+def column_json(column: Column) -> dict[str, Any]:
+    return {
+        "id": column.id,
+        "metric": column.key,
+        "class": column.label,
+        "name": column.name,
+        "symbol": column.symbol,
+        "calibrated": column.calibrated,
+        "formula": column.formula_text,
+    }
+
+
+def board_json(board: Board) -> str:
+    task = board.task
+    data = {
+        "task": {
+            "slug": task.slug,
+            "title": task.title,
+            "labels": list(task.labels),
+            "primary_metric": task.primary_metric,
+            "counting": task.counting,
+        },
+        "columns": [column_json(column) for column in board.columns],
+        "rows": [
+            {
+                "name": row.name,
+                "kind": row.kind,
+                "status": row.status,
+                "submission": row.submission,
+                "values": {column.id: json_value(row.values[column.id]) for column in board.columns},
+                "ranks": {column.id: row.ranks[column.id] for column in board.columns},
+            }
+            for row in export_rows(board)
+        ],
+    }
+    return json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False)

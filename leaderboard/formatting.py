@@ -1,0 +1,60 @@
+"""Values, ranks and marks as HTML, on top of the engine's text formatting
+(:mod:`scoring.engine.formatting`). The template tags and the board's row builder
+(:mod:`leaderboard.presenters`) both render through here, so a cell looks the same everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from scoring.engine.formatting import UNDEFINED, VALUE_DIGITS, as_number, mass_text, value_text
+
+UNDEFINED_HTML = mark_safe(f'<span class="undefined">{UNDEFINED}</span>')
+NO_RANK_BADGE = mark_safe('<span class="rank rank-none" title="no rank: undefined">–</span>')
+
+
+def value_html(value: Any, digits: int = VALUE_DIGITS) -> SafeString | str:
+    """A value for a page: fixed decimals, or "undefined" in muted italic.
+
+    Text that is not a number (a string slipped into a score dict) is escaped and shown as it
+    is rather than formatted.
+    """
+    if isinstance(value, str):
+        return conditional_escape(value)
+    return UNDEFINED_HTML if as_number(value) is None else value_text(value, digits)
+
+
+def mass_html(value: Any) -> SafeString | str:
+    """A count or soft mass for a page (see :func:`scoring.engine.formatting.mass_text`)."""
+    return UNDEFINED_HTML if as_number(value) is None else mass_text(value)
+
+
+def rank_badge(rank: int | None) -> SafeString:
+    """A team's rank as a badge (podium places coloured), or a dash when it has none."""
+    if rank is None:
+        return NO_RANK_BADGE
+    podium = f" rank-{rank}" if rank <= 3 else ""
+    return format_html('<span class="rank{}" title="rank {}">{}</span>', podium, rank, rank)
+
+
+def property_mark(holds: bool | None) -> SafeString:
+    """A property of Table 5 (paper 000): holds, does not hold, or not analysed."""
+    if holds is None:
+        return mark_safe('<span class="prop prop-unknown">not analysed</span>')
+    if holds:
+        return mark_safe('<span class="prop prop-yes">✓ holds</span>')
+    return mark_safe('<span class="prop prop-no">✗ does not hold</span>')
+
+
+def shift_arrow(shift: int | None) -> SafeString:
+    """A rank move: ▲ up (better under the second metric), ▼ down, = unchanged."""
+    if shift is None:
+        return mark_safe('<span class="shift shift-none">–</span>')
+    if shift > 0:
+        return format_html('<span class="shift shift-up" title="climbs {} places">▲ {}</span>', shift, shift)
+    if shift < 0:
+        return format_html('<span class="shift shift-down" title="drops {} places">▼ {}</span>', -shift, -shift)
+    return mark_safe('<span class="shift shift-same" title="same place">=</span>')

@@ -1,0 +1,83 @@
+"""Uploading a prediction file, within the task's dates and limits, and choosing the one that
+counts."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from leaderboard import errors
+from leaderboard.models import DESCRIPTION_MAX_LENGTH, Membership, StoredFile, Submission, Task, Team
+from leaderboard.selectors.participation import team_of
+from leaderboard.tasks import enqueue_on_commit
+from leaderboard.uploads import prediction_kind, safe_file_name
+
+
+def day_start(moment: dt.datetime) -> dt.datetime:
+    """Midnight UTC of ``moment``'s day: daily limits reset then."""
+    return moment.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def check_window(*, task: Task, now: dt.datetime) -> None:
+    if now < task.opens_at:
+        raise errors.NOT_OPEN_YET.error(opens_at=task.opens_at)
+    if now >= task.closes_at:
+        raise errors.DEADLINE_PASSED.error(closes_at=task.closes_at)
+
+
+def check_limits(*, task: Task, team: Team, now: dt.datetime) -> None:
+    """Daily and total limits; bad files never reach here, so they count against nothing."""
+    used = Submission.objects.filter(team=team).counted_against_limits()
+    if used.count() >= task.max_total:
+        raise errors.TOTAL_LIMIT.error(limit=task.max_total)
+    today = day_start(now)
+    if used.filter(created_at__gte=today).count() >= task.max_per_day:
+        raise errors.DAILY_LIMIT.error(limit=task.max_per_day, reset=today + dt.timedelta(days=1))
+
+
+def submission_create(
+    *, task: Task, user, name: str, content: bytes, description: str = "", now: dt.datetime | None = None
+) -> Submission:
+    """Validate and store an upload, then queue it for scoring once the transaction commits.
+
+    The deadline is checked against the upload time: a file uploaded before it counts even if
+    it is scored after it. The team row is locked while limits are checked, so two uploads
+    racing for the last slot cannot both pass.
+    """
+    now = now or timezone.now()
+    check_window(task=task, now=now)
+    team = team_of(task=task, user=user)
+    if team is None:
+        raise errors.NO_TEAM.error()
+    name = safe_file_name(name)
+    kind = prediction_kind(task=task, name=name, content=content)
+    with transaction.atomic():
+        Team.objects.select_for_update().get(pk=team.pk)
+        check_limits(task=task, team=team, now=now)
+        stored = StoredFile.of(name=name, content=content)
+        stored.save()
+        submission = Submission.objects.create(
+            task=task,
+            team=team,
+            submitted_by=user,
+            file=stored,
+            kind=kind,
+            description=description[:DESCRIPTION_MAX_LENGTH],
+            created_at=now,
+        )
+        enqueue_on_commit([submission.pk])
+    submission.refresh_from_db()
+    return submission
+
+
+@transaction.atomic
+def submission_choose(*, submission: Submission, user) -> None:
+    """Let a team pick the submission that counts (tasks whose counting policy is 'chosen')."""
+    if not Membership.objects.filter(team=submission.team, user=user).exists():
+        raise PermissionDenied(errors.NOT_A_MEMBER)
+    if submission.status != Submission.Status.SCORED:
+        raise errors.NOT_SCORED.error()
+    Team.objects.filter(pk=submission.team_id).update(chosen_submission=submission)

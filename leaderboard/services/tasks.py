@@ -1,0 +1,132 @@
+"""Creating a task, replacing its gold file, re-scoring, and its baseline rows."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+from django.db import transaction
+from django.db.models import F
+
+from leaderboard import errors
+from leaderboard.models import DEFAULT_MAX_PER_DAY, DEFAULT_MAX_TOTAL, Baseline, StoredFile, Submission, Task
+from leaderboard.tasks import enqueue_on_commit
+from leaderboard.uploads import clean_labels, parse_gold, safe_file_name
+from scoring.engine.baselines import baseline_matrices, baseline_names
+from scoring.engine.io import LabelFile
+from scoring.engine.suite import score_matrix
+
+
+def baselines_refresh(*, task: Task, gold: LabelFile) -> None:
+    """(Re)compute the task's baseline rows from its gold file."""
+    counts = np.bincount(gold.codes, minlength=len(gold.labels)).astype(np.float64)
+    names = baseline_names(counts, gold.labels)
+    for kind, matrix in baseline_matrices(counts).items():
+        baseline = Baseline.objects.filter(task=task, kind=kind).first() or Baseline(task=task, kind=kind)
+        baseline.name = names[kind]
+        baseline.apply(score_matrix(matrix, labels=gold.labels, n_items=len(gold.ids)))
+        baseline.save()
+
+
+def _store_gold(*, labels: list[str], name: str, content: bytes) -> tuple[LabelFile, StoredFile]:
+    """Validate a gold file and store its bytes; nothing is stored if it is refused."""
+    gold = parse_gold(content=content, labels=labels)
+    gold_file = StoredFile.of(name=safe_file_name(name), content=content)
+    gold_file.save()
+    return gold, gold_file
+
+
+@transaction.atomic
+def task_create(
+    *,
+    organiser,
+    slug: str,
+    title: str,
+    description: str,
+    labels: list[str],
+    gold_name: str,
+    gold_content: bytes,
+    primary_metric: str,
+    opens_at: dt.datetime,
+    closes_at: dt.datetime,
+    max_per_day: int = DEFAULT_MAX_PER_DAY,
+    max_total: int = DEFAULT_MAX_TOTAL,
+    counting: str = Task.Counting.LATEST,
+    visibility: str = Task.Visibility.PUBLIC,
+) -> Task:
+    labels = clean_labels(labels)
+    if closes_at <= opens_at:
+        raise errors.BAD_DATES.error("closes_at")
+    if Task.objects.filter(slug=slug).exists():
+        raise errors.SLUG_TAKEN.error("slug", slug=slug)
+    gold, gold_file = _store_gold(labels=labels, name=gold_name, content=gold_content)
+    task = Task.objects.create(
+        slug=slug,
+        title=title,
+        description=description,
+        labels=labels,
+        gold_file=gold_file,
+        primary_metric=primary_metric,
+        opens_at=opens_at,
+        closes_at=closes_at,
+        max_per_day=max_per_day,
+        max_total=max_total,
+        counting=counting,
+        visibility=visibility,
+    )
+    task.organisers.add(organiser)
+    baselines_refresh(task=task, gold=gold)
+    return task
+
+
+SETTINGS_FIELDS = (
+    "title",
+    "description",
+    "primary_metric",
+    "opens_at",
+    "closes_at",
+    "max_per_day",
+    "max_total",
+    "counting",
+    "visibility",
+)
+"""What an organiser may change at any time (the labels and the gold file have their own ways)."""
+
+
+@transaction.atomic
+def task_update(*, task: Task, settings: dict) -> Task:
+    """Change a task's settings (any of :data:`SETTINGS_FIELDS`)."""
+    unknown = set(settings) - set(SETTINGS_FIELDS)
+    if unknown:
+        raise ValueError(f"not a task setting: {', '.join(sorted(unknown))}")
+    for name, value in settings.items():
+        setattr(task, name, value)
+    if task.closes_at <= task.opens_at:
+        raise errors.BAD_DATES.error("closes_at")
+    task.save(update_fields=list(settings))
+    return task
+
+
+@transaction.atomic
+def gold_replace(*, task: Task, gold_name: str, gold_content: bytes) -> int:
+    """Replace the gold file and queue every submission for re-scoring; returns how many.
+
+    Old scores stay visible until the new ones are written; nothing is deleted.
+    """
+    gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
+    Task.objects.filter(pk=task.pk).update(gold_file=gold_file, gold_version=F("gold_version") + 1)
+    task.refresh_from_db()
+    baselines_refresh(task=task, gold=gold)
+    ids = list(task.submissions.values_list("pk", flat=True))
+    task.submissions.exclude(status=Submission.Status.SCORING).update(status=Submission.Status.QUEUED)
+    enqueue_on_commit(ids)
+    return len(ids)
+
+
+@transaction.atomic
+def task_rescore(*, task: Task) -> int:
+    """Queue every submission of the task for scoring again (idempotent per gold version, so
+    this re-scores only what is not scored against the current gold); returns how many."""
+    ids = list(task.submissions.exclude(status=Submission.Status.SCORING).values_list("pk", flat=True))
+    enqueue_on_commit(ids)
+    return len(ids)

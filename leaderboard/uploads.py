@@ -1,0 +1,90 @@
+"""Checking uploaded files before anything is stored: size, format, labels, ids.
+
+The engine (:mod:`scoring.engine.io`) reads and validates; this module turns its named,
+line-precise problems into ``ValidationError``\\ s keyed by the form field that took the file
+(``gold`` for a gold file, ``file`` for predictions), so a page shows them beside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+import numpy as np
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+from leaderboard import errors
+from leaderboard.models import FILE_NAME_MAX_LENGTH, StoredFile, Submission, Task
+from scoring.engine.io import InputFileError, LabelFile, read_labels, read_predictions
+
+GOLD_FIELD = "gold"
+PREDICTIONS_FIELD = "file"
+LABELS_FIELD = "labels"
+
+
+def file_error(error: InputFileError, field: str) -> ValidationError:
+    """An engine file problem as a form error; its code is the problem's template in ``io``."""
+    return ValidationError({field: ValidationError(str(error), code=error.template)})
+
+
+def safe_file_name(name: str) -> str:
+    """A display name for an uploaded file: its base name only, without path tricks.
+
+    Unprintable characters (NUL, bidi overrides) go first, so that none can hide a separator
+    or leave ``..`` behind; a name that is only a directory reference becomes "upload".
+    """
+    printable = "".join(ch for ch in name if ch.isprintable())
+    base = PurePath(printable.replace("\\", "/")).name.strip()
+    return base[:FILE_NAME_MAX_LENGTH] if base not in {"", ".", ".."} else "upload"
+
+
+def check_size(content: bytes, *, field: str) -> None:
+    if len(content) > settings.MAX_UPLOAD_BYTES:
+        raise errors.FILE_TOO_LARGE.error(field, size=len(content), limit=settings.MAX_UPLOAD_BYTES)
+
+
+def clean_labels(labels: list[str]) -> list[str]:
+    """The label set without blanks and surrounding spaces; at least two, none twice."""
+    labels = [label.strip() for label in labels if label.strip()]
+    if len(labels) < 2:
+        raise errors.TOO_FEW_LABELS.error(LABELS_FIELD)
+    seen: set[str] = set()
+    for label in labels:
+        if label in seen:
+            raise errors.DUPLICATE_LABEL.error(LABELS_FIELD, label=label)
+        seen.add(label)
+    return labels
+
+
+def parse_gold(*, content: bytes, labels: list[str], name: str = "gold file") -> LabelFile:
+    """Validate a gold file as strictly as predictions, and require every label to occur."""
+    check_size(content, field=GOLD_FIELD)
+    try:
+        gold = read_labels(content, labels=labels, name=name, max_rows=settings.MAX_FILE_ROWS)
+    except InputFileError as error:
+        raise file_error(error, GOLD_FIELD) from None
+    counts = np.bincount(gold.codes, minlength=len(labels))
+    for label, count in zip(labels, counts, strict=True):
+        if count == 0:
+            raise errors.GOLD_LABEL_UNUSED.error(GOLD_FIELD, label=label)
+    return gold
+
+
+def gold_bytes(task: Task) -> bytes:
+    """The task's current gold file, exactly as uploaded."""
+    return bytes(StoredFile.objects.values_list("content", flat=True).get(pk=task.gold_file_id))
+
+
+def stored_gold(task: Task) -> LabelFile:
+    """The task's current gold file, read (it was validated when it was stored)."""
+    return read_labels(gold_bytes(task), labels=list(task.labels), name="gold file")
+
+
+def prediction_kind(*, task: Task, name: str, content: bytes) -> str:
+    """Check an uploaded prediction file against the gold file; returns its kind."""
+    check_size(content, field=PREDICTIONS_FIELD)
+    try:
+        predictions = read_predictions(content, gold=stored_gold(task), name=name, max_rows=settings.MAX_FILE_ROWS)
+    except InputFileError as error:
+        raise file_error(error, PREDICTIONS_FIELD) from None
+    return Submission.Kind.SOFT if predictions.is_soft else Submission.Kind.HARD

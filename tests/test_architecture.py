@@ -1,0 +1,133 @@
+"""The shape of the code: dependencies run one way, config → leaderboard → scoring.engine.
+
+What this proves: the engine and the standalone scorer import without Django (in a fresh
+interpreter, ``django`` never enters ``sys.modules``) and no file under ``scoring/`` mentions
+it; no module of ours imports one of ours inside a function; and the import graph between our
+modules has no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("config", "leaderboard", "scoring")
+
+
+def our_modules() -> dict[str, Path]:
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            parts = path.relative_to(REPO).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            modules[name] = path
+    return modules
+
+
+def imported_names(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        return [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return []
+
+
+def is_ours(name: str) -> bool:
+    return name.split(".")[0] in PACKAGES
+
+
+def test_engine_and_cli_import_without_django() -> None:
+    engine = sorted(name for name in our_modules() if name.startswith("scoring"))
+    code = (
+        "import importlib, sys\n"
+        f"for name in {engine!r}:\n"
+        "    importlib.import_module(name)\n"
+        "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
+        "print(len(loaded), loaded[:5])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "0 []", result.stdout
+    assert "scoring.__main__" in engine and "scoring.engine.columns" in engine
+
+
+def test_no_file_under_scoring_mentions_django() -> None:
+    mentions = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in (REPO / "scoring").rglob("*")
+        if path.is_file() and path.suffix == ".py"
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if "django" in line.lower()
+    ]
+    assert mentions == []
+
+
+def test_no_function_imports_one_of_our_modules() -> None:
+    local = []
+    for name, path in our_modules().items():
+        tree = ast.parse(path.read_text())
+        for function in ast.walk(tree):
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                for node in ast.walk(function):
+                    if any(is_ours(imported) for imported in imported_names(node)):
+                        local.append(f"{name}.{function.name} (line {node.lineno})")
+    assert local == []
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = our_modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            for imported in imported_names(node):
+                if imported in modules and imported != name:
+                    graph[name].add(imported)
+    return graph
+
+
+def cycles_of(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle a depth-first walk of ``graph`` meets (empty for an acyclic graph)."""
+    state: dict[str, str] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = "open"
+        for target in sorted(graph[node]):
+            if state.get(target) == "open":
+                cycles.append([*path[path.index(target) :], target] if target in path else [node, target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[node] = "done"
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    return cycles
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    assert cycles_of({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles_of(import_graph()) == []
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper"), [("scoring", "leaderboard"), ("scoring", "config"), ("leaderboard", "config")]
+)
+def test_dependencies_run_one_way(lower: str, upper: str) -> None:
+    backwards = sorted(
+        f"{name} → {target}"
+        for name, targets in import_graph().items()
+        if name.split(".")[0] == lower
+        for target in targets
+        if target.split(".")[0] == upper
+    )
+    assert backwards == []
