@@ -7,6 +7,8 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from leaderboard import services
+
 GOLD = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
 PERFECT = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
 MOSTLY_A = b"id,label\n1,a\n2,a\n3,c\n4,a\n5,a\n6,c\n7,a\n8,a\n"
@@ -27,8 +29,6 @@ def organiser(make_user):
 
 @pytest.fixture
 def make_task(organiser):
-    from leaderboard import services
-
     def make(slug: str = "toy", *, gold: bytes = GOLD, labels=("a", "b", "c"), **options):
         now = timezone.now()
         values = {
@@ -57,8 +57,6 @@ def task(make_task):
 @pytest.fixture
 def submit(django_capture_on_commit_callbacks):
     """Upload through the service and run the on-commit scoring, as a request would."""
-    from leaderboard import services
-
     def upload(task, user, content: bytes, **options):
         with django_capture_on_commit_callbacks(execute=True):
             submission = services.submission_create(task=task, user=user, name="run.csv", content=content, **options)

@@ -14,6 +14,7 @@ import pytest
 from django.core.management import call_command
 
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
+from leaderboard.models import Submission
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -82,8 +83,6 @@ def page(browser, demo):
 
 
 def test_every_page_renders_without_console_errors(page):
-    from leaderboard.models import Submission
-
     for path in [
         "/",
         f"/tasks/{SLUG}/",

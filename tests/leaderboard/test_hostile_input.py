@@ -16,6 +16,7 @@ import csv
 import html
 import io as text_io
 import itertools
+import json
 import math
 import re
 import string
@@ -31,6 +32,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from leaderboard import errors, services, uploads
+from leaderboard.charts import confusion_heatmap
 from leaderboard.models import StoredFile, Submission, Task
 from scoring.engine import io
 from tests.conftest import GOLD, PERFECT
@@ -588,10 +590,6 @@ def test_the_toy_files_are_what_these_tests_assume():
 
 
 def test_class_labels_are_escaped_in_the_confusion_heatmap():
-    import json
-
-    from leaderboard.charts import confusion_heatmap
-
     figure = json.loads(confusion_heatmap([[1, 0], [0, 1]], ["<b>x</b>", "y"], title="raw"))
     axis_text = figure["data"][0]["x"] + figure["data"][0]["y"]
     assert "gold &lt;b&gt;x&lt;/b&gt;" in axis_text

@@ -11,6 +11,7 @@ from leaderboard import selectors, services
 from leaderboard.models import Submission, Task, Team
 from scoring.engine import ranking
 from scoring.engine.columns import score_fields
+from tests.conftest import PERFECT
 
 pytestmark = pytest.mark.django_db
 
@@ -83,8 +84,6 @@ def test_counting_submissions_follow_the_policy(make_task, counting):
 
 
 def test_a_board_loads_only_the_json_it_shows(make_task, make_user, submit):
-    from tests.conftest import PERFECT
-
     task = make_task()
     user = make_user("alice")
     services.team_create(task=task, user=user, name="Alice")
