@@ -23,7 +23,12 @@ class Problem(str):
 
     def error(self, field: str | None = None, **params: object) -> ValidationError:
         """The ``ValidationError`` of this problem for ``field`` (``None``: the whole form)."""
-        return ValidationError({field or NON_FIELD_ERRORS: ValidationError(self.format(**params), code=self.code)})
+        return ValidationError({field or NON_FIELD_ERRORS: self.plain(**params)})
+
+    def plain(self, **params: object) -> ValidationError:
+        """The ``ValidationError`` of this problem for no field in particular (a field's own
+        ``clean_<field>`` method raises this one)."""
+        return ValidationError(self.format(**params), code=self.code)
 
 
 def problem_codes(error: ValidationError) -> set[str]:
@@ -56,4 +61,13 @@ DUPLICATE_LABEL = Problem("DUPLICATE_LABEL", "The label {label!r} is listed twic
 BAD_DATES = Problem("BAD_DATES", "The task must close after it opens.")
 SLUG_TAKEN = Problem("SLUG_TAKEN", "A task with the address {slug!r} exists already.")
 NOT_SCORED = Problem("NOT_SCORED", "Only a scored submission can be chosen.")
+HIDDEN_CHARACTERS = Problem(
+    "HIDDEN_CHARACTERS",
+    "The name holds characters a reader cannot see or that reorder the text ({characters}); remove them.",
+)
+NAME_EMPTY = Problem("NAME_EMPTY", "The name is empty once spaces are removed.")
+TASK_CLOSED = Problem(
+    "TASK_CLOSED", "The task closed on {closes_at:%Y-%m-%d %H:%M} UTC; its teams and final submissions are fixed."
+)
+GOLD_NOT_PENDING = Problem("GOLD_NOT_PENDING", "There is no new gold file waiting for confirmation; upload it again.")
 NOT_ORGANISER = Problem("NOT_ORGANISER", "Only the task's organisers may do this.")

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 
 from leaderboard import errors
 from leaderboard.models import Task, metric_choices
+from leaderboard.names import canonical_name
 from leaderboard.services.tasks import SETTINGS_FIELDS
 
 
@@ -41,8 +42,19 @@ class TaskSettingsForm(forms.ModelForm):
         }
         help_texts = {"opens_at": "UTC", "closes_at": "UTC; uploads after this moment are refused"}
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["feedback"].required = False
+
+    def clean_feedback(self) -> str | None:
+        """Left blank, the feedback policy stays as it is."""
+        return self.cleaned_data.get("feedback") or self.instance.feedback
+
 
 class TaskCreateForm(TaskSettingsForm):
+    """A new task: its settings, address, labels and gold file. Left blank, the feedback policy
+    follows the visibility (full for a public board, validated only for a hidden one)."""
+
     slug = forms.SlugField(max_length=60, help_text="the task's address: letters, digits, hyphens")
     labels = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -55,6 +67,11 @@ class TaskCreateForm(TaskSettingsForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["primary_metric"].choices = metric_choices()
+        self.fields["feedback"].choices = [("", "as the visibility suggests"), *Task.Feedback.choices]
+
+    def clean_feedback(self) -> str | None:
+        """Left blank, the service chooses from the visibility."""
+        return self.cleaned_data.get("feedback") or None
 
     def cleaned_labels(self) -> list[str]:
         raw = self.cleaned_data["labels"].replace(",", "\n")
@@ -95,4 +112,9 @@ class SubmissionForm(forms.Form):
 
 
 class SignupForm(UserCreationForm):
-    pass
+    """Django's sign-up: its user name field is NFKC-normalised and names that differ only in
+    case are refused; a name with characters a reader cannot see gets a message naming them."""
+
+    def clean_username(self):
+        canonical_name(self.cleaned_data.get("username") or "", field=None)
+        return super().clean_username()

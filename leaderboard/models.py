@@ -8,21 +8,25 @@ workers on any machine can read them.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import secrets
 
 import numpy as np
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors
+from leaderboard.names import name_key
 from scoring.engine.calibration import calibrate
 from scoring.engine.registry import BY_KEY
 from scoring.engine.suite import Report
 
+STUCK_AFTER = dt.timedelta(minutes=10)
+"""A submission in scoring this long after its upload is taken for lost and scored again."""
 DEFAULT_MAX_PER_DAY = 5
 DEFAULT_MAX_TOTAL = 100
 DESCRIPTION_MAX_LENGTH = 200
@@ -62,6 +66,11 @@ class Task(models.Model):
         PUBLIC = "public", "public while the task runs"
         AFTER_CLOSE = "after_close", "hidden until the task closes"
 
+    class Feedback(models.TextChoices):
+        FULL = "full", "full: every score of its own submissions"
+        PRIMARY = "primary", "the primary score only, rounded"
+        VALIDATED = "validated", "validated only: the file was valid and has been scored"
+
     slug = models.SlugField(unique=True, max_length=60)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -75,6 +84,21 @@ class Task(models.Model):
     max_total = models.PositiveIntegerField(default=DEFAULT_MAX_TOTAL, help_text="submissions per team in all")
     counting = models.CharField(max_length=10, choices=Counting.choices, default=Counting.LATEST)
     visibility = models.CharField(max_length=12, choices=Visibility.choices, default=Visibility.PUBLIC)
+    feedback = models.CharField(
+        max_length=10,
+        choices=Feedback.choices,
+        default=Feedback.FULL,
+        help_text="what a team sees of its own submissions while results are hidden; once they are public, "
+        "everything. Confusion matrices and per-class counts are never shown while results are hidden.",
+    )
+    pending_gold_file = models.ForeignKey(
+        StoredFile,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="a new gold file uploaded and previewed, waiting for the organiser's confirmation",
+    )
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_tasks")
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -105,6 +129,12 @@ class Task(models.Model):
     def results_public(self, now=None) -> bool:
         return self.visibility == self.Visibility.PUBLIC or self.is_closed(now)
 
+    @classmethod
+    def default_feedback(cls, visibility: str) -> str:
+        """Full feedback for a public board; "validated only" (the practice of SemEval's
+        evaluation phases) when results are hidden until the close."""
+        return cls.Feedback.FULL if visibility == cls.Visibility.PUBLIC else cls.Feedback.VALIDATED
+
     def is_organiser(self, user) -> bool:
         return user.is_authenticated and (user.is_staff or self.organisers.filter(pk=user.pk).exists())
 
@@ -118,6 +148,7 @@ class Team(models.Model):
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="teams")
     name = models.CharField(max_length=80)
+    name_key = models.CharField(max_length=80, editable=False, help_text="the name as compared for uniqueness")
     invite_code = models.CharField(max_length=24, unique=True, default=new_invite_code)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
     chosen_submission = models.ForeignKey(
@@ -127,10 +158,16 @@ class Team(models.Model):
 
     class Meta:
         ordering = ["name"]
-        constraints = [models.UniqueConstraint(fields=["task", "name"], name="team_name_unique_in_task")]
+        constraints = [models.UniqueConstraint(fields=["task", "name_key"], name="team_name_key_unique_in_task")]
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        self.name_key = name_key(self.name)
+        if "update_fields" in kwargs and kwargs["update_fields"] is not None and "name" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "name_key"}
+        super().save(*args, **kwargs)
 
 
 class Membership(models.Model):
@@ -169,6 +206,11 @@ class Scored(models.Model):
         self.per_class = report.per_class
         self.calibrated_per_class = report.calibrated_per_class
 
+    def clear_scores(self) -> None:
+        """Forget the scores (not saved), e.g. when scoring against a new gold file failed."""
+        self.confusion_matrix = self.metrics = self.calibrated = None
+        self.per_class = self.calibrated_per_class = None
+
     def calibrated_matrix(self) -> list[list[float]] | None:
         """The prevalence-calibrated matrix (paper 000, Eq. 6); None if unscored or undefined."""
         if self.confusion_matrix is None:
@@ -187,6 +229,16 @@ class SubmissionQuerySet(models.QuerySet):
 
     def unfinished(self) -> SubmissionQuerySet:
         return self.filter(status__in=[Submission.Status.QUEUED, Submission.Status.SCORING])
+
+    def needing_scoring(self, *, stuck_after: dt.timedelta) -> SubmissionQuerySet:
+        """Queued; in scoring for longer than ``stuck_after`` since upload (a lost job, a killed
+        worker); or scored against an older gold file."""
+        cutoff = timezone.now() - stuck_after
+        return self.filter(
+            Q(status=Submission.Status.QUEUED)
+            | Q(status=Submission.Status.SCORING, created_at__lte=cutoff)
+            | (Q(status=Submission.Status.SCORED) & ~Q(scored_gold_version=F("task__gold_version")))
+        )
 
 
 class Submission(Scored):
@@ -230,6 +282,11 @@ class Submission(Scored):
     def is_scored_against(self, gold_version: int) -> bool:
         """Scored, and against this version of the gold file."""
         return self.status == self.Status.SCORED and self.scored_gold_version == gold_version
+
+    @property
+    def is_being_rescored(self) -> bool:
+        """Scored against an older gold file: its scores stand until the new ones land."""
+        return self.status == self.Status.SCORED and self.scored_gold_version != self.task.gold_version
 
 
 class Baseline(Scored):

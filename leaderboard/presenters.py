@@ -24,6 +24,10 @@ from scoring.engine.columns import Column
 BASELINE_RANK_CELL = mark_safe(
     '<td class="col-rank"><span class="tag tag-baseline" title="baseline, not ranked">base</span></td>'
 )
+RESCORING_TAG = mark_safe(
+    ' <span class="tag tag-rescoring" title="scores against the previous gold file until the new ones land">'
+    "being re-scored</span>"
+)
 BASELINE_PLACEHOLDER = mark_safe('<span class="rank rank-placeholder" aria-hidden="true"></span>')
 
 
@@ -79,9 +83,10 @@ def _team_row(entry: Entry, board: Board, openings: Sequence[str], badges: _Badg
         openings,
     )
     return format_html(
-        '<tr class="team-row"><td class="col-rank">{}</td><th scope="row" class="col-team">{}</th>{}</tr>',
+        '<tr class="team-row"><td class="col-rank">{}</td><th scope="row" class="col-team">{}{}</th>{}</tr>',
         badges[entry.ranks[board.sort.id]],
         entry.name,
+        RESCORING_TAG if entry.being_rescored else "",
         cells,
     )
 

@@ -23,6 +23,11 @@ from scoring.engine.scorer import score_files
 
 logger = logging.getLogger(__name__)
 
+GOLD_NO_LONGER_MATCHES = (
+    "The organisers replaced the gold file (version {version}) and it no longer matches this file: {problem}. "
+    "Your file was valid when you uploaded it; this failure counts against no limit."
+)
+
 
 def score_stored_submission(*, submission_id: int) -> str:
     """Score one submission against its task's current gold file; returns what happened, for
@@ -33,8 +38,11 @@ def score_stored_submission(*, submission_id: int) -> str:
             return "gone"
         if submission.is_scored_against(submission.task.gold_version):
             return "already scored"
-        submission.status = Submission.Status.SCORING
-        submission.save(update_fields=["status"])
+        if submission.status != Submission.Status.SCORED:
+            # A re-score against a new gold file keeps the old scores on the board until the
+            # new ones are written; a first scoring says it is under way.
+            submission.status = Submission.Status.SCORING
+            submission.save(update_fields=["status"])
         task_row = Task.objects.select_related("gold_file").get(pk=submission.task_id)
         gold_version = task_row.gold_version
         gold, labels = bytes(task_row.gold_file.content), list(task_row.labels)
@@ -44,8 +52,9 @@ def score_stored_submission(*, submission_id: int) -> str:
         report = score_files(gold, predictions, labels=labels, gold_name="gold file", predictions_name=name)
         failure = ""
     except InputFileError as error:
-        # Validated at upload, so this means the gold file changed under it.
-        report, failure = None, str(error)
+        # Validated at upload against the gold file of the time: the organiser's new gold file
+        # no longer matches it, which is no fault of the team's.
+        report, failure = None, GOLD_NO_LONGER_MATCHES.format(version=gold_version, problem=error)
 
     with transaction.atomic():
         submission = Submission.objects.select_for_update().get(pk=submission_id)
@@ -59,6 +68,8 @@ def score_stored_submission(*, submission_id: int) -> str:
             return "already scored"
         if report is not None:
             submission.apply(report)
+        else:
+            submission.clear_scores()
         submission.status = Submission.Status.FAILED if failure else Submission.Status.SCORED
         submission.failure = failure
         submission.scored_at = timezone.now()

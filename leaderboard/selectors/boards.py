@@ -86,7 +86,7 @@ def counting_submissions(task: Task, *, fields: Sequence[str] = ALL_SCORE_FIELDS
     window over each team's submissions. ``task_id`` stays loaded, or reading
     ``submission.task`` would cost a query per row.
     """
-    scored = task.submissions.scored().only("id", "task_id", "team_id", "created_at", *fields)
+    scored = task.submissions.scored().only("id", "task_id", "team_id", "created_at", "scored_gold_version", *fields)
     order = _counting_order(task)
     if connections[scored.db].features.can_distinct_on_fields:
         rows = scored.order_by("team_id", *order).distinct("team_id")
@@ -105,6 +105,8 @@ class Entry:
     submission: Submission | None = None
     values: dict[str, Value] = field(default_factory=dict)
     ranks: dict[str, int | None] = field(default_factory=dict)
+    being_rescored: bool = False
+    """Scored against an older gold file; its scores stand until the new ones are written."""
 
 
 @dataclass
@@ -139,7 +141,10 @@ def _entries(task: Task, columns: Sequence[Column]) -> tuple[list[Entry], list[E
     for team in Team.objects.filter(task=task).only("id", "name", "task_id"):
         submission = counting.get(team.pk)
         values = {c.id: c.value(submission) for c in columns}
-        entries.append(Entry(name=team.name, team=team, submission=submission, values=values))
+        rescoring = submission is not None and submission.scored_gold_version != task.gold_version
+        entries.append(
+            Entry(name=team.name, team=team, submission=submission, values=values, being_rescored=rescoring)
+        )
     for column in columns:
         ranks = ranking.competition_ranks([e.values[column.id] for e in entries])
         for entry, rank in zip(entries, ranks, strict=True):

@@ -9,6 +9,7 @@ stale is ever served.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from leaderboard import caching, charts, presenters
@@ -27,8 +28,10 @@ from leaderboard.selectors.boards import (
     sorted_by,
     team_values,
 )
+from leaderboard.selectors.feedback import Level, feedback_level, primary_text
 from leaderboard.selectors.participation import team_of, visible_submissions
 from scoring.engine.columns import Column
+from scoring.engine.gold import GoldChange
 from scoring.engine.ranking import Correlation
 from scoring.engine.registry import BY_KEY, CLASS_MEASURES, PROPERTY_NAMES
 
@@ -155,12 +158,23 @@ def disagreement_page(
 
 
 def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
-    """A submission's page: status, and once scored its metrics raw and calibrated with its
-    ranks (where the board may be shown and this submission counts), the confusion matrices,
-    the per-class table and the two macro F1s."""
+    """A submission's page: status, and once scored what the feedback policy lets this person
+    see (:mod:`leaderboard.selectors.feedback`): its metrics raw and calibrated with its ranks
+    (where the board may be shown and this submission counts), the confusion matrices, the
+    per-class table and the two macro F1s; or the primary score alone; or only that it was
+    scored."""
     task = submission.task
-    context: dict[str, Any] = {"task": task, "submission": submission, "is_member": is_member(user, submission)}
-    if submission.status != Submission.Status.SCORED:
+    level = feedback_level(task=task, user=user)
+    context: dict[str, Any] = {
+        "task": task,
+        "submission": submission,
+        "is_member": is_member(user, submission),
+        "feedback": level,
+        "primary_text": primary_text(submission, level),
+        "primary_metric": BY_KEY[task.primary_metric],
+        "can_choose": task.counting == Task.Counting.CHOSEN and not task.is_closed(),
+    }
+    if submission.status != Submission.Status.SCORED or not level.shows_metrics:
         return context
     board = leaderboard(task=task, calibrated=None) if can_view_board(user, task) else None
     entry = board.entry_of(submission) if board else None
@@ -181,17 +195,41 @@ def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
         rows=rows,
         ranked=entry is not None,
         n_teams=len(board.entries) if board else 0,
-        labels=task.labels,
-        class_measures=CLASS_MEASURES,
-        heatmap_raw=charts.confusion_heatmap(submission.confusion_matrix, task.labels, title="Raw counts"),
-        heatmap_calibrated=charts.confusion_heatmap(
-            submission.calibrated_matrix(), task.labels, title="Prevalence-calibrated"
-        ),
         f1_averaged=metrics.get("macro_f1"),
         f1_of_averages=metrics.get("macro_f1_of_averages"),
         f1_gap=metrics.get("macro_f1_gap"),
     )
+    if level.shows_matrices:
+        context.update(
+            labels=task.labels,
+            class_measures=CLASS_MEASURES,
+            heatmap_raw=charts.confusion_heatmap(submission.confusion_matrix, task.labels, title="Raw counts"),
+            heatmap_calibrated=charts.confusion_heatmap(
+                submission.calibrated_matrix(), task.labels, title="Prevalence-calibrated"
+            ),
+        )
     return context
+
+
+def gold_change_page(*, task: Task, change: GoldChange) -> dict[str, Any]:
+    """The preview of a new gold file: what changes, and which submissions would fail."""
+    submissions = task.submissions.exclude(status=Submission.Status.FAILED)
+    return {
+        "change": change,
+        "pending_name": task.pending_gold_file.name if task.pending_gold_file else "",
+        "class_counts": [(label, change.counts_old[label], change.counts_new[label]) for label in task.labels],
+        "would_fail": 0 if change.same_ids else submissions.count(),
+        "n_submissions": task.submissions.count(),
+    }
+
+
+@dataclass(frozen=True)
+class SubmissionRow:
+    """A row of a submissions table: the submission and its primary score as the person may
+    see it (``None``: not shown)."""
+
+    submission: Submission
+    primary: str | None
 
 
 def task_page(*, task: Task, user) -> dict[str, Any]:
@@ -199,14 +237,18 @@ def task_page(*, task: Task, user) -> dict[str, Any]:
     the latest submissions of every team."""
     team = team_of(task=task, user=user)
     is_organiser = task.is_organiser(user)
+    level = feedback_level(task=task, user=user)
+    mine = visible_submissions(task=task, user=user).filter(team=team) if team else []
     context = {
         "task": task,
         "team": team,
         "is_organiser": is_organiser,
         "board_visible": can_view_board(user, task),
-        "submissions": visible_submissions(task=task, user=user).filter(team=team) if team else [],
+        "feedback": level,
+        "submissions": [SubmissionRow(s, primary_text(s, level)) for s in mine],
         "primary_metric": BY_KEY[task.primary_metric],
     }
     if is_organiser:
-        context["all_submissions"] = visible_submissions(task=task, user=user)[:ORGANISER_SUBMISSIONS_SHOWN]
+        latest = visible_submissions(task=task, user=user)[:ORGANISER_SUBMISSIONS_SHOWN]
+        context["all_submissions"] = [SubmissionRow(s, primary_text(s, Level.ALL)) for s in latest]
     return context

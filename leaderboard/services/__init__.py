@@ -5,11 +5,21 @@ Problems a person can fix come out as ``ValidationError``\\ s made from the name
 """
 
 from leaderboard.services.submissions import submission_choose, submission_create
-from leaderboard.services.tasks import baselines_refresh, gold_replace, task_create, task_rescore, task_update
+from leaderboard.services.tasks import (
+    baselines_refresh,
+    gold_confirm,
+    gold_preview,
+    gold_replace,
+    task_create,
+    task_rescore,
+    task_update,
+)
 from leaderboard.services.teams import team_create, team_join
 
 __all__ = [
     "baselines_refresh",
+    "gold_confirm",
+    "gold_preview",
     "gold_replace",
     "submission_choose",
     "submission_create",

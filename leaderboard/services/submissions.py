@@ -75,9 +75,12 @@ def submission_create(
 
 @transaction.atomic
 def submission_choose(*, submission: Submission, user) -> None:
-    """Let a team pick the submission that counts (tasks whose counting policy is 'chosen')."""
+    """Let a team pick the submission that counts (tasks whose counting policy is 'chosen'),
+    until the task closes: the final ranking cannot be reordered afterwards."""
     if not Membership.objects.filter(team=submission.team, user=user).exists():
         raise PermissionDenied(errors.NOT_A_MEMBER)
+    if submission.task.is_closed():
+        raise errors.TASK_CLOSED.error(closes_at=submission.task.closes_at)
     if submission.status != Submission.Status.SCORED:
         raise errors.NOT_SCORED.error()
     Team.objects.filter(pk=submission.team_id).update(chosen_submission=submission)

@@ -9,10 +9,19 @@ from django.db import transaction
 from django.db.models import F
 
 from leaderboard import errors
-from leaderboard.models import DEFAULT_MAX_PER_DAY, DEFAULT_MAX_TOTAL, Baseline, StoredFile, Submission, Task
+from leaderboard.models import (
+    DEFAULT_MAX_PER_DAY,
+    DEFAULT_MAX_TOTAL,
+    STUCK_AFTER,
+    Baseline,
+    StoredFile,
+    Submission,
+    Task,
+)
 from leaderboard.tasks import enqueue_on_commit
-from leaderboard.uploads import clean_labels, parse_gold, safe_file_name
+from leaderboard.uploads import clean_labels, parse_gold, safe_file_name, stored_gold
 from scoring.engine.baselines import baseline_matrices, baseline_names
+from scoring.engine.gold import GoldChange, compare_gold
 from scoring.engine.io import LabelFile
 from scoring.engine.suite import score_matrix
 
@@ -53,7 +62,10 @@ def task_create(
     max_total: int = DEFAULT_MAX_TOTAL,
     counting: str = Task.Counting.LATEST,
     visibility: str = Task.Visibility.PUBLIC,
+    feedback: str | None = None,
 ) -> Task:
+    """Create a task with its gold file and baselines; ``feedback`` defaults to what the
+    visibility suggests (:meth:`Task.default_feedback`)."""
     labels = clean_labels(labels)
     if closes_at <= opens_at:
         raise errors.BAD_DATES.error("closes_at")
@@ -73,6 +85,7 @@ def task_create(
         max_total=max_total,
         counting=counting,
         visibility=visibility,
+        feedback=feedback or Task.default_feedback(visibility),
     )
     task.organisers.add(organiser)
     baselines_refresh(task=task, gold=gold)
@@ -89,6 +102,7 @@ SETTINGS_FIELDS = (
     "max_total",
     "counting",
     "visibility",
+    "feedback",
 )
 """What an organiser may change at any time (the labels and the gold file have their own ways)."""
 
@@ -107,26 +121,51 @@ def task_update(*, task: Task, settings: dict) -> Task:
     return task
 
 
-@transaction.atomic
-def gold_replace(*, task: Task, gold_name: str, gold_content: bytes) -> int:
-    """Replace the gold file and queue every submission for re-scoring; returns how many.
+def gold_preview(*, task: Task, gold_name: str, gold_content: bytes) -> GoldChange:
+    """Validate a new gold file, keep it waiting for confirmation, and say what it would change.
 
-    Old scores stay visible until the new ones are written; nothing is deleted.
+    Nothing else changes until :func:`gold_confirm`: the current gold file and every score stay.
     """
     gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
-    Task.objects.filter(pk=task.pk).update(gold_file=gold_file, gold_version=F("gold_version") + 1)
+    with transaction.atomic():
+        Task.objects.filter(pk=task.pk).update(pending_gold_file=gold_file)
+    task.pending_gold_file = gold_file
+    return compare_gold(stored_gold(task), gold)
+
+
+@transaction.atomic
+def gold_confirm(*, task: Task) -> int:
+    """Make the previewed gold file the task's, and re-score every submission; returns how many.
+
+    Old scores stay on the board, marked as being re-scored, until the new ones are written; a
+    submission that no longer matches the gold file fails with a message that says it is the
+    organisers' change, and counts against no limit.
+    """
+    locked = Task.objects.select_for_update().select_related("pending_gold_file").get(pk=task.pk)
+    if locked.pending_gold_file is None:
+        raise errors.GOLD_NOT_PENDING.error("gold")
+    gold = parse_gold(content=bytes(locked.pending_gold_file.content), labels=list(locked.labels))
+    Task.objects.filter(pk=task.pk).update(
+        gold_file=locked.pending_gold_file, pending_gold_file=None, gold_version=F("gold_version") + 1
+    )
     task.refresh_from_db()
     baselines_refresh(task=task, gold=gold)
     ids = list(task.submissions.values_list("pk", flat=True))
-    task.submissions.exclude(status=Submission.Status.SCORING).update(status=Submission.Status.QUEUED)
+    task.submissions.filter(status=Submission.Status.FAILED).update(status=Submission.Status.QUEUED)
     enqueue_on_commit(ids)
     return len(ids)
 
 
+def gold_replace(*, task: Task, gold_name: str, gold_content: bytes) -> int:
+    """Preview and confirm in one step (for scripts): see :func:`gold_confirm`."""
+    gold_preview(task=task, gold_name=gold_name, gold_content=gold_content)
+    return gold_confirm(task=task)
+
+
 @transaction.atomic
 def task_rescore(*, task: Task) -> int:
-    """Queue every submission of the task for scoring again (idempotent per gold version, so
-    this re-scores only what is not scored against the current gold); returns how many."""
-    ids = list(task.submissions.exclude(status=Submission.Status.SCORING).values_list("pk", flat=True))
+    """Queue for scoring what is queued, stuck in scoring (lost jobs) or scored against an older
+    gold file; scoring is idempotent per gold version. Returns how many."""
+    ids = list(task.submissions.needing_scoring(stuck_after=STUCK_AFTER).values_list("pk", flat=True))
     enqueue_on_commit(ids)
     return len(ids)

@@ -6,10 +6,16 @@ from django.db import IntegrityError, transaction
 
 from leaderboard import errors
 from leaderboard.models import Membership, Task, Team
+from leaderboard.names import canonical_name, name_key
 from leaderboard.selectors.participation import team_of
 
 NAME_FIELD = "name"
 INVITE_FIELD = "invite_code"
+
+
+def _refuse_after_close(task: Task) -> None:
+    if task.is_closed():
+        raise errors.TASK_CLOSED.error(closes_at=task.closes_at)
 
 
 def _refuse_second_team(*, task: Task, user) -> None:
@@ -29,17 +35,27 @@ def _join(*, team: Team, user) -> None:
 
 @transaction.atomic
 def team_create(*, task: Task, user, name: str) -> Team:
-    name = " ".join(name.split())
+    """A new team with its first member. The name is canonical (NFKC, single spaces, nothing
+    hidden: :mod:`leaderboard.names`) and unique in the task whatever its case."""
+    _refuse_after_close(task)
+    name = canonical_name(name, field=NAME_FIELD)
+    if not name:
+        raise errors.NAME_EMPTY.error(NAME_FIELD)
     _refuse_second_team(task=task, user=user)
-    if Team.objects.filter(task=task, name__iexact=name).exists():
+    if Team.objects.filter(task=task, name_key=name_key(name)).exists():
         raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=name)
-    team = Team.objects.create(task=task, name=name)
+    try:
+        with transaction.atomic():
+            team = Team.objects.create(task=task, name=name)
+    except IntegrityError:  # a concurrent creation of the same name won the race
+        raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=name) from None
     _join(team=team, user=user)
     return team
 
 
 @transaction.atomic
 def team_join(*, task: Task, user, invite_code: str) -> Team:
+    _refuse_after_close(task)
     team = Team.objects.filter(task=task, invite_code=invite_code.strip()).first()
     if team is None:
         raise errors.BAD_INVITE.error(INVITE_FIELD)

@@ -77,18 +77,27 @@ def task_edit(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def gold_replace(request: HttpRequest, slug: str) -> HttpResponse:
+    """Two steps: upload and preview what the new gold file changes, then confirm."""
     task = _organiser_task(request, slug)
+    if request.method == "POST" and request.POST.get("confirm"):
+        try:
+            count = services.gold_confirm(task=task)
+        except ValidationError as error:
+            messages.error(request, _refused(error))
+            return redirect("leaderboard:gold_replace", slug=task.slug)
+        messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
+        return redirect(task)
     form = GoldReplaceForm(request.POST or None, request.FILES or None)
+    context = {"form": form, "task": task}
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["gold"]
         try:
-            count = services.gold_replace(task=task, gold_name=upload.name, gold_content=upload.read())
+            change = services.gold_preview(task=task, gold_name=upload.name, gold_content=upload.read())
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
-            return redirect(task)
-    return render(request, "leaderboard/gold_form.html", {"form": form, "task": task})
+            context.update(pages.gold_change_page(task=task, change=change))
+    return render(request, "leaderboard/gold_form.html", context)
 
 
 @login_required

@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors, selectors, services
+from leaderboard.tasks import GOLD_NO_LONGER_MATCHES
 from leaderboard.models import Baseline, StoredFile, Submission, Task, Team
 from scoring.engine import io
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
@@ -301,8 +302,16 @@ def test_replace_gold_through_the_page_rescores(
 ):
     submission = submit(task, alice, PERFECT)
     new_gold = GOLD.replace(b"2,b", b"2,a")
+    preview = organiser_client.post(page("gold_replace", task), {"gold": csv_file(new_gold, "gold-v2.csv")})
+    assert preview.status_code == 200
+    change = preview.context["change"]
+    assert (change.added, change.removed, change.relabelled) == (0, 0, 1)
+    assert change.examples_relabelled == (("2", "b", "a"),)
+    assert preview.context["would_fail"] == 0
+    task.refresh_from_db()
+    assert task.gold_version == 1 and bytes(task.gold_file.content) == GOLD  # nothing changes before confirming
     with django_capture_on_commit_callbacks(execute=True):
-        response = organiser_client.post(page("gold_replace", task), {"gold": csv_file(new_gold, "gold-v2.csv")})
+        response = organiser_client.post(page("gold_replace", task), {"confirm": "1"})
     assert response.status_code == 302
     assert notes(response) == ["The gold file is replaced; 1 submission(s) are being scored again."]
     task.refresh_from_db()
@@ -535,7 +544,8 @@ def test_the_page_of_a_failed_submission(
         services.gold_replace(task=task, gold_name="gold2.csv", gold_content=other_ids)
     submission.refresh_from_db()
     assert submission.status == Submission.Status.FAILED
-    assert submission.failure == "run.csv, line 2: " + io.UNKNOWN_ID.format(id="1")
+    problem = "run.csv, line 2: " + io.UNKNOWN_ID.format(id="1")
+    assert submission.failure == GOLD_NO_LONGER_MATCHES.format(version=2, problem=problem)
 
     response = alice_client.get(submission.get_absolute_url())
     assert response.status_code == 200

@@ -127,9 +127,11 @@ def test_daily_limit_resets_the_next_utc_day(make_task, make_user, submit):
 
 def test_deadline_and_opening_are_enforced_with_the_date(make_task, make_user):
     now = timezone.now()
-    closed = make_task("closed", opens_at=now - dt.timedelta(days=2), closes_at=now - dt.timedelta(days=1))
+    closed = make_task("closed", opens_at=now - dt.timedelta(days=2))
     alice = make_user("alice")
     services.team_create(task=closed, user=alice, name="Alpha")
+    Task.objects.filter(pk=closed.pk).update(closes_at=now - dt.timedelta(days=1))
+    closed.refresh_from_db()
     with pytest.raises(ValidationError) as caught:
         services.submission_create(task=closed, user=alice, name="x.csv", content=PERFECT)
     assert codes(caught.value) == {"DEADLINE_PASSED"}

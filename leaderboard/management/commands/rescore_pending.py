@@ -8,8 +8,6 @@ from __future__ import annotations
 import datetime as dt
 
 from django.core.management.base import BaseCommand
-from django.db.models import F, Q
-from django.utils import timezone
 
 from leaderboard.models import Submission
 from leaderboard.tasks import enqueue_scoring
@@ -28,12 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--task", help="only this task (its slug)")
 
     def handle(self, *args, stuck_after: int = 0, task: str | None = None, **options):
-        cutoff = timezone.now() - dt.timedelta(seconds=stuck_after)
-        pending = Submission.objects.filter(
-            Q(status=Submission.Status.QUEUED)
-            | Q(status=Submission.Status.SCORING, created_at__lte=cutoff)
-            | (Q(status=Submission.Status.SCORED) & ~Q(scored_gold_version=F("task__gold_version")))
-        )
+        pending = Submission.objects.needing_scoring(stuck_after=dt.timedelta(seconds=stuck_after))
         if task:
             pending = pending.filter(task__slug=task)
         ids = list(pending.order_by("created_at").values_list("pk", flat=True))

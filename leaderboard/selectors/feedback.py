@@ -1,0 +1,49 @@
+"""What a person sees of a submission's scores: the task's feedback policy (DESIGN, contract).
+
+Organisers, and everyone once results are public, see everything. While results are hidden a
+team sees its own submissions as the task's policy says: *full* (every metric, four decimals),
+*primary score only* (rounded to two decimals) or *validated only* (the file was valid and has
+been scored). Confusion matrices and per-class tables, exact per-item-derived numbers, are
+never shown to a team while results are hidden: they leak the gold. Every page, status answer
+and export reads the level from here.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from leaderboard.models import Submission, Task
+from scoring.engine.formatting import value_text
+
+PRIMARY_DIGITS = 2
+"""Decimals of the primary score under the "primary score only" policy."""
+
+
+class Level(StrEnum):
+    ALL = "all"
+    FULL = Task.Feedback.FULL.value
+    PRIMARY = Task.Feedback.PRIMARY.value
+    VALIDATED = Task.Feedback.VALIDATED.value
+
+    @property
+    def shows_metrics(self) -> bool:
+        return self in (Level.ALL, Level.FULL)
+
+    @property
+    def shows_matrices(self) -> bool:
+        return self is Level.ALL
+
+
+def feedback_level(*, task: Task, user) -> Level:
+    """How much of its submissions' scores this person may see in this task."""
+    if task.results_public() or task.is_organiser(user):
+        return Level.ALL
+    return Level(task.feedback)
+
+
+def primary_text(submission: Submission, level: Level) -> str | None:
+    """The primary score of a scored submission as this level shows it, or ``None``."""
+    if submission.status != Submission.Status.SCORED or level is Level.VALIDATED:
+        return None
+    value = (submission.metrics or {}).get(submission.task.primary_metric)
+    return value_text(value, PRIMARY_DIGITS) if level is Level.PRIMARY else value_text(value)
