@@ -28,7 +28,9 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
+import django
 import numpy as np
+import psycopg
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
@@ -36,6 +38,8 @@ sys.path.insert(0, str(BASE_DIR))
 BENCH_DATABASE = "leaderboard_pagebench"
 LABELS = ("negative", "neutral", "positive")
 GOLD = b"id,label\n1,negative\n2,neutral\n3,positive\n"
+GOLD_COUNTS = (3_972, 5_937, 2_375)
+"""The class counts of the random confusion matrices: the demo's (SemEval-2017 Task 4A)."""
 SLUG = "pagebench"
 
 
@@ -49,83 +53,82 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _admin_statement(server_url: str, statement: str) -> None:
-    import psycopg
-
     with psycopg.connect(server_url, autocommit=True, connect_timeout=5) as admin:
         admin.execute(statement)
 
 
-def bench_database_url(scratch: Path) -> tuple[str, Callable[[], None]]:
-    """The URL of a database of our own, and how to drop it afterwards."""
-    given = os.environ.get("DATABASE_URL", "")
-    if not given.startswith(("postgres://", "postgresql://")):
-        return f"sqlite:///{scratch / 'pagebench.sqlite3'}", lambda: None
-    _admin_statement(given, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
-    _admin_statement(given, f"CREATE DATABASE {BENCH_DATABASE}")
-    return given.rsplit("/", 1)[0] + f"/{BENCH_DATABASE}", lambda: _admin_statement(
-        given, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)"
-    )
+def is_postgres(url: str) -> bool:
+    return url.startswith(("postgres://", "postgresql://"))
 
 
-def random_matrix(rng: np.random.Generator) -> np.ndarray:
-    """A 3×3 confusion matrix (rows predicted, columns gold) of a better-than-chance system."""
-    gold_counts = np.array([3_972, 5_937, 2_375])
-    accuracy = rng.uniform(0.3, 0.95)
-    columns = []
-    for gold, count in enumerate(gold_counts):
-        share = np.full(len(gold_counts), (1 - accuracy) / (len(gold_counts) - 1))
-        share[gold] = accuracy
-        columns.append(rng.multinomial(count, share))
-    return np.array(columns).T
+def bench_database_url(server_url: str, scratch: Path) -> str:
+    """The URL of a database of our own: a SQLite file in ``scratch``, or ``BENCH_DATABASE`` on
+    the PostgreSQL server that ``server_url`` names."""
+    if not is_postgres(server_url):
+        return f"sqlite:///{scratch / 'pagebench.sqlite3'}"
+    return server_url.rsplit("/", 1)[0] + f"/{BENCH_DATABASE}"
 
 
-def build(args: argparse.Namespace, rng: np.random.Generator):
-    from django.contrib.auth import get_user_model
-    from django.utils import timezone
-    from scoring.storage import report_fields
+def recreate_database(server_url: str) -> Callable[[], None]:
+    """Create our own database anew (on PostgreSQL); returns how to drop it afterwards."""
+    if not is_postgres(server_url):
+        return lambda: None
+    _admin_statement(server_url, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
+    _admin_statement(server_url, f"CREATE DATABASE {BENCH_DATABASE}")
+    return lambda: _admin_statement(server_url, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
 
-    from leaderboard import services
-    from leaderboard.models import StoredFile, Submission, Team
-    from scoring.engine.suite import score_matrix
 
+# Django's settings read the database and the var directory once, at set-up: both are this
+# run's own, so they are decided (from the options, which --help may end here) before it.
+ARGS = parse_args(sys.argv[1:])
+SERVER_URL = os.environ.get("DATABASE_URL", "")
+SCRATCH = Path(tempfile.mkdtemp(prefix="pagebench-"))
+os.environ["DATABASE_URL"] = bench_database_url(SERVER_URL, SCRATCH)
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
+os.environ["LEADERBOARD_VAR_DIR"] = str(SCRATCH / "var")
+django.setup()
+
+from django.core.cache import cache  # noqa: E402 (Django is set up first)
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, connections  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import setup_test_environment  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from leaderboard.models import StoredFile, Task  # noqa: E402
+from tools import factory  # noqa: E402
+
+
+def build(args: argparse.Namespace, rng: np.random.Generator) -> Task:
     now = timezone.now()
-    organiser = get_user_model().objects.create_user("organiser", password="pagebench-password")
-    task = services.task_create(
-        organiser=organiser,
+    task = factory.task_create(
         slug=SLUG,
         title="Page benchmark",
         description="benchmarks/bench_pages.py",
-        labels=list(LABELS),
-        gold_name="gold.csv",
+        labels=LABELS,
         gold_content=GOLD,
-        primary_metric="macro_recall",
+        organiser_password="pagebench-password",
         opens_at=now - timedelta(days=2),
         closes_at=now + timedelta(days=1),
         counting=args.counting,
     )
-    teams = Team.objects.bulk_create([Team(task=task, name=f"Team {n:03d} <&>") for n in range(args.teams)])
+    teams = factory.teams_create(task=task, count=args.teams, name="Team {n:03d} <&>")
     shared_file = StoredFile.of(name="run.csv", content=b"id,label\n")
     shared_file.save()
-    submissions = []
-    for team in teams:
-        for age_h in range(args.older, -1, -1):
-            fields = report_fields(score_matrix(random_matrix(rng), labels=LABELS))
-            moment = now - timedelta(hours=age_h + 1)
-            submissions.append(
-                Submission(
-                    task=task,
-                    team=team,
-                    file=shared_file,
-                    kind=Submission.Kind.HARD,
-                    status=Submission.Status.SCORED,
-                    created_at=moment,
-                    scored_at=moment,
-                    scored_gold_version=task.gold_version,
-                    score_count=1,
-                    **fields,
-                )
+    factory.scored_submissions_create(
+        task=task,
+        runs=[
+            factory.ScoredRun(
+                team=team,
+                file=shared_file,
+                matrix=factory.random_confusion_matrix(rng, gold_counts=GOLD_COUNTS),
+                at=now - timedelta(hours=age_h + 1),
             )
-    Submission.objects.bulk_create(submissions, batch_size=500)
+            for team in teams
+            for age_h in range(args.older, -1, -1)
+        ],
+        batch_size=500,
+    )
     return task
 
 
@@ -148,23 +151,9 @@ def time_requests(client, path: str, *, count: int, before: Callable[[], None] |
     return samples
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    scratch = Path(tempfile.mkdtemp(prefix="pagebench-"))
-    database_url, drop = bench_database_url(scratch)
-    os.environ["DATABASE_URL"] = database_url
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
-    os.environ["LEADERBOARD_VAR_DIR"] = str(scratch / "var")
+def main(args: argparse.Namespace) -> int:
+    drop = recreate_database(SERVER_URL)
     try:
-        import django
-
-        django.setup()
-        from django.core.cache import cache
-        from django.core.management import call_command
-        from django.db import connection, connections
-        from django.test import Client
-        from django.test.utils import setup_test_environment
-
         setup_test_environment()
         call_command("migrate", verbosity=0)
         started = time.perf_counter()
@@ -192,9 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         connections.close_all()
     finally:
         drop()
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(SCRATCH, ignore_errors=True)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(ARGS))

@@ -29,26 +29,28 @@ import pstats
 import re
 import secrets
 import shutil
+import socket
 import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
 
+import django
 import numpy as np
+import psycopg
+import redis
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 
-from tests.scale.support import (  # noqa: E402 (the repository goes on the path first)
+from tools.processes import (  # noqa: E402 (the repository goes on the path first)
     ManagedProcess,
-    item_ids,
-    labels_csv,
-    noisy_codes,
     start_process,
     start_worker,
     wait_listening,
@@ -94,22 +96,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def database_admin(admin_url: str, statement: str) -> None:
-    import psycopg
-
     with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
         admin.execute(statement)
 
 
-def recreate_database(admin_url: str) -> str:
-    """A fresh benchmark database; returns its URL (the admin URL with the database swapped)."""
-    database_admin(admin_url, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
-    database_admin(admin_url, f"CREATE DATABASE {BENCH_DATABASE}")
+def bench_database_url(admin_url: str) -> str:
+    """The benchmark database's URL: the admin URL with the database swapped."""
     return admin_url.rsplit("/", 1)[0] + f"/{BENCH_DATABASE}"
 
 
-def free_port() -> int:
-    import socket
+def recreate_database(admin_url: str) -> None:
+    """A fresh benchmark database."""
+    database_admin(admin_url, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
+    database_admin(admin_url, f"CREATE DATABASE {BENCH_DATABASE}")
 
+
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -139,6 +141,30 @@ def environment(args: argparse.Namespace, *, database_url: str, run_dir: Path, p
     return env
 
 
+# --- Django, for this run ----------------------------------------------------------------------
+
+# The settings read this run's options, database, directory and port once, at set-up; so they
+# are decided here (--help ends at the options) and every process of the run gets the same.
+ARGS = parse_args(sys.argv[1:])
+RUN_DIR = Path(tempfile.mkdtemp(prefix="load-rush-"))
+PORT = free_port()
+ENV = environment(ARGS, database_url=bench_database_url(ARGS.pg_admin_url), run_dir=RUN_DIR, port=PORT)
+os.environ.update(ENV)
+django.setup()
+
+from django.contrib.auth.models import AnonymousUser  # noqa: E402 (Django is set up first)
+from django.core.management import call_command  # noqa: E402
+from django.db import connections  # noqa: E402
+from django.db.models import Max  # noqa: E402
+from django.test import RequestFactory  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from leaderboard.models import StoredFile, Submission, Task  # noqa: E402
+from leaderboard.selectors import leaderboard  # noqa: E402
+from leaderboard.views import boards  # noqa: E402
+from scoring.engine.confusion import hard_confusion  # noqa: E402
+from tools import factory  # noqa: E402
+
 # --- the set-up ---------------------------------------------------------------------------------
 
 
@@ -153,64 +179,37 @@ class Setup:
 
 def build(args: argparse.Namespace, rng: np.random.Generator) -> Setup:
     """Task, users and teams through the services; the other teams' scored submissions in bulk."""
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.hashers import make_password
-    from django.utils import timezone
-    from scoring.storage import report_fields
-
-    from leaderboard import services
-    from leaderboard.models import StoredFile, Submission
-    from scoring.engine.confusion import hard_confusion
-    from scoring.engine.suite import score_matrix
-
-    user_model = get_user_model()
-    ids = item_ids(sum(GOLD_COUNTS))
+    ids = factory.item_ids(sum(GOLD_COUNTS))
     gold = rng.permutation(np.repeat(np.arange(len(LABELS)), GOLD_COUNTS))
     now = timezone.now()
-    task = services.task_create(
-        organiser=user_model.objects.create_user("organiser", password=PASSWORD),
+    task = factory.task_create(
         slug=SLUG,
         title="Load rush",
         description="benchmarks/load_rush.py",
-        labels=list(LABELS),
-        gold_name="gold.csv",
-        gold_content=labels_csv(ids, LABELS, gold),
-        primary_metric="macro_recall",
+        labels=LABELS,
+        gold_content=factory.labels_csv(ids, LABELS, gold),
+        organiser_password=PASSWORD,
         opens_at=now - timedelta(days=1),
         closes_at=now + timedelta(days=1),
         max_per_day=-(-args.uploads // args.clients) + 1,
         max_total=100,
     )
-    password_hash = make_password(PASSWORD)  # hashed once: 500 hashes would cost minutes
-    users = user_model.objects.bulk_create(
-        [user_model(username=f"team-{n:03d}", password=password_hash) for n in range(args.teams)]
-    )
-    teams = [services.team_create(task=task, user=user, name=f"Team {n:03d}") for n, user in enumerate(users)]
+    members = factory.member_teams_create(task=task, count=args.teams, password=PASSWORD)
 
-    others = teams[args.clients :]
-    files, reports = [], []
+    others = members[args.clients :]
+    files, matrices = [], []
     for n in range(len(others)):
-        predicted = noisy_codes(gold, n_labels=len(LABELS), error_rate=rng.uniform(0.1, 0.8), rng=rng)
-        files.append(StoredFile.of(name=f"team-{n}.csv", content=labels_csv(ids, LABELS, predicted)))
-        matrix = hard_confusion(predicted, gold, len(LABELS))
-        reports.append(report_fields(score_matrix(matrix, labels=LABELS, n_items=len(ids))))
+        predicted = factory.noisy_codes(gold, n_labels=len(LABELS), error_rate=rng.uniform(0.1, 0.8), rng=rng)
+        files.append(StoredFile.of(name=f"team-{n}.csv", content=factory.labels_csv(ids, LABELS, predicted)))
+        matrices.append(hard_confusion(predicted, gold, len(LABELS)))
     StoredFile.objects.bulk_create(files, batch_size=50)
-    Submission.objects.bulk_create(
-        [
-            Submission(
-                task=task,
-                team=team,
-                submitted_by=user,
-                file=stored,
-                kind=Submission.Kind.HARD,
-                status=Submission.Status.SCORED,
-                created_at=now - timedelta(hours=1),
-                scored_at=now - timedelta(hours=1),
-                scored_gold_version=task.gold_version,
-                score_count=1,
-                **fields,
+    factory.scored_submissions_create(
+        task=task,
+        runs=[
+            factory.ScoredRun(
+                team=member.team, file=stored, matrix=matrix, at=now - timedelta(hours=1), submitted_by=member.user
             )
-            for team, user, stored, fields in zip(others, users[args.clients :], files, reports, strict=True)
+            for member, stored, matrix in zip(others, files, matrices, strict=True)
         ],
         batch_size=100,
     )
@@ -218,8 +217,8 @@ def build(args: argparse.Namespace, rng: np.random.Generator) -> Setup:
         task_id=task.pk,
         ids=ids,
         gold=gold,
-        rush_usernames=[user.username for user in users[: args.clients]],
-        rush_team_ids=[team.pk for team in teams[: args.clients]],
+        rush_usernames=[member.user.username for member in members[: args.clients]],
+        rush_team_ids=[member.team.pk for member in members[: args.clients]],
     )
 
 
@@ -331,25 +330,19 @@ def upload_one(browser: Browser, body: tuple[bytes, str]) -> Upload:
 
 
 def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.Generator) -> Rush:
-    from concurrent.futures import ThreadPoolExecutor
-
-    from django.utils import timezone
-
-    from leaderboard.models import Task
-
     browsers = [Browser(port) for _ in range(args.clients)]
     with ThreadPoolExecutor(max_workers=args.clients) as pool:
         tokens = list(pool.map(log_in, browsers, setup.rush_usernames))
     bodies: list[list[tuple[bytes, str]]] = [[] for _ in browsers]
     for n in range(args.uploads):
         client = n % args.clients
-        predicted = noisy_codes(setup.gold, n_labels=len(LABELS), error_rate=rng.uniform(0.1, 0.7), rng=rng)
+        predicted = factory.noisy_codes(setup.gold, n_labels=len(LABELS), error_rate=rng.uniform(0.1, 0.7), rng=rng)
         bodies[client].append(
             multipart(
                 {"csrfmiddlewaretoken": tokens[client], "description": f"rush upload {n}"},
                 file_field="file",
                 file_name=f"run-{n}.csv",
-                content=labels_csv(setup.ids, LABELS, predicted),
+                content=factory.labels_csv(setup.ids, LABELS, predicted),
             )
         )
 
@@ -405,11 +398,6 @@ def at_rest_ms(port: int, page: str, repeat: int = 20) -> list[float]:
 
 
 def report(args: argparse.Namespace, setup: Setup, rush: Rush, *, port: int, web_workers: int, all_scored_at: float):
-    from django.db.models import Max
-
-    from leaderboard.models import Submission, Task
-    from leaderboard.selectors import leaderboard
-
     task = Task.objects.get(pk=setup.task_id)
     rush_rows = Submission.objects.filter(task=task, team_id__in=setup.rush_team_ids)
     accepted = {u.submission_id for u in rush.uploads if u.submission_id is not None}
@@ -465,16 +453,8 @@ def report(args: argparse.Namespace, setup: Setup, rush: Rush, *, port: int, web
 
 def profile_board(setup: Setup) -> None:
     """Where the leaderboard page's time goes: the selector, then the whole view with its template."""
-    from django.test import RequestFactory
-
-    from leaderboard.models import Task
-    from leaderboard.selectors import leaderboard
-    from leaderboard.views import boards
-
     task = Task.objects.get(pk=setup.task_id)
     request = RequestFactory().get(f"/tasks/{SLUG}/leaderboard/", HTTP_HOST="127.0.0.1")
-    from django.contrib.auth.models import AnonymousUser
-
     request.user = AnonymousUser()
     for what, call in (
         ("selectors.leaderboard", lambda: leaderboard(task=task)),
@@ -495,27 +475,14 @@ def profile_board(setup: Setup) -> None:
 # --- the run ------------------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+def main(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(2017)
-    run_dir = Path(tempfile.mkdtemp(prefix="load-rush-"))
     processes: list[ManagedProcess] = []
-    port = free_port()
-    database_url = recreate_database(args.pg_admin_url)
-    env = environment(args, database_url=database_url, run_dir=run_dir, port=port)
-    os.environ.update(env)
-    import django
-    import redis
-
+    recreate_database(args.pg_admin_url)
     redis_client = redis.Redis.from_url(args.redis_url)
     redis_client.flushdb()
     failed = True
     try:
-        django.setup()
-        from django.core.management import call_command
-
-        from leaderboard.models import Submission
-
         call_command("migrate", verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         started = time.perf_counter()
@@ -525,42 +492,40 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
 
-        full_env = {**os.environ, **env}
-        workers = [start_worker(name=f"rush-{n}", env=full_env, log_dir=run_dir) for n in range(args.rq_workers)]
+        full_env = {**os.environ, **ENV}
+        workers = [start_worker(name=f"rush-{n}", env=full_env, log_dir=RUN_DIR) for n in range(args.rq_workers)]
         processes.extend(workers)
         web = start_process(
             name="gunicorn",
             args=[sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py"],
             env=full_env,
-            log_dir=run_dir,
+            log_dir=RUN_DIR,
         )
         processes.append(web)
         wait_listening(workers, redis_client=redis_client, timeout_s=60)
-        wait_until(lambda: _answers(port), timeout_s=60, what="gunicorn to answer", interval_s=0.2)
+        wait_until(lambda: _answers(PORT), timeout_s=60, what="gunicorn to answer", interval_s=0.2)
         web_workers = len(web.pids()) - 1
 
-        rush = run_rush(args, setup, port, rng)
+        rush = run_rush(args, setup, PORT, rng)
         unfinished = Submission.objects.filter(task_id=setup.task_id).unfinished()
         wait_until(lambda: not unfinished.exists(), timeout_s=args.scoring_timeout_s, what="scoring", interval_s=0.1)
         all_scored_at = time.perf_counter()
-        report(args, setup, rush, port=port, web_workers=web_workers, all_scored_at=all_scored_at)
+        report(args, setup, rush, port=PORT, web_workers=web_workers, all_scored_at=all_scored_at)
         if args.profile:
             profile_board(setup)
         failed = False
     finally:
         for process in processes:
             process.kill()
-        from django.db import connections
-
         connections.close_all()
         redis_client.flushdb()
         redis_client.close()
         if not args.keep_db:
             database_admin(args.pg_admin_url, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
         if failed:
-            print(f"logs kept in {run_dir}", file=sys.stderr)
+            print(f"logs kept in {RUN_DIR}", file=sys.stderr)
         else:
-            shutil.rmtree(run_dir, ignore_errors=True)
+            shutil.rmtree(RUN_DIR, ignore_errors=True)
     return 0
 
 
@@ -572,4 +537,4 @@ def _answers(port: int) -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(ARGS))

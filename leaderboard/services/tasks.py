@@ -141,7 +141,7 @@ def gold_confirm(*, task: Task) -> int:
     submission that no longer matches the gold file fails with a message that says it is the
     organisers' change, and counts against no limit.
     """
-    locked = Task.objects.select_for_update().select_related("pending_gold_file").get(pk=task.pk)
+    locked = Task.objects.select_for_update(of=("self",)).select_related("pending_gold_file").get(pk=task.pk)
     if locked.pending_gold_file is None:
         raise errors.GOLD_NOT_PENDING.error("gold")
     gold = parse_gold(content=bytes(locked.pending_gold_file.content), labels=list(locked.labels))

@@ -19,7 +19,8 @@ import pytest
 import redis
 from django.db import connection
 
-from tests.scale.support import database_url, start_worker, wait_listening, worker_environment
+from tests.scale.support import database_url, worker_environment
+from tools.processes import start_worker, wait_listening
 
 ON_CI = os.environ.get("CI", "").strip().lower() == "true"
 REDIS_URL = os.environ.get("SCALE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")

@@ -29,7 +29,8 @@ from leaderboard.models import Submission, Task
 from scoring.engine.scorer import score_files
 from tests.conftest import PERFECT
 from tests.scale.conftest import REDIS_URL, rq_queues
-from tests.scale.support import item_ids, labels_csv, noisy_codes, wait_until
+from tools.factory import item_ids, labels_csv, noisy_codes
+from tools.processes import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

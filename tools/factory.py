@@ -1,0 +1,159 @@
+"""The data of the benchmarks and the scaled tests, built one way.
+
+Files and labels (plain numpy): item ids, ``id,label`` files, noisy predictions, random
+confusion matrices. Rows: a task through the services with many teams, and scored
+submissions written in bulk the one way the scoring task would have left them —
+``Submission(...)``, then :meth:`~leaderboard.models.Scored.apply` of
+:func:`~scoring.engine.suite.score_matrix`, then ``bulk_create`` — so that a board of 500
+teams takes seconds, not minutes.
+
+It imports the models: import it once Django is set up (``django.setup()``, or under pytest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.hashers import make_password
+from django.db import transaction
+
+from leaderboard import services
+from leaderboard.models import StoredFile, Submission, Task, Team
+from scoring.engine.suite import score_matrix
+
+TEAM_NAME = "Team {n:03d}"
+"""Team ``n``'s name; ``str.format`` with ``n``."""
+MEMBER_NAME = "team-{n:03d}"
+"""The username of team ``n``'s only member."""
+
+# --- files and labels --------------------------------------------------------------------------
+
+
+def item_ids(count: int) -> list[str]:
+    return [f"item-{i:07d}" for i in range(count)]
+
+
+def labels_csv(ids: Sequence[str], labels: Sequence[str], codes: np.ndarray) -> bytes:
+    """A gold or hard-prediction file: header ``id,label``, one line per item."""
+    names = [labels[code] for code in codes.tolist()]
+    return ("id,label\n" + "".join(f"{item},{name}\n" for item, name in zip(ids, names, strict=True))).encode()
+
+
+def noisy_codes(gold: np.ndarray, *, n_labels: int, error_rate: float, rng: np.random.Generator) -> np.ndarray:
+    """Predictions that copy the gold codes except for a share of items given a random label."""
+    predicted = gold.copy()
+    wrong = rng.random(len(gold)) < error_rate
+    predicted[wrong] = rng.integers(0, n_labels, size=int(wrong.sum()))
+    return predicted
+
+
+def random_confusion_matrix(rng: np.random.Generator, *, gold_counts: Sequence[int]) -> np.ndarray:
+    """A confusion matrix (rows predicted, columns gold) of a better-than-chance system: each
+    gold class keeps a random share of 30–95 % of its items, the rest spread evenly."""
+    n_classes = len(gold_counts)
+    accuracy = rng.uniform(0.3, 0.95)
+    columns = []
+    for gold, count in enumerate(gold_counts):
+        share = np.full(n_classes, (1 - accuracy) / (n_classes - 1))
+        share[gold] = accuracy
+        columns.append(rng.multinomial(count, share))
+    return np.array(columns).T
+
+
+# --- rows --------------------------------------------------------------------------------------
+
+
+def task_create(
+    *,
+    slug: str,
+    title: str,
+    description: str,
+    labels: Sequence[str],
+    gold_content: bytes,
+    organiser_password: str,
+    opens_at: datetime,
+    closes_at: datetime,
+    **options: Any,
+) -> Task:
+    """A task through the services, organised by a new user ``organiser``, ranked by macro recall
+    (the primary metric of SemEval-2017 Task 4A); ``options`` go to ``services.task_create``."""
+    return services.task_create(
+        organiser=get_user_model().objects.create_user("organiser", password=organiser_password),
+        slug=slug,
+        title=title,
+        description=description,
+        labels=list(labels),
+        gold_name="gold.csv",
+        gold_content=gold_content,
+        primary_metric="macro_recall",
+        opens_at=opens_at,
+        closes_at=closes_at,
+        **options,
+    )
+
+
+@transaction.atomic
+def teams_create(*, task: Task, count: int, name: str = TEAM_NAME) -> list[Team]:
+    """``count`` teams without members, in one transaction: a board to read, nobody to log in.
+
+    Saved one by one, not in bulk: ``Team.save`` fills fields derived from the name."""
+    return [Team.objects.create(task=task, name=name.format(n=n)) for n in range(count)]
+
+
+class Member(NamedTuple):
+    team: Team
+    user: AbstractBaseUser
+
+
+def member_teams_create(*, task: Task, count: int, password: str) -> list[Member]:
+    """``count`` teams of one member each (users ``team-000`` …, who can log in with
+    ``password``): the users in one query, each team through ``services.team_create``."""
+    user_model = get_user_model()
+    password_hash = make_password(password)  # hashed once: 500 hashes would cost minutes
+    users = user_model.objects.bulk_create(
+        [user_model(username=MEMBER_NAME.format(n=n), password=password_hash) for n in range(count)]
+    )
+    return [
+        Member(services.team_create(task=task, user=user, name=TEAM_NAME.format(n=n)), user)
+        for n, user in enumerate(users)
+    ]
+
+
+@dataclass(frozen=True)
+class ScoredRun:
+    """One hard-label upload to store as scored: whose, which file, its confusion matrix
+    (rows predicted, columns gold, in the task's label order), and when."""
+
+    team: Team
+    file: StoredFile
+    matrix: np.ndarray
+    at: datetime
+    submitted_by: AbstractBaseUser | None = None
+
+
+def scored_submissions_create(*, task: Task, runs: Iterable[ScoredRun], batch_size: int) -> list[Submission]:
+    """Store ``runs`` as submissions scored against the task's current gold, uploaded and
+    scored at their ``at``, each scored once; ``file`` rows must be saved already."""
+    submissions = []
+    for run in runs:
+        submission = Submission(
+            task=task,
+            team=run.team,
+            submitted_by=run.submitted_by,
+            file=run.file,
+            kind=Submission.Kind.HARD,
+            status=Submission.Status.SCORED,
+            created_at=run.at,
+            scored_at=run.at,
+            scored_gold_version=task.gold_version,
+            score_count=1,
+        )
+        submission.apply(score_matrix(run.matrix, labels=task.labels))
+        submissions.append(submission)
+    return Submission.objects.bulk_create(submissions, batch_size=batch_size)
