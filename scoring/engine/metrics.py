@@ -9,6 +9,11 @@ Undefined values (a ratio with a zero denominator that the papers do not define,
 of zero) are returned as ``None``; :func:`defined` is the one place that decides it. Per-class
 precision, recall and F1 are 0 on a zero denominator, as papers 000 and 002 define them.
 
+These are float (numpy) functions: the vectorised form of each metric and the oracle of the
+differential tests. The values a report stores and every ranking compares come from their exact
+counterparts in :mod:`scoring.engine.exact` (same names, same undefined cases), so that values
+equal as fractions are equal as floats.
+
 Sources: paper 000 (Opitz, *From Bias and Prevalence to Macro F1, Kappa, and MCC*), paper 002
 (Opitz & Burst, *Macro F1 and Macro F1*), paper 004 (per-class measures and their micro- and
 macro-weighted averages).
@@ -83,7 +88,11 @@ def correct(m: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class OneVsRest:
-    """Per-class counts of the one-vs-rest view of paper 004: TP, FP, FN, TN per class."""
+    """Per-class counts of the one-vs-rest view of paper 004: TP, FP, FN, TN per class.
+
+    Each count is a sum of cells, never a difference of totals, so a soft mass far below the
+    rounding of a row or column total still counts (and a count that is 0 is exactly 0).
+    """
 
     tp: np.ndarray
     fp: np.ndarray
@@ -99,11 +108,12 @@ class OneVsRest:
         # from undefined into a large number depending on rounding.
         errors = m.copy()
         np.fill_diagonal(errors, 0.0)
-        # outside[x, i] = mass of row x outside column i; exactly 0 when row x has no other cell.
-        outside = bias(m)[:, np.newaxis] - m
+        # outside[x, i] = sum of the cells of row x outside column i, a sum (a product with the
+        # 0/1 matrix "not column i"), never bias(x) - m[x, i], which loses a mass below the
+        # rounding of bias(x): TN_i is the sum of every cell outside row i and column i.
+        outside = m @ (1.0 - np.eye(len(m)))
         np.fill_diagonal(outside, 0.0)
-        tn = np.maximum(outside, 0.0).sum(axis=0)
-        return cls(tp=tp, fp=errors.sum(axis=1), fn=errors.sum(axis=0), tn=tn)
+        return cls(tp=tp, fp=errors.sum(axis=1), fn=errors.sum(axis=0), tn=outside.sum(axis=0))
 
 
 # --- per-class measures ----------------------------------------------------------------------

@@ -4,6 +4,19 @@ Conventions (contract): every suite metric is higher-is-better; display ranks ar
 ranks (1, 2, 2, 4); rank correlations use average ranks for ties. An undefined value (``None``)
 never ranks: it gets no rank, sorts last, and is left out of every correlation that involves
 its metric (each correlation reports how many teams it rests on).
+
+Ties (contract, "equal is equal"): two teams tie under a metric exactly when their values are
+equal as exact fractions, raw and calibrated. The rule is kept where the values are made, not
+here: the suite stores canonical values (:mod:`scoring.engine.exact`), computed in exact
+rational arithmetic from the confusion matrix (integer counts, or float masses read as the
+exact binary fractions they are) and rounded once; an irrational metric (MCC, DP, GmacR) is a
+fixed, monotone float function of one exact quantity. Equal exact values are therefore the
+very same double, whatever order the classes or the operations come in, so every function
+here compares floats with ``==`` and ``<`` and **no tolerance**: a tolerance would make ties
+intransitive (a ~ b, b ~ c, a !~ c) and merge values that genuinely differ. Two values that
+differ only below half an ulp, which exact arithmetic cannot tell apart after rounding, are the
+one accepted loss. The board, the exports, the rank chart and every Spearman rho all rank
+through this module, so they all see the same ties.
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from scoring.engine import exact as x
 from scoring.engine import metrics as m
+from scoring.engine.exact import MatrixLike
 from scoring.engine.metrics import Value
 
 PROPERTY_NAMES: dict[str, str] = {
@@ -71,12 +73,18 @@ ZERO_COMPLETE = ChanceBaseline(value=lambda n: 0.0, text="0, complete", strict=T
 
 @dataclass(frozen=True)
 class Metric:
-    """A metric of the suite and everything a page or a test needs to know about it."""
+    """A metric of the suite and everything a page or a test needs to know about it.
+
+    ``compute`` is the float function of :mod:`scoring.engine.metrics` (vectorised numpy, the
+    differential oracle); ``exact`` the same metric in exact arithmetic
+    (:mod:`scoring.engine.exact`), whose values the suite stores and every ranking compares.
+    """
 
     key: str
     name: str
     symbol: str
     compute: Callable[[np.ndarray], Value]
+    exact: Callable[[MatrixLike], Value]
     formula_latex: str
     formula_text: str
     source: str
@@ -136,6 +144,7 @@ METRICS: tuple[Metric, ...] = (
         name="Accuracy",
         symbol="Acc",
         compute=m.accuracy,
+        exact=x.accuracy,
         formula_latex=r"\frac{\sum_i m_{ii}}{\sum_{i,j} m_{ij}}",
         formula_text="Σᵢ correct(i) / Σᵢⱼ mᵢⱼ",
         source="paper 000, Eq. 7",
@@ -149,6 +158,7 @@ METRICS: tuple[Metric, ...] = (
         name="Macro precision",
         symbol="macP",
         compute=m.macro_precision,
+        exact=x.macro_precision,
         formula_latex=r"\frac{1}{n}\sum_i \frac{m_{ii}}{\sum_x m_{ix}}",
         formula_text="(1/n) Σᵢ correct(i) / bias(i)",
         source="paper 000, Eq. 17",
@@ -163,6 +173,7 @@ METRICS: tuple[Metric, ...] = (
         name="Macro recall",
         symbol="macR",
         compute=m.macro_recall,
+        exact=x.macro_recall,
         formula_latex=r"\frac{1}{n}\sum_i \frac{m_{ii}}{\sum_x m_{xi}}",
         formula_text="(1/n) Σᵢ correct(i) / prevalence(i)",
         source="paper 000, Eq. 8",
@@ -177,6 +188,7 @@ METRICS: tuple[Metric, ...] = (
         name="Macro F1 (averaged F1)",
         symbol="macF1",
         compute=m.macro_f1,
+        exact=x.macro_f1,
         formula_latex=r"\frac{1}{n}\sum_i \frac{2 P_i R_i}{P_i + R_i}",
         formula_text="(1/n) Σᵢ 2·Pᵢ·Rᵢ / (Pᵢ + Rᵢ)",
         source="paper 000, Eq. 18; paper 002, Eq. 2",
@@ -192,6 +204,7 @@ METRICS: tuple[Metric, ...] = (
         name="Macro F1 (F1 of averages)",
         symbol="macF1'",
         compute=m.macro_f1_of_averages,
+        exact=x.macro_f1_of_averages,
         formula_latex=r"\frac{2\,\mathrm{macP}\,\mathrm{macR}}{\mathrm{macP} + \mathrm{macR}}",
         formula_text="2·macP·macR / (macP + macR)",
         source="paper 000, Eq. 20; paper 002, Eq. 3",
@@ -207,6 +220,7 @@ METRICS: tuple[Metric, ...] = (
         name="Gap between the two macro F1s (Δ)",
         symbol="Δ",
         compute=m.macro_f1_gap,
+        exact=x.macro_f1_gap,
         formula_latex=r"\frac{1}{n\sum_x (P_x+R_x)}\sum_{x,y}"
         r"\frac{(P_x R_y - P_y R_x)^2}{(P_x+R_x)(P_y+R_y)}",
         formula_text="F1 of averages − averaged F1 (closed form: paper 002, Lemma, Eq. 4)",
@@ -223,6 +237,7 @@ METRICS: tuple[Metric, ...] = (
         name="Geometric mean of recalls",
         symbol="GmacR",
         compute=m.gmean_recall,
+        exact=x.gmean_recall,
         formula_latex=r"\sqrt[n]{R_1 \cdots R_n}",
         formula_text="(R₁ · … · Rₙ)^(1/n)",
         source="paper 000, Eq. 25",
@@ -237,6 +252,7 @@ METRICS: tuple[Metric, ...] = (
         name="Harmonic mean of recalls",
         symbol="HmacR",
         compute=m.hmean_recall,
+        exact=x.hmean_recall,
         formula_latex=r"\frac{n}{\sum_i 1/R_i}",
         formula_text="n / Σᵢ (1/Rᵢ)",
         source="paper 000, Eq. 4 with p = -1",
@@ -251,6 +267,7 @@ METRICS: tuple[Metric, ...] = (
         name="Cohen's kappa",
         symbol="κ",
         compute=m.kappa,
+        exact=x.kappa,
         formula_latex=r"\frac{c - \mathbf{p}^\top\mathbf{b}}{1 - \mathbf{p}^\top\mathbf{b}}",
         formula_text="(c − p·b) / (1 − p·b) on the normalised matrix",
         source="paper 000, Eq. 24",
@@ -267,6 +284,7 @@ METRICS: tuple[Metric, ...] = (
         name="Matthews correlation coefficient (multi-class)",
         symbol="MCC",
         compute=m.mcc,
+        exact=x.mcc,
         formula_latex=r"\frac{c - \mathbf{p}^\top\mathbf{b}}"
         r"{\sqrt{1 - \mathbf{b}^\top\mathbf{b}}\,\sqrt{1 - \mathbf{p}^\top\mathbf{p}}}",
         formula_text="(c − p·b) / (√(1 − b·b) · √(1 − p·p)) on the normalised matrix",
@@ -283,6 +301,7 @@ METRICS: tuple[Metric, ...] = (
         name="Prevalence-weighted precision",
         symbol="wP",
         compute=_weighted_of(m.class_precision),
+        exact=x.weighted_precision,
         formula_latex=r"\sum_i \omega_i P_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·Pᵢ with ωᵢ = prevalence(i)/N",
         source="paper 004, Table 3 (macro-weighted, prevalence weights)",
@@ -293,6 +312,7 @@ METRICS: tuple[Metric, ...] = (
         name="Prevalence-weighted recall",
         symbol="wR",
         compute=_weighted_of(m.class_recall),
+        exact=x.weighted_recall,
         formula_latex=r"\sum_i \omega_i R_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·Rᵢ with ωᵢ = prevalence(i)/N",
         source="paper 004, Table 3 (macro-weighted, prevalence weights)",
@@ -306,6 +326,7 @@ METRICS: tuple[Metric, ...] = (
         name="Prevalence-weighted F1",
         symbol="wF1",
         compute=_weighted_of(m.class_f1),
+        exact=x.weighted_f1,
         formula_latex=r"\sum_i \omega_i F1_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·F1ᵢ with ωᵢ = prevalence(i)/N",
         source="paper 004, Table 3 (macro-weighted, prevalence weights)",
@@ -316,6 +337,7 @@ METRICS: tuple[Metric, ...] = (
         name="Macro MCC (mean of one-vs-rest MCC)",
         symbol="MMCC",
         compute=_macro_of(m.class_mcc),
+        exact=x.macro_mcc,
         formula_latex=r"\frac{1}{n}\sum_i \mathrm{MCC}_i",
         formula_text="(1/n) Σᵢ MCCᵢ, one-vs-rest",
         source="paper 004, Tables 1 and 3 (uniform weights)",
@@ -327,6 +349,7 @@ METRICS: tuple[Metric, ...] = (
         name="Macro balanced accuracy (mean of one-vs-rest BACC)",
         symbol="MBACC",
         compute=_macro_of(m.class_bacc),
+        exact=x.macro_bacc,
         formula_latex=r"\frac{1}{n}\sum_i \frac{1}{2}\left(\frac{TP_i}{TP_i+FN_i}"
         r"+\frac{TN_i}{TN_i+FP_i}\right)",
         formula_text="(1/n) Σᵢ (sensitivityᵢ + specificityᵢ)/2, one-vs-rest",
@@ -338,6 +361,7 @@ METRICS: tuple[Metric, ...] = (
         name="Macro discriminant power",
         symbol="MDP",
         compute=_macro_of(m.class_dp),
+        exact=x.macro_dp,
         formula_latex=r"\frac{1}{n}\sum_i \frac{\sqrt{3}}{\pi}"
         r"\ln\left(\frac{TP_i}{FP_i}\cdot\frac{TN_i}{FN_i}\right)",
         formula_text="(1/n) Σᵢ (√3/π)·ln(TPᵢ/FPᵢ · TNᵢ/FNᵢ), natural log",
@@ -351,6 +375,7 @@ METRICS: tuple[Metric, ...] = (
         name="Micro MCC (pooled one-vs-rest counts)",
         symbol="MCCµ",
         compute=_micro_of(m.class_mcc),
+        exact=x.micro_mcc,
         formula_latex=r"\frac{\sum TP \sum TN - \sum FP \sum FN}{\sqrt{(\sum TP+\sum FP)"
         r"(\sum TP+\sum FN)(\sum TN+\sum FP)(\sum TN+\sum FN)}}",
         formula_text="MCC of the summed TP, FP, FN, TN over classes",
@@ -363,6 +388,7 @@ METRICS: tuple[Metric, ...] = (
         name="Micro balanced accuracy (pooled counts)",
         symbol="BACCµ",
         compute=_micro_of(m.class_bacc),
+        exact=x.micro_bacc,
         formula_latex=r"\frac{1}{2}\left(\frac{\sum TP}{\sum TP+\sum FN}"
         r"+\frac{\sum TN}{\sum TN+\sum FP}\right)",
         formula_text="balanced accuracy of the summed TP, FP, FN, TN",
@@ -374,6 +400,7 @@ METRICS: tuple[Metric, ...] = (
         name="Micro discriminant power (pooled counts)",
         symbol="DPµ",
         compute=_micro_of(m.class_dp),
+        exact=x.micro_dp,
         formula_latex=r"\frac{\sqrt{3}}{\pi}\ln\left(\frac{\sum TP}{\sum FP}"
         r"\cdot\frac{\sum TN}{\sum FN}\right)",
         formula_text="(√3/π)·ln(ΣTP/ΣFP · ΣTN/ΣFN), natural log",
@@ -403,15 +430,17 @@ def ranking_metrics() -> Iterator[Metric]:
 class ClassMeasure:
     """A one-vs-rest measure of paper 004, computed for every class at once.
 
-    ``compute`` returns one value per class (NaN where undefined). It has the display
-    attributes of :class:`Metric`, so a page about the measure of one class (a per-class board
-    column, :class:`scoring.engine.columns.Column`) reads it the same way.
+    ``compute`` returns one float per class (NaN where undefined), vectorised; ``exact`` one
+    value per class in exact arithmetic (``None`` where undefined), as the suite stores them.
+    It has the display attributes of :class:`Metric`, so a page about the measure of one class
+    (a per-class board column, :class:`scoring.engine.columns.Column`) reads it the same way.
     """
 
     key: str
     name: str
     symbol: str
     compute: Callable[[np.ndarray], np.ndarray]
+    exact: Callable[[MatrixLike], tuple[Value, ...]]
     formula_text: str
     value_range: tuple[float | None, float | None] = (0.0, 1.0)
     properties: dict[str, Property] = field(default_factory=lambda: _props("?????", "?????"))
@@ -432,20 +461,39 @@ class ClassMeasure:
 
 
 CLASS_MEASURES: tuple[ClassMeasure, ...] = (
-    ClassMeasure("precision", "Precision", "P", m.class_precision, "TP / (TP + FP); 0 if TP + FP = 0"),
+    ClassMeasure(
+        "precision", "Precision", "P", m.class_precision, x.class_precision, "TP / (TP + FP); 0 if TP + FP = 0"
+    ),
     ClassMeasure(
         "recall",
         "Recall",
         "R",
         m.class_recall,
+        x.class_recall,
         "TP / (TP + FN); 0 if TP + FN = 0",
         properties=_props("???y?", "???y?"),
         properties_source="class recall is prevalence invariant (paper 000, B.4)",
     ),
-    ClassMeasure("f1", "F1", "F1", m.class_f1, "2·P·R / (P + R); 0 if P + R = 0"),
-    ClassMeasure("mcc", "MCC", "MCC", m.class_mcc, "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN))", (-1.0, 1.0)),
-    ClassMeasure("bacc", "Balanced accuracy", "BACC", m.class_bacc, "(TP/(TP+FN) + TN/(TN+FP)) / 2"),
-    ClassMeasure("dp", "Discriminant power", "DP", m.class_dp, "(√3/π)·ln(TP/FP · TN/FN), natural log", (None, None)),
+    ClassMeasure("f1", "F1", "F1", m.class_f1, x.class_f1, "2·P·R / (P + R); 0 if P + R = 0"),
+    ClassMeasure(
+        "mcc",
+        "MCC",
+        "MCC",
+        m.class_mcc,
+        x.class_mcc,
+        "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN))",
+        (-1.0, 1.0),
+    ),
+    ClassMeasure("bacc", "Balanced accuracy", "BACC", m.class_bacc, x.class_bacc, "(TP/(TP+FN) + TN/(TN+FP)) / 2"),
+    ClassMeasure(
+        "dp",
+        "Discriminant power",
+        "DP",
+        m.class_dp,
+        x.class_dp,
+        "(√3/π)·ln(TP/FP · TN/FN), natural log",
+        (None, None),
+    ),
 )
 """The per-class measures, in the order of per-class tables; the suite, the CLI, the pages
 and the exports all read them from here."""

@@ -3,6 +3,14 @@
 This is what the scorer prints, what a submission stores next to its confusion matrix, and
 what the leaderboard ranks. The JSON form (:meth:`Report.as_json`) is a contract: see the
 standalone scorer, ``python -m scoring``.
+
+Canonical values: everything a report stores (``metrics``, ``calibrated``, ``per_class``,
+``calibrated_per_class``) comes from the registry's ``exact`` functions
+(:mod:`scoring.engine.exact`): exact rational arithmetic on the confusion matrix, and on its
+exactly calibrated form, rounded once. Values equal as exact fractions are therefore the same
+double, so the board, the exports, the rank chart and every Spearman rho see ties as ties by
+comparing floats (:mod:`scoring.engine.ranking`). Supports and predicted counts are exact sums
+too: ints for counts, correctly rounded floats for soft and calibrated masses.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ import numpy as np
 
 from scoring.engine import metrics as m
 from scoring.engine.calibration import calibrate
+from scoring.engine.exact import ExactMatrix, MatrixLike, exact_matrix
 from scoring.engine.metrics import Value
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 
@@ -22,26 +31,28 @@ def plain_number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else float(x)
 
 
-def metric_values(matrix: np.ndarray | None) -> dict[str, Value]:
-    """Every registered metric of ``matrix``; all ``None`` when there is no matrix."""
+def metric_values(matrix: MatrixLike | None) -> dict[str, Value]:
+    """Every registered metric of ``matrix``, canonical (exact, rounded once); all ``None``
+    when there is no matrix."""
     if matrix is None:
         return {metric.key: None for metric in METRICS}
-    return {metric.key: metric.compute(matrix) for metric in METRICS}
+    exact = exact_matrix(matrix)
+    return {metric.key: metric.exact(exact) for metric in METRICS}
 
 
-def per_class_values(matrix: np.ndarray | None, labels: tuple[str, ...]) -> dict[str, dict]:
-    """The one-vs-rest measures of paper 004 per class, with support and predicted count."""
+def per_class_values(matrix: MatrixLike | None, labels: tuple[str, ...]) -> dict[str, dict]:
+    """The one-vs-rest measures of paper 004 per class (canonical values), with support and
+    predicted count."""
     if matrix is None:
         keys = (*(measure.key for measure in CLASS_MEASURES), "support", "predicted")
         return {label: dict.fromkeys(keys) for label in labels}
-    columns = {measure.key: measure.compute(matrix) for measure in CLASS_MEASURES}
-    support = m.prevalence(matrix)
-    predicted = m.bias(matrix)
+    exact = exact_matrix(matrix)
+    columns = {measure.key: measure.exact(exact) for measure in CLASS_MEASURES}
     return {
         label: {
-            **{key: m.defined(values[i]) for key, values in columns.items()},
-            "support": plain_number(support[i]),
-            "predicted": plain_number(predicted[i]),
+            **{key: values[i] for key, values in columns.items()},
+            "support": exact.mass(exact.prevalence[i]),
+            "predicted": exact.mass(exact.bias[i]),
         }
         for i, label in enumerate(labels)
     }
@@ -87,20 +98,22 @@ def score_matrix(matrix: np.ndarray, *, labels: tuple[str, ...] | list[str], n_i
     """Score a confusion matrix (rows predicted, columns gold, in ``labels`` order).
 
     ``n_items`` is the number of scored items; it defaults to the matrix total, which is the
-    same for hard labels and for probability rows that sum to 1.
+    same for hard labels and for probability rows that sum to 1. Stored values are canonical
+    (see the module docstring); ``calibrated_matrix`` is the float calibrated matrix, for display.
     """
+    exact = ExactMatrix.of(matrix)  # before the float conversion: integer counts of any size
     matrix = m.as_matrix(matrix)
     labels = tuple(labels)
     if len(labels) != len(matrix):
         raise ValueError(f"{len(labels)} labels for a {len(matrix)}x{len(matrix)} matrix")
-    calibrated = calibrate(matrix)
+    exact_calibrated = exact.calibrated()
     return Report(
         labels=labels,
         n_items=round(float(matrix.sum())) if n_items is None else int(n_items),
         matrix=matrix,
-        calibrated_matrix=calibrated,
-        metrics=metric_values(matrix),
-        calibrated=metric_values(calibrated),
-        per_class=per_class_values(matrix, labels),
-        calibrated_per_class=per_class_values(calibrated, labels),
+        calibrated_matrix=calibrate(matrix),
+        metrics=metric_values(exact),
+        calibrated=metric_values(exact_calibrated),
+        per_class=per_class_values(exact, labels),
+        calibrated_per_class=per_class_values(exact_calibrated, labels),
     )

@@ -1,6 +1,7 @@
 """Ranks with ties, Spearman correlations and swapped pairs (ranking contract of DESIGN.md).
 
-What this proves: display ranks are competition ranks (1, 2, 2, 4), higher is better and an
+What this proves: display ranks are competition ranks (1, 2, 2, 4), higher is better, values
+are compared with no tolerance (ties come from the suite's canonical values) and an
 undefined value gets no rank and sorts last; Spearman's rho equals scipy's on random data with
 and without ties, over exactly the teams defined under both metrics (``n_teams``); rank changes
 and swapped pairs match their definitions, checked by brute force.
@@ -9,6 +10,7 @@ and swapped pairs match their definitions, checked by brute force.
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 from hypothesis import given
@@ -22,6 +24,14 @@ from tests.scoring.strategies import PROPERTY
 def test_competition_ranks_share_the_better_rank() -> None:
     assert ranking.competition_ranks([0.9, 0.8, 0.8, 0.7]) == [1, 2, 2, 4]
     assert ranking.competition_ranks([0.7, 0.8, 0.9, 0.8]) == [4, 2, 1, 2]
+
+
+def test_no_tolerance_values_one_ulp_apart_do_not_tie() -> None:
+    """Ties come from canonical (exact) values, so ranking compares floats as they are."""
+    above = math.nextafter(0.2, 1.0)
+    assert ranking.competition_ranks([0.2, above, 0.2]) == [2, 1, 2]
+    assert ranking.average_ranks([0.2, above, 0.2]).tolist() == [2.5, 1.0, 2.5]
+    assert ranking.swapped_pairs(["A", "B"], [0.2, above], [above, 0.2]) == [("B", "A")]
 
 
 def test_undefined_values_get_no_rank() -> None:

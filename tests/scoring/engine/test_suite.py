@@ -1,7 +1,8 @@
 """The full suite of one matrix (suite.py) and the file-to-report entry point (scorer.py).
 
-What this proves: a report holds every registered metric raw and calibrated, the calibrated
-values being the same functions applied to the calibrated matrix; undefined calibration leaves
+What this proves: a report holds every registered metric raw and calibrated, stored from the
+registry's exact functions (of the matrix and of its exact calibration) and equal to the float
+functions to rounding; supports are exact sums; undefined calibration leaves
 every calibrated value ``None``; per-class tables carry support and predicted counts as ints
 for count matrices, and their precision, recall, F1, MCC, BACC and DP equal values worked out
 by hand; the micro- and macro-weighted averages of paper 004 (uniform, prevalence and
@@ -28,22 +29,47 @@ from sklearn.metrics import (
 
 from scoring.engine import metrics as m
 from scoring.engine.calibration import calibrate
-from scoring.engine.registry import METRICS
+from scoring.engine.exact import ExactMatrix
+from scoring.engine.registry import CLASS_MEASURES, METRICS
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import plain_number, score_matrix, weighted_averages
+from tests.scoring.strategies import close
 
 MATRIX = np.array([[5, 1, 0], [2, 6, 1], [3, 3, 9]])
 LABELS = ("a", "b", "c")
 
 
 def test_report_holds_every_metric_raw_and_calibrated() -> None:
+    """Stored values are the registry's exact functions of the matrix and of its exact
+    calibration (canonical values); the float functions agree to rounding."""
     report = score_matrix(MATRIX, labels=LABELS)
     assert list(report.metrics) == list(report.calibrated) == [metric.key for metric in METRICS]
     calibrated = calibrate(MATRIX)
+    np.testing.assert_array_equal(report.calibrated_matrix, calibrated)
+    exact_calibrated = ExactMatrix.of(MATRIX).calibrated()
     for metric in METRICS:
-        assert report.metrics[metric.key] == metric(MATRIX)
-        assert report.calibrated[metric.key] == metric(calibrated)
+        assert report.metrics[metric.key] == metric.exact(MATRIX)
+        assert report.calibrated[metric.key] == metric.exact(exact_calibrated)
+        assert close(report.metrics[metric.key], metric(MATRIX), rel=1e-12), metric.key
+        assert close(report.calibrated[metric.key], metric(calibrated), rel=1e-12), metric.key
+    for measure in CLASS_MEASURES:
+        assert [row[measure.key] for row in report.per_class.values()] == list(measure.exact(MATRIX))
+        assert [row[measure.key] for row in report.calibrated_per_class.values()] == list(
+            measure.exact(exact_calibrated)
+        )
     assert report.n_items == 30
+
+
+def test_supports_are_exact_sums() -> None:
+    """Counts stay ints; calibrated supports are exactly 1/n; soft masses are the correctly
+    rounded sum of their cells (0.1 + 0.2 is not 0.30000000000000004 here)."""
+    report = score_matrix(MATRIX, labels=LABELS)
+    assert [row["support"] for row in report.calibrated_per_class.values()] == [1 / 3] * 3
+    assert sum(row["predicted"] for row in report.calibrated_per_class.values()) == pytest.approx(1.0, rel=1e-15)
+    soft = score_matrix(np.array([[0.1, 0.5], [0.2, 0.5]]), labels=("a", "b"))
+    assert soft.per_class["a"]["support"] == float(Fraction(0.1) + Fraction(0.2))
+    assert soft.per_class["b"]["support"] == 1
+    assert type(soft.per_class["b"]["support"]) is int
 
 
 def test_json_has_plain_numbers_and_the_matrix_in_contract_orientation() -> None:
@@ -51,7 +77,7 @@ def test_json_has_plain_numbers_and_the_matrix_in_contract_orientation() -> None
     assert data["confusion_matrix"] == MATRIX.tolist()
     assert all(type(x) is int for row in data["confusion_matrix"] for x in row)
     assert data["per_class"]["c"]["support"] == 10 and data["per_class"]["c"]["predicted"] == 15
-    assert data["per_class"]["a"]["recall"] == pytest.approx(0.5)
+    assert data["per_class"]["a"]["recall"] == 0.5
 
 
 def test_undefined_calibration_makes_every_calibrated_value_none() -> None:
@@ -162,7 +188,11 @@ def test_per_class_tables_by_hand() -> None:
         assert per_class[label]["support"] == 10  # column sums
         assert per_class[label]["predicted"] == (6, 9, 15)[i]  # row sums
         for measure in MEASURES:
-            assert per_class[label][measure] == pytest.approx(float(BY_HAND_PER_CLASS[measure][i]), rel=1e-12)
+            expected = BY_HAND_PER_CLASS[measure][i]
+            if isinstance(expected, Fraction):  # a rational value is stored correctly rounded
+                assert per_class[label][measure] == float(expected), (label, measure)
+            else:
+                assert per_class[label][measure] == pytest.approx(expected, rel=1e-12), (label, measure)
 
 
 def assert_close(actual: dict[str, dict], expected: dict[str, dict]) -> None:
