@@ -1,4 +1,4 @@
-"""Sign-up, log-in (rate-limited) and log-out."""
+"""Sign-up, log-in (throttled by django-axes, see leaderboard.throttling) and log-out."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
@@ -7,6 +7,6 @@ from leaderboard.views import accounts
 
 urlpatterns = [
     path("signup/", accounts.signup, name="signup"),
-    path("login/", accounts.RateLimitedLoginView.as_view(), name="login"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

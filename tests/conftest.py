@@ -57,6 +57,7 @@ def task(make_task):
 @pytest.fixture
 def submit(django_capture_on_commit_callbacks):
     """Upload through the service and run the on-commit scoring, as a request would."""
+
     def upload(task, user, content: bytes, **options):
         with django_capture_on_commit_callbacks(execute=True):
             submission = services.submission_create(task=task, user=user, name="run.csv", content=content, **options)

@@ -7,6 +7,7 @@ inside the upload request), no services. ``DATABASE_URL`` switches to PostgreSQL
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from pathlib import Path
 
@@ -39,6 +40,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_tasks",
+    "axes",
     "leaderboard",
 ]
 
@@ -51,6 +53,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as axes asks: turns a lock-out into its 429 page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -78,6 +81,15 @@ DATABASES = {
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # SQLite serves concurrent writers when every write transaction takes the write lock at its
+    # start (no deadlock between two readers upgrading), readers never block the writer (WAL),
+    # and a writer waits for the lock instead of failing with "database is locked".
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": int(os.environ.get("SQLITE_BUSY_TIMEOUT_S", "30")),
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 TASKS_BACKEND = os.environ.get("TASKS_BACKEND", "immediate")
@@ -96,6 +108,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out log-in before any password check
+    "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "leaderboard:task_list"
@@ -123,11 +139,24 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
 LOGIN_RATE_LIMIT = int(os.environ.get("LOGIN_RATE_LIMIT", "10"))
-"""Failed log-ins allowed per user name and address within LOGIN_RATE_WINDOW seconds."""
+"""Failed log-ins allowed per user name and address; the last one locks that pair out."""
 LOGIN_RATE_WINDOW = int(os.environ.get("LOGIN_RATE_WINDOW", "300"))
+"""Seconds after the last counted failure until the pair may try again."""
+
+# Log-in throttling by django-axes, for our log-in and the admin's (it listens to Django's
+# log-in signals), counted in the database (PostgreSQL in the scaled set-up, shared by every
+# worker). leaderboard.throttling explains the handler, which makes check and count atomic.
+AXES_HANDLER = "leaderboard.throttling.ThrottleHandler"
+AXES_FAILURE_LIMIT = LOGIN_RATE_LIMIT
+AXES_COOLOFF_TIME = dt.timedelta(seconds=LOGIN_RATE_WINDOW)  # an int would mean hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # the pair: a stranger elsewhere locks out only himself
+AXES_USERNAME_CALLABLE = "leaderboard.throttling.normalised_username"  # as the log-in form reads it (NFKC)
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # refused attempts are not counted: the end time holds
+AXES_LOCKOUT_CALLABLE = "leaderboard.throttling.lockout_response"  # HTTP 429, our page, Retry-After
 
 # Per-process memory by default. Set CACHE_URL (e.g. redis://host:6379/1) in the scaled
-# set-up so that cached boards and log-in rate limits are shared by every gunicorn worker.
+# set-up so that cached boards are shared by every gunicorn worker.
 CACHE_URL = os.environ.get("CACHE_URL")
 if CACHE_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
@@ -140,5 +169,8 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # One line per task state change is noise in the embedded set-up; failures still show.
-    "loggers": {"django_tasks": {"level": os.environ.get("TASKS_LOG_LEVEL", "WARNING")}},
+    "loggers": {
+        "django_tasks": {"level": os.environ.get("TASKS_LOG_LEVEL", "WARNING")},
+        "axes": {"level": os.environ.get("AXES_LOG_LEVEL", "WARNING")},  # failures and lock-outs, not each check
+    },
 }

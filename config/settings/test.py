@@ -1,5 +1,9 @@
 """Tests: fast password hashing, a throw-away SQLite file unless DATABASE_URL says otherwise."""
 
+import os
+import tempfile
+from pathlib import Path
+
 from config.settings.base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -7,3 +11,11 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
+    # A file, not Django's default shared-cache in-memory database: tests that run requests in
+    # parallel threads (the log-in throttle's) then meet SQLite's locking as a real server does
+    # (one writer, others wait) instead of "database table is locked". One file per test run.
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": str(Path(tempfile.gettempdir()) / f"leaderboard-test-{os.getpid()}.sqlite3")
+    }

@@ -142,9 +142,7 @@ def _entries(task: Task, columns: Sequence[Column]) -> tuple[list[Entry], list[E
         submission = counting.get(team.pk)
         values = {c.id: c.value(submission) for c in columns}
         rescoring = submission is not None and submission.scored_gold_version != task.gold_version
-        entries.append(
-            Entry(name=team.name, team=team, submission=submission, values=values, being_rescored=rescoring)
-        )
+        entries.append(Entry(name=team.name, team=team, submission=submission, values=values, being_rescored=rescoring))
     for column in columns:
         ranks = ranking.competition_ranks([e.values[column.id] for e in entries])
         for entry, rank in zip(entries, ranks, strict=True):

@@ -21,8 +21,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors, selectors, services
-from leaderboard.tasks import GOLD_NO_LONGER_MATCHES
 from leaderboard.models import Baseline, StoredFile, Submission, Task, Team
+from leaderboard.tasks import GOLD_NO_LONGER_MATCHES
 from scoring.engine import io
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
