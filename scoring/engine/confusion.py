@@ -33,6 +33,11 @@ def hard_confusion(predicted: np.ndarray, gold: np.ndarray, n_classes: int) -> n
 def soft_confusion(probabilities: np.ndarray, gold: np.ndarray) -> np.ndarray:
     """Soft matrix m[i, j] = sum over items s with gold j of the probability of class i
     (paper 000, footnote 1). ``probabilities`` has one row per item and one column per class.
+
+    Each item weighs its row's sum: rows that sum to 1 give a matrix whose total is the number
+    of items and whose column sums are the gold counts. :mod:`scoring.engine.io` divides every
+    row of a probability file by its sum after validation, so files printed with few decimals
+    (rows summing to 0.999) weigh one item per row too.
     """
     probabilities = np.asarray(probabilities, dtype=np.float64)
     if probabilities.ndim != 2:

@@ -3,17 +3,45 @@
 Formats (contract): UTF-8 CSV or TSV (the header line decides: a tab in it means TSV) with a
 header. Gold and hard predictions have the columns ``id,label``; probability outputs have
 ``id`` plus one column per task label. A UTF-8 byte-order mark and CRLF line ends are
-accepted. Line numbers in errors count the header as line 1.
+accepted. Line numbers in errors are the file's own: its first line is line 1.
+
+How the header is read, so that any label works (``label``, ``ID``, ``x]``, ``two words``):
+
+- Blank lines before the header are skipped, as blank lines at the end are: the header is
+  the first line with text on it (errors still count the skipped lines). The header is one
+  line: a quote opened in it must close on it.
+- Header names are compared after stripping the spaces around them; ``id`` and ``label`` in
+  any case, task labels as exact strings (case, inner spaces and Unicode as written).
+- Widths: a gold file has 2 fields; a prediction file 2 (``id,label``) or 1 + the number of
+  labels. The header line is checked on its own, before any data line is parsed. A header two
+  or more fields wider than allowed is refused at once by its field count (``FIELD_COUNT`` on
+  the header line, counted at C speed without splitting it), whatever it holds; with one field
+  too many, that field is named (a duplicate or unexpected column), as it always was.
+- A prediction header holds hard labels when it is ``id`` and ``label`` (any case, either
+  order), when it has one field, or when it has a ``label`` column and no task label is
+  spelled ``label`` in any case; otherwise it holds probabilities. A header of two fields
+  ``id,label`` is thus always hard labels, even for a task whose one label is ``label``.
+- In a probability header the label columns are found first, by exact name, and the id
+  column is the one other field spelled ``id`` in any case: with a label ``ID``, ``id,ID,a``
+  reads ``ID`` as the label. When the id column's name is itself a label that the header
+  also names (``id,id,b`` for a label ``id``), which column is which is a guess, so the file
+  is refused (``AMBIGUOUS_ID_COLUMN``) with the advice to write the id column in another case.
 
 Every problem raises :class:`InputFileError`, whose ``template`` is one of the named message
 constants below (tests compare against them) and whose text names the file, the line and what
 was expected. Parsing is pandas' C reader plus vectorised checks, so ten million lines cost a
-few seconds, and ids that come in the gold file's order are matched without hashing.
+few seconds; ids that come in the gold file's order are matched without hashing, others with one
+hashing pass. No check costs more than a pass over the file (none is quadratic, none holds more
+than the parsed table): a hostile file is refused in about the time pandas takes to read it,
+and a hostile header from its own line.
+
+Probability rows that pass validation (each sums to 1 within ``PROBABILITY_TOLERANCE``) are
+divided by their sums, so each item weighs exactly one in the soft confusion matrix (paper 000,
+footnote 1): the matrix's total is the number of items and its column sums are the gold counts.
 """
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 from collections.abc import Sequence
@@ -30,6 +58,10 @@ MISSING_HEADER = "the first line must be the header 'id,label' (or 'id' and one 
 MISSING_COLUMN = "the header has no {column!r} column (found {found})"
 UNEXPECTED_COLUMN = "unexpected column {column!r} in the header; expected {expected}"
 DUPLICATE_COLUMN = "the header names the column {column!r} twice"
+AMBIGUOUS_ID_COLUMN = (
+    "the header names {column!r} twice, and {column!r} is a label as well as the id column, so which column "
+    "holds the ids is unclear; write the id column as {suggestion!r} (its name may be written in any case)"
+)
 NO_ROWS = "the file has a header but no data lines"
 FIELD_COUNT = "expected {expected} fields, found {found}"
 MALFORMED = "the line cannot be parsed as CSV/TSV ({detail})"
@@ -43,14 +75,23 @@ NOT_A_PROBABILITY = "the {column!r} value {value!r} is not a probability between
 PROBABILITIES_DONT_SUM = "the probabilities sum to {total:.6g}, not 1 (allowed deviation {tolerance:g})"
 TOO_MANY_LINES = "the file has more than {limit:,} data lines"
 
+OPEN_QUOTE_IN_HEADER = "a quote opened in the header is not closed on its line"
+"""The ``detail`` of ``MALFORMED`` for a header whose quoted name would run on into the data."""
+UNREADABLE_HEADER = "the header's fields cannot be told apart"
+"""The ``detail`` of ``MALFORMED`` should pandas split the header otherwise than this module."""
+
 PROBABILITY_TOLERANCE = 1e-3
 """How far a row of probabilities may sum from 1 (outputs printed with few decimals)."""
 
 HEADER_LINE = 1
+"""The header's line when no blank line comes before it."""
 
 LONGEST_QUOTED = 200
 """Longest text quoted whole in a message: a 1 MB field is quoted cut, so that the error about
 a huge line is not itself huge (it is shown on a page and kept in the session until then)."""
+
+ID, LABEL = "id", "label"
+ID_SPELLINGS = ("id", "ID", "Id", "iD")
 
 
 def _shortened(value: object) -> object:
@@ -81,11 +122,14 @@ class LabelFile:
     ids: np.ndarray
     codes: np.ndarray
     labels: tuple[str, ...]
+    first_line: int = HEADER_LINE + 1
+    """The line of the first id (later if blank lines come before the header)."""
 
 
 @dataclass(frozen=True)
 class Predictions:
-    """Predictions aligned to the gold file's order: hard codes or a probability matrix."""
+    """Predictions aligned to the gold file's order: hard codes or a probability matrix whose
+    rows sum to 1."""
 
     name: str
     codes: np.ndarray | None = None
@@ -102,6 +146,109 @@ def read_bytes(source: bytes | str | Path) -> tuple[bytes, str]:
         return source, "<upload>"
     path = Path(source)
     return path.read_bytes(), str(path)
+
+
+# --- lines and fields ------------------------------------------------------------------------
+
+_PANDAS_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _quote_patterns(separator: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """For one separator: a separator and the quoted field after it, and one quoted field with
+    the text after its closing quote (which pandas keeps).
+
+    The quantifiers are possessive: ``"a""`` is an open quote (pandas reads ``""`` as one
+    quote), never ``"a"`` and a stray ``"``; and no pattern backtracks on a long line. The
+    first pattern starts with a literal, so the regular-expression engine skips to each
+    candidate at C speed instead of trying every position.
+    """
+    sep = re.escape(separator)
+    quoted = rb'"([^"]*+(?:""[^"]*+)*+)"'
+    return re.compile(sep + quoted), re.compile(quoted + rb"([^" + sep + rb"]*+)")
+
+
+_QUOTES = {separator: _quote_patterns(separator) for separator in (b",", b"\t")}
+
+
+def _count_fields(line: bytes, separator: bytes) -> int | None:
+    """How many fields pandas makes of one line, at C speed whatever its length; ``None`` when a
+    quoted field is left open (pandas would run it on into the next line).
+
+    A quote opens a quoted field only at the start of a field, and separators inside one do not
+    count. With a separator put before the line, every separator left once the quoted fields
+    are taken out starts a field: no unquoted field and no text after a closing quote holds one.
+    A separator still followed by a quote starts a quoted field that does not close.
+    """
+    if b'"' not in line:
+        return line.count(separator) + 1
+    rest = _QUOTES[separator][0].sub(separator, separator + line)
+    return None if separator + b'"' in rest else rest.count(separator)
+
+
+def _split_fields(line: bytes, separator: bytes) -> list[bytes]:
+    """The fields of one line whose quotes all close, as pandas reads them (``""`` in a quoted
+    field is one quote; text after the closing quote is kept). One step per field: call it on
+    a header known to be narrow."""
+    if b'"' not in line:
+        return line.split(separator)
+    one_quoted = _QUOTES[separator][1]
+    fields, position = [], 0
+    while True:
+        match = one_quoted.match(line, position) if line.startswith(b'"', position) else None
+        if match:
+            fields.append(match[1].replace(b'""', b'"') + match[2])
+            position = match.end()
+        else:
+            end = line.find(separator, position)
+            end = len(line) if end < 0 else end
+            fields.append(line[position:end])
+            position = end
+        if position >= len(line):
+            return fields
+        position += len(separator)
+
+
+def _header_start(data: bytes) -> int:
+    """Where the first line with text begins: after any blank lines (spaces at most)."""
+    text = len(data) - len(data.lstrip(b" \t\v\f\r\n"))
+    return max(data.rfind(b"\n", 0, text), data.rfind(b"\r", 0, text)) + 1
+
+
+def _line_end(data: bytes) -> int:
+    """Where the first line ends, found at C speed: at its first LF or CR (pandas ends a line at
+    CRLF, LF or a lone CR, as old Mac files do)."""
+    newline = data.find(b"\n")
+    end = len(data) if newline < 0 else newline
+    carriage_return = data.find(b"\r", 0, end)
+    return end if carriage_return < 0 else carriage_return
+
+
+def _lines_before(data: bytes, offset: int) -> int:
+    """How many line ends (CRLF, CR or LF) come before ``offset``, counted at C speed."""
+    return data.count(b"\n", 0, offset) + data.count(b"\r", 0, offset) - data.count(b"\r\n", 0, offset)
+
+
+def _line_text(source: bytes, index: int) -> bytes | None:
+    """Line ``index`` (from 0) of ``source`` without its line end; ``None`` past the end.
+
+    The line ends are found with numpy, so the millionth line costs no more than the first.
+    """
+    text = np.frombuffer(source, dtype=np.uint8)
+    if b"\r" not in source:  # the usual case: one temporary array of the file's length
+        ends = np.flatnonzero(text == ord("\n"))
+    else:
+        newline, carriage_return = text == ord("\n"), text == ord("\r")
+        carriage_return[:-1] &= ~newline[1:]  # a CR followed by LF is part of a CRLF
+        ends = np.flatnonzero(newline | carriage_return)
+    if index > len(ends):
+        return None
+    start = int(ends[index - 1]) + 1 if index else 0
+    stop = int(ends[index]) if index < len(ends) else len(source)
+    line = source[start:stop]
+    return line[:-1] if line.endswith(b"\r") else line
+
+
+# --- the header ------------------------------------------------------------------------------
 
 
 def _looks_like_utf16(data: bytes) -> bool:
@@ -122,7 +269,7 @@ def _decode_check(data: bytes, name: str) -> bytes:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = len(_LINE_END.findall(data, 0, error.start)) + 1
+        line = _lines_before(data, error.start) + 1
         # The offset is the file's, counted with the byte-order mark the user sees in a hex editor.
         raise InputFileError(UNDECODABLE, file=name, line=line, offset=error.start + bom) from None
     # Blank lines at the very end are an editor's habit, not a missing record.
@@ -131,26 +278,131 @@ def _decode_check(data: bytes, name: str) -> bytes:
     return data.rstrip(b"\r\n") + b"\n"
 
 
-_PANDAS_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
-_LINE_END = re.compile(rb"\r\n|\r|\n")
-"""pandas ends a line at CRLF, LF or a lone CR (old Mac files): so does the header look-up."""
+@dataclass(frozen=True)
+class _Header:
+    """A file's header line, read on its own before any data line is parsed."""
+
+    names: tuple[str, ...]
+    """The header's names, stripped, in file order."""
+    source: bytes
+    """The file from the header line on."""
+    separator: str
+    line: int
+    """The header's line in the file (after any blank lines)."""
+
+    @property
+    def first_data_line(self) -> int:
+        return self.line + 1
 
 
-def read_table(data: bytes, *, name: str, max_rows: int | None = None) -> pd.DataFrame:
-    """Parse a CSV/TSV file into a frame of strings with stripped header names.
-
-    Row ``k`` of the frame is line ``k + 2`` of the file.
-    """
+def _read_header(data: bytes, *, name: str, widths: Sequence[int], described: str) -> _Header:
+    """Check the file's text and read its header; refuse one far wider than ``widths`` (the
+    field counts a header of this kind may have, ``described`` for the message) at once."""
     data = _decode_check(data, name)
-    first_line = _LINE_END.split(data, maxsplit=1)[0]
-    separator = "\t" if b"\t" in first_line else ","
+    start = _header_start(data)
+    line = HEADER_LINE + _lines_before(data, start)
+    source = data[start:] if start else data
+    text = source[: _line_end(source)]
+    separator = b"\t" if b"\t" in text else b","
+    found = _count_fields(text, separator)
+    if found is None:
+        raise InputFileError(MALFORMED, file=name, line=line, detail=OPEN_QUOTE_IN_HEADER)
+    if found > max(widths) + 1:
+        raise InputFileError(FIELD_COUNT, file=name, line=line, expected=described, found=found)
+    names = tuple(field.decode("utf-8").strip() for field in _split_fields(text, separator))
+    if not any(column.lower() == ID for column in names):
+        # Four bytes a character at most: enough for the 200 characters a message quotes.
+        found_text = text[: 4 * LONGEST_QUOTED].decode("utf-8", errors="ignore")[:LONGEST_QUOTED]
+        raise InputFileError(MISSING_HEADER, file=name, line=line, found=found_text)
+    return _Header(names=names, source=source, separator=separator.decode(), line=line)
+
+
+def _column_name(column: str) -> str:
+    """A header name of an ``id,label`` file: "id" and "label" in any case."""
+    return column.lower() if column.lower() in (ID, LABEL) else column
+
+
+def _check_columns(columns: Sequence[str], *, expected: Sequence[str], found: str, name: str, line: int) -> None:
+    """A repeated name first, then the first expected name missing, then the first unexpected."""
+    seen: set[str] = set()
+    for column in columns:
+        if column in seen:
+            raise InputFileError(DUPLICATE_COLUMN, file=name, line=line, column=column)
+        seen.add(column)
+    for column in expected:
+        if column not in seen:
+            raise InputFileError(MISSING_COLUMN, file=name, line=line, column=column, found=found)
+    for column in columns:
+        if column not in expected:
+            raise InputFileError(UNEXPECTED_COLUMN, file=name, line=line, column=column, expected=", ".join(expected))
+
+
+def _label_columns(header: _Header, *, name: str) -> tuple[int, int]:
+    """Where the id and the label are in an ``id,label`` header."""
+    columns = [_column_name(column) for column in header.names]
+    _check_columns(columns, expected=(ID, LABEL), found=", ".join(columns), name=name, line=header.line)
+    return columns.index(ID), columns.index(LABEL)
+
+
+def _is_hard(names: Sequence[str], labels: Sequence[str]) -> bool:
+    """Whether a prediction header holds hard labels (the rule is in the module docstring)."""
+    lowered = [column.lower() for column in names]
+    if len(names) == 1 or sorted(lowered) == [ID, LABEL]:
+        return True
+    return LABEL in lowered and all(label.lower() != LABEL for label in labels)
+
+
+def _probability_columns(header: _Header, *, labels: Sequence[str], name: str) -> tuple[int, list[int]]:
+    """Where the id column and each label's column (in task order) are in a probability header."""
+    label_set = set(labels)
+    position: dict[str, int] = {}
+    keys: list[tuple[str, str]] = []  # what each field is: ("label", label), ("id", "id") or ("other", name)
+    for index, column in enumerate(header.names):
+        if column in label_set and column not in position:
+            position[column] = index
+            keys.append(("label", column))
+        elif column.lower() == ID:
+            keys.append((ID, ID))
+        else:
+            keys.append(("label" if column in label_set else "other", _column_name(column)))
+    shown = [column for _, column in keys]
+    line, found = header.line, ", ".join(shown)
+    seen: set[tuple[str, str]] = set()
+    for key in keys:
+        if key in seen:
+            raise InputFileError(DUPLICATE_COLUMN, file=name, line=line, column=key[1])
+        seen.add(key)
+    if (ID, ID) not in seen:
+        raise InputFileError(MISSING_COLUMN, file=name, line=line, column=ID, found=found)
+    id_index = keys.index((ID, ID))
+    if header.names[id_index] in position:
+        suggestion = next((spelling for spelling in ID_SPELLINGS if spelling not in label_set), ID)
+        raise InputFileError(
+            AMBIGUOUS_ID_COLUMN, file=name, line=line, column=header.names[id_index], suggestion=suggestion
+        )
+    expected = (ID, *labels)
+    for label in labels:
+        if label not in position:
+            raise InputFileError(MISSING_COLUMN, file=name, line=line, column=label, found=found)
+    for kind, column in keys:
+        if kind == "other":
+            raise InputFileError(UNEXPECTED_COLUMN, file=name, line=line, column=column, expected=", ".join(expected))
+    return id_index, [position[label] for label in labels]
+
+
+# --- the data lines --------------------------------------------------------------------------
+
+
+def _read_rows(header: _Header, *, name: str, max_rows: int | None) -> list[np.ndarray]:
+    """The data lines as one array of strings per header field; row ``k`` is on line
+    ``header.first_data_line + k``."""
     try:
         # The header is read as a row like any other: pandas' own header handling renames a
         # repeated name ("label.1") and, when the first data line has one field more than the
         # header, silently takes its first field as the index and shifts every column left.
         table = pd.read_csv(
-            io.BytesIO(data),
-            sep=separator,
+            io.BytesIO(header.source),
+            sep=header.separator,
             header=None,
             dtype=object,  # plain Python strings: the checks below compare them directly
             na_filter=False,
@@ -163,36 +415,25 @@ def read_table(data: bytes, *, name: str, max_rows: int | None = None) -> pd.Dat
         match = _PANDAS_LINE.search(str(error))
         if match:
             expected, line, found = (int(g) for g in match.groups())
+            line += header.line - HEADER_LINE  # pandas counts from the header
             raise InputFileError(FIELD_COUNT, file=name, line=line, expected=expected, found=found) from None
         raise InputFileError(MALFORMED, file=name, detail=str(error).strip()) from None
-    except pd.errors.EmptyDataError:
-        raise InputFileError(EMPTY_FILE, file=name) from None
+    if [str(column).strip() for column in table.iloc[0]] != list(header.names):
+        raise InputFileError(MALFORMED, file=name, line=header.line, detail=UNREADABLE_HEADER)
     # Views of the parsed columns without the header row: no copy of a large file.
-    frame = pd.DataFrame({k: table[k].to_numpy(dtype=object)[1:] for k in table.columns}, copy=False)
-    if max_rows is not None and len(frame) > max_rows:
-        raise InputFileError(TOO_MANY_LINES, file=name, line=max_rows + 2, limit=max_rows)
-    # "id" and "label" are matched in any case; label columns of probability files exactly.
-    columns = [_column_name(c) for c in table.iloc[0]]
-    if "id" not in columns:
-        raise InputFileError(MISSING_HEADER, file=name, line=HEADER_LINE, found=first_line.decode()[:200])
-    duplicates = pd.Index(columns)[pd.Index(columns).duplicated()]
-    if len(duplicates):
-        raise InputFileError(DUPLICATE_COLUMN, file=name, line=HEADER_LINE, column=duplicates[0])
-    frame.columns = columns
-    if frame.empty:
-        raise InputFileError(NO_ROWS, file=name, line=HEADER_LINE + 1)
+    columns = [table[k].to_numpy(dtype=object)[1:] for k in table.columns]
+    rows = len(columns[0])
+    if max_rows is not None and rows > max_rows:
+        raise InputFileError(TOO_MANY_LINES, file=name, line=header.first_data_line + max_rows, limit=max_rows)
+    if rows == 0:
+        raise InputFileError(NO_ROWS, file=name, line=header.first_data_line)
     # A blank or short line always leaves the last column empty: check that one column, and
     # look closer only when it finds something.
-    if _empty(frame.iloc[:, -1].to_numpy(dtype=object)).any():
-        _check_no_blank_lines(frame, name=name)
-    frame.attrs["source"], frame.attrs["separator"] = data, separator
-    return frame
-
-
-def _column_name(column: object) -> str:
-    """A header name stripped; "id" and "label" in any case, label columns exactly."""
-    name = str(column).strip()
-    return name.lower() if name.lower() in ("id", "label") else name
+    if _empty(columns[-1]).any():
+        blank = np.logical_and.reduce([_empty(column) for column in columns])
+        if blank.any():
+            raise InputFileError(EMPTY_LINE, file=name, line=header.first_data_line + _first(blank))
+    return columns
 
 
 def _first(mask: np.ndarray) -> int:
@@ -205,81 +446,75 @@ def _empty(values: np.ndarray) -> np.ndarray:
     return values == ""
 
 
-def _check_no_blank_lines(frame: pd.DataFrame, *, name: str) -> None:
-    """An error on the first blank line, then on the first line with too few fields."""
-    blank = (frame.isna() | (frame == "")).all(axis=1).to_numpy()
-    if blank.any():
-        raise InputFileError(EMPTY_LINE, file=name, line=_first(blank) + 2)
-    missing = frame.isna().to_numpy()
-    short = missing.any(axis=1)
-    if short.any():
-        row = _first(short)
-        found = int((~missing[row]).sum())
-        raise InputFileError(FIELD_COUNT, file=name, line=row + 2, expected=frame.shape[1], found=found)
-
-
-def _check_values(frame: pd.DataFrame, *, name: str, column: str, what: str) -> np.ndarray:
-    """The column as an object array; an error on the first empty or missing value."""
-    values = frame[column].to_numpy(dtype=object)
+def _check_values(columns: list[np.ndarray], index: int, *, header: _Header, name: str, what: str) -> np.ndarray:
+    """Column ``index`` as an object array; an error on its first empty value (or short line)."""
+    values = columns[index]
     missing = _empty(values)
     if missing.any():
-        line = _first(missing) + 2
-        found = _field_count(frame, line)
-        if found is not None and found < frame.shape[1]:
-            raise InputFileError(FIELD_COUNT, file=name, line=line, expected=frame.shape[1], found=found)
+        row = _first(missing)
+        line = header.first_data_line + row
+        found = _fields_on_line(header, row)
+        if found is not None and found < len(columns):
+            raise InputFileError(FIELD_COUNT, file=name, line=line, expected=len(columns), found=found)
         raise InputFileError(EMPTY_VALUE, file=name, line=line, column=what)
     return values
 
 
-def _field_count(frame: pd.DataFrame, line: int) -> int | None:
-    """How many fields line ``line`` of the source holds (pandas pads short lines with "").
+def _fields_on_line(header: _Header, row: int) -> int | None:
+    """How many fields the line of data row ``row`` holds (pandas pads short lines with "").
 
-    Only called on the error path; ``None`` when the source is not at hand.
+    Only called on the error path; ``None`` when the line cannot be told (a quote left open).
     """
-    source = frame.attrs.get("source")
-    if source is None:
-        return None
-    lines = _LINE_END.split(source, maxsplit=line)
-    if len(lines) < line:
-        return None
-    text = lines[line - 1].decode("utf-8")
-    try:
-        return len(next(csv.reader([text], delimiter=frame.attrs["separator"]), [])) or 1
-    except csv.Error:  # a field over csv's 128 KiB limit (which pandas does not have)
-        return None
+    line = _line_text(header.source, row + 1)
+    return None if line is None else _count_fields(line, header.separator.encode())
 
 
-def _check_unique(ids: np.ndarray, *, name: str) -> None:
-    index = pd.Index(ids)
-    if index.is_unique:
+def _check_unique(ids: np.ndarray, *, name: str, first_line: int = HEADER_LINE + 1) -> None:
+    """An error on the first id seen before; ``ids[0]`` is on ``first_line``.
+
+    Sorted ids (a common case) are checked by comparing neighbours; others with one hashing pass,
+    whether or not an id repeats (``Index.duplicated`` would make two: it asks ``is_unique`` first).
+    """
+    index = pd.Index(ids, dtype=object)
+    if (index.is_monotonic_increasing or index.is_monotonic_decreasing) and index.is_unique:
         return
-    duplicated = index.duplicated()
-    if duplicated.any():
-        row = _first(duplicated)
-        first = _first(ids == ids[row])
-        raise InputFileError(DUPLICATE_ID, file=name, line=row + 2, id=ids[row], first_line=first + 2)
+    repeated = pd.Series(ids, dtype=object, copy=False).duplicated().to_numpy()
+    if repeated.any():
+        row = _first(repeated)
+        # Python's ==, not numpy's: numpy turns a str into its own type, which drops trailing NULs.
+        first = ids[:row].tolist().index(ids[row])
+        _duplicate_id(ids, row=row, first=first, name=name, first_line=first_line)
 
 
-def _check_columns(frame: pd.DataFrame, *, name: str, expected: Sequence[str]) -> None:
-    for column in expected:
-        if column not in frame.columns:
-            raise InputFileError(
-                MISSING_COLUMN, file=name, line=HEADER_LINE, column=column, found=", ".join(frame.columns)
-            )
-    for column in frame.columns:
-        if column not in expected:
-            raise InputFileError(
-                UNEXPECTED_COLUMN, file=name, line=HEADER_LINE, column=column, expected=", ".join(expected)
-            )
+def _duplicate_id(ids: np.ndarray, *, row: int, first: int, name: str, first_line: int) -> None:
+    raise InputFileError(DUPLICATE_ID, file=name, line=row + first_line, id=ids[row], first_line=first + first_line)
 
 
-def encode_labels(values: np.ndarray, *, labels: Sequence[str], name: str) -> np.ndarray:
+def _first_repeat(keys: np.ndarray) -> tuple[int, int] | None:
+    """The first row whose key an earlier row has, and that earlier row (``None``: no repeat).
+
+    For keys that are integers from 0: a count, and a sort only when something repeats.
+    """
+    if not len(keys) or np.bincount(keys).max() < 2:
+        return None
+    order = np.argsort(keys, kind="stable")  # stable: each key's rows stay in file order
+    ordered = keys[order]
+    repeats = np.flatnonzero(ordered[1:] == ordered[:-1]) + 1
+    place = repeats[np.argmin(order[repeats])]
+    return int(order[place]), int(order[np.searchsorted(ordered, ordered[place])])
+
+
+def encode_labels(
+    values: np.ndarray, *, labels: Sequence[str], name: str, first_line: int = HEADER_LINE + 1
+) -> np.ndarray:
     """Codes 0..n-1 of string labels in task order; an error on the first unknown label."""
     codes = pd.Index(list(labels)).get_indexer(values)
     unknown = codes < 0
     if unknown.any():
         row = _first(unknown)
-        raise InputFileError(UNKNOWN_LABEL, file=name, line=row + 2, label=values[row], labels=", ".join(labels))
+        raise InputFileError(
+            UNKNOWN_LABEL, file=name, line=row + first_line, label=values[row], labels=", ".join(labels)
+        )
     return codes
 
 
@@ -296,64 +531,117 @@ def read_labels(
     """
     data, default_name = read_bytes(source)
     name = name or default_name
-    frame = read_table(data, name=name, max_rows=max_rows)
-    _check_columns(frame, name=name, expected=("id", "label"))
-    ids = _check_values(frame, name=name, column="id", what="id")
-    values = _check_values(frame, name=name, column="label", what="label")
-    _check_unique(ids, name=name)
+    header = _read_header(data, name=name, widths=(2,), described="2 (id,label)")
+    id_index, label_index = _label_columns(header, name=name)
+    columns = _read_rows(header, name=name, max_rows=max_rows)
+    ids = _check_values(columns, id_index, header=header, name=name, what="id")
+    values = _check_values(columns, label_index, header=header, name=name, what="label")
+    first_line = header.first_data_line
+    _check_unique(ids, name=name, first_line=first_line)
     labels = tuple(labels) if labels is not None else tuple(sorted(pd.unique(values)))
-    return LabelFile(name=name, ids=ids, codes=encode_labels(values, labels=labels, name=name), labels=labels)
+    codes = encode_labels(values, labels=labels, name=name, first_line=first_line)
+    return LabelFile(name=name, ids=ids, codes=codes, labels=labels, first_line=first_line)
 
 
 def _same_ids(ids: np.ndarray, gold: LabelFile) -> bool:
     return len(ids) == len(gold.ids) and bool(np.array_equal(ids, gold.ids))
 
 
-def align_to_gold(ids: np.ndarray, *, gold: LabelFile, name: str) -> np.ndarray:
-    """For each gold item, the row of ``ids`` that predicts it; errors on unknown or missing ids.
+def _gold_positions(ids: np.ndarray, *, gold: LabelFile, name: str, first_line: int) -> np.ndarray | None:
+    """Where each id is in the gold file (-1: not there), after an error on the first id that
+    repeats an earlier one; ``None`` when the ids are the gold ids in the gold order (the usual
+    case, found without hashing). ``ids[0]`` is on ``first_line``.
 
-    When the file lists the gold ids in the gold order (the usual case) the answer is the
-    identity, found without hashing, and the ids are unique since the gold ids are.
+    One hashing pass in all: a repeated id shows as a repeated gold position, or, among the ids
+    that are not in the gold file, as a repeated code of those alone. Sorted ids are first
+    checked for repeats by comparing neighbours, which costs less than the look-up.
     """
     if _same_ids(ids, gold):
-        return np.arange(len(ids))
+        return None
+    index = pd.Index(ids, dtype=object)
+    if index.is_monotonic_increasing or index.is_monotonic_decreasing:
+        _check_unique(ids, name=name, first_line=first_line)  # sorted: a repeat shows without hashing
     positions = pd.Index(gold.ids).get_indexer(ids)
     unknown = positions < 0
+    keys = positions
     if unknown.any():
-        _check_unique(ids[: _first(unknown)], name=name)  # a duplicate before it comes first
+        keys = positions.copy()
+        keys[unknown] = len(gold.ids) + pd.factorize(ids[unknown])[0]
+    repeat = _first_repeat(keys)
+    if repeat is not None:
+        _duplicate_id(ids, row=repeat[0], first=repeat[1], name=name, first_line=first_line)
+    return positions
+
+
+def _gold_order(
+    positions: np.ndarray | None, ids: np.ndarray, *, gold: LabelFile, name: str, first_line: int
+) -> np.ndarray:
+    """For each gold item, the row that predicts it; errors on unknown or missing ids."""
+    if positions is None:
+        return np.arange(len(ids))
+    unknown = positions < 0
+    if unknown.any():
         row = _first(unknown)
-        raise InputFileError(UNKNOWN_ID, file=name, line=row + 2, id=ids[row])
-    if len(positions) and np.bincount(positions).max() > 1:
-        _check_unique(ids, name=name)
+        raise InputFileError(UNKNOWN_ID, file=name, line=row + first_line, id=ids[row])
     covered = np.zeros(len(gold.ids), dtype=bool)
     covered[positions] = True
     if not covered.all():
         gold_row = _first(~covered)
         raise InputFileError(
-            MISSING_IDS, file=name, count=int((~covered).sum()), id=gold.ids[gold_row], gold_line=gold_row + 2
+            MISSING_IDS,
+            file=name,
+            count=int((~covered).sum()),
+            id=gold.ids[gold_row],
+            gold_line=gold_row + gold.first_line,
         )
     order = np.empty(len(gold.ids), dtype=np.intp)
     order[positions] = np.arange(len(ids))
     return order
 
 
-def _probabilities(frame: pd.DataFrame, *, labels: Sequence[str], name: str) -> np.ndarray:
+def align_to_gold(ids: np.ndarray, *, gold: LabelFile, name: str, first_line: int = HEADER_LINE + 1) -> np.ndarray:
+    """For each gold item, the row of ``ids`` that predicts it; errors on the first repeated id,
+    then on the first unknown id, then on gold ids without a prediction. ``ids[0]`` is on
+    ``first_line``."""
+    positions = _gold_positions(ids, gold=gold, name=name, first_line=first_line)
+    return _gold_order(positions, ids, gold=gold, name=name, first_line=first_line)
+
+
+def _probabilities(
+    columns: list[np.ndarray], indexes: Sequence[int], *, labels: Sequence[str], name: str, first_line: int
+) -> np.ndarray:
+    """The probability matrix (items x labels), checked, with every row divided by its sum."""
     values = np.column_stack(
-        [pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64) for column in labels]
+        [pd.to_numeric(columns[index], errors="coerce").astype(np.float64, copy=False) for index in indexes]
     )
     bad = ~np.isfinite(values) | (values < 0) | (values > 1)
     if bad.any():
         row = _first(bad.any(axis=1))
-        column = labels[_first(bad[row])]
-        raise InputFileError(NOT_A_PROBABILITY, file=name, line=row + 2, column=column, value=frame[column].iloc[row])
+        column = _first(bad[row])
+        raise InputFileError(
+            NOT_A_PROBABILITY,
+            file=name,
+            line=row + first_line,
+            column=labels[column],
+            value=columns[indexes[column]][row],
+        )
     totals = values.sum(axis=1)
     off = np.abs(totals - 1.0) > PROBABILITY_TOLERANCE
     if off.any():
         row = _first(off)
         raise InputFileError(
-            PROBABILITIES_DONT_SUM, file=name, line=row + 2, total=totals[row], tolerance=PROBABILITY_TOLERANCE
+            PROBABILITIES_DONT_SUM, file=name, line=row + first_line, total=totals[row], tolerance=PROBABILITY_TOLERANCE
         )
+    # Outputs printed with few decimals sum to 0.999 or 1.001: renormalised, each item counts once.
+    values /= totals[:, np.newaxis]
     return values
+
+
+def _prediction_widths(labels: Sequence[str]) -> tuple[tuple[int, ...], str]:
+    """The field counts a prediction header may have, and their description for a message."""
+    if len(labels) + 1 == 2:
+        return (2,), "2 (id,label)"
+    return (2, len(labels) + 1), f"2 (id,label) or {len(labels) + 1} (id and one column per label: {', '.join(labels)})"
 
 
 def read_predictions(
@@ -361,22 +649,27 @@ def read_predictions(
 ) -> Predictions:
     """Read hard (``id,label``) or soft (``id`` + a column per label) predictions for ``gold``.
 
-    The header decides which: a ``label`` column means hard labels, otherwise one probability
-    column per task label is expected. The result is in the gold file's item order.
+    The header decides which (the rule is in the module docstring). The result is in the gold
+    file's item order; probability rows are renormalised to sum to 1.
     """
     data, default_name = read_bytes(source)
     name = name or default_name
-    frame = read_table(data, name=name, max_rows=max_rows)
-    soft = "label" not in frame.columns and len(frame.columns) > 1
-    _check_columns(frame, name=name, expected=("id", *gold.labels) if soft else ("id", "label"))
-    ids = _check_values(frame, name=name, column="id", what="id")
-    if not _same_ids(ids, gold):  # gold ids are unique: the same ids need no second look
-        _check_unique(ids, name=name)
+    widths, described = _prediction_widths(gold.labels)
+    header = _read_header(data, name=name, widths=widths, described=described)
+    soft = not _is_hard(header.names, gold.labels)
     if soft:
-        probabilities = _probabilities(frame, labels=gold.labels, name=name)
-        order = align_to_gold(ids, gold=gold, name=name)
+        id_index, label_indexes = _probability_columns(header, labels=gold.labels, name=name)
+    else:
+        id_index, label_index = _label_columns(header, name=name)
+    columns = _read_rows(header, name=name, max_rows=max_rows)
+    ids = _check_values(columns, id_index, header=header, name=name, what="id")
+    first_line = header.first_data_line
+    positions = _gold_positions(ids, gold=gold, name=name, first_line=first_line)
+    if soft:
+        probabilities = _probabilities(columns, label_indexes, labels=gold.labels, name=name, first_line=first_line)
+        order = _gold_order(positions, ids, gold=gold, name=name, first_line=first_line)
         return Predictions(name=name, probabilities=probabilities[order])
-    values = _check_values(frame, name=name, column="label", what="label")
-    codes = encode_labels(values, labels=gold.labels, name=name)
-    order = align_to_gold(ids, gold=gold, name=name)
+    values = _check_values(columns, label_index, header=header, name=name, what="label")
+    codes = encode_labels(values, labels=gold.labels, name=name, first_line=first_line)
+    order = _gold_order(positions, ids, gold=gold, name=name, first_line=first_line)
     return Predictions(name=name, codes=codes[order])

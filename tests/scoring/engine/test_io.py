@@ -3,19 +3,28 @@
 What this proves: every problem a file can have raises ``InputFileError`` carrying the named
 message constant that describes it (tests compare ``error.template`` by identity), the line it
 is on (the header is line 1) and the file's name in the message; and the accepted variations
-(byte-order mark, CRLF, TSV, quoted fields, header case, ids in another order than the gold
-file, probability columns in any order) read to the same codes and probabilities.
+(byte-order mark, CRLF, TSV, quoted fields, header case, blank lines before the header, ids
+in another order than the gold file, probability columns in any order) read to the same codes
+and probabilities. Beyond that: a header far wider than its kind allows is refused from its own
+line, before pandas parses anything; the header is split exactly as pandas splits it; any label
+works in hard and probability files (``label``, ``ID``, ``x]``, ``two words``), and the one
+truly ambiguous header is refused by name; probability rows come back divided by their sums.
 """
 
 from __future__ import annotations
 
 import codecs
+from io import BytesIO
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from scoring.engine import io
+from tests.scoring.strategies import PROPERTY
 
 GOLD = b"id,label\n1,a\n2,b\n3,a\n"
 LABELS = ("a", "b")
@@ -192,3 +201,264 @@ def test_trailing_blank_lines_are_accepted_but_inner_ones_are_not():
     with pytest.raises(io.InputFileError) as caught:
         io.read_labels(b"id,label\n1,a\n\n2,b\n", name="gold.csv")
     assert caught.value.template is io.EMPTY_LINE and caught.value.line == 3
+
+
+# --- the header is bounded: read on its own, before any data line -----------------------------
+
+WIDE = 1_000_000
+
+
+def unparsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any call of pandas' reader fail the test: what is refused now was never parsed."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("pandas was asked to parse the file")
+
+    monkeypatch.setattr(pd, "read_csv", refuse)
+
+
+WIDE_HEADERS = {
+    # name: (read a file of which kind, the description of the widths it allows)
+    "gold": ("gold", "2 (id,label)"),
+    "predictions": ("predictions", "2 (id,label) or 3 (id and one column per label: a, b)"),
+}
+
+
+def reader(kind: str) -> tuple[object, dict]:
+    if kind == "gold":
+        return io.read_labels, {"labels": LABELS, "name": "run.csv"}
+    return io.read_predictions, {"gold": gold(), "name": "run.csv"}
+
+
+@pytest.mark.parametrize(("kind", "described"), WIDE_HEADERS.values(), ids=WIDE_HEADERS)
+def test_a_header_of_a_million_fields_is_refused_before_any_data_line_is_parsed(
+    monkeypatch: pytest.MonkeyPatch, kind: str, described: str
+) -> None:
+    read, kwargs = reader(kind)
+    data = ("id," + ",".join(f"c{k}" for k in range(WIDE)) + "\n1,a\n2,b\n3,a\n").encode()
+    unparsed(monkeypatch)
+    error = error_of(read, data, **kwargs)
+    assert error.template is io.FIELD_COUNT
+    assert (error.line, error.params) == (1, {"expected": described, "found": WIDE + 1})
+    assert str(error) == f"run.csv, line 1: expected {described} fields, found {WIDE + 1}"
+
+
+HEADER_WIDTHS = {
+    # name: (kind, header, template); the data lines are the gold file's, in the header's width
+    "gold, one field too many: named": ("gold", "id,label,x", io.UNEXPECTED_COLUMN),
+    "gold, two too many: counted": ("gold", "id,label,x,y", io.FIELD_COUNT),
+    "gold, two too many, all duplicates: counted": ("gold", "id,label,label,label", io.FIELD_COUNT),
+    "predictions, one too many: named": ("predictions", "id,a,b,c", io.UNEXPECTED_COLUMN),
+    "predictions, two too many: counted": ("predictions", "id,a,b,c,d", io.FIELD_COUNT),
+    "predictions, hard, one too many: named": ("predictions", "id,label,x", io.UNEXPECTED_COLUMN),
+    "a quoted separator is not a field": ("gold", 'id,"label,x,y"', io.MISSING_COLUMN),
+    "a TSV header": ("gold", "id\tlabel\tx\ty", io.FIELD_COUNT),
+}
+
+
+@pytest.mark.parametrize(("kind", "header", "template"), HEADER_WIDTHS.values(), ids=HEADER_WIDTHS)
+def test_header_widths(monkeypatch: pytest.MonkeyPatch, kind: str, header: str, template: str) -> None:
+    """A header one field too wide names the field; two or more too wide are counted at once."""
+    read, kwargs = reader(kind)
+    width = len(header.split("\t" if "\t" in header else ","))
+    rows = "".join(f"{k}" + ",a" * (width - 1) + "\n" for k in (1, 2, 3))
+    unparsed(monkeypatch)
+    error = error_of(read, f"{header}\n{rows}".encode(), **kwargs)
+    assert error.template is template
+    assert error.line == 1
+
+
+def test_a_quote_left_open_in_the_header_is_refused_on_line_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    unparsed(monkeypatch)
+    for header in ('id,"label', 'id,"la""bel', 'id,"' + "x," * 100_000):
+        error = error_of(io.read_labels, f"{header}\n1,a\n".encode(), name="run.csv")
+        assert error.template is io.MALFORMED
+        assert (error.line, error.params) == (1, {"detail": io.OPEN_QUOTE_IN_HEADER})
+
+
+def pandas_row(line: bytes, separator: str) -> list[str] | None:
+    """How pandas reads one line (None: it refuses it), with the options io uses."""
+    try:
+        table = pd.read_csv(
+            BytesIO(line + b"\n"),
+            sep=separator,
+            header=None,
+            dtype=object,
+            na_filter=False,
+            keep_default_na=False,
+            skip_blank_lines=False,
+            engine="c",
+        )
+    except pd.errors.ParserError:
+        return None
+    return list(table.iloc[0])
+
+
+HEADER_TEXT = st.lists(st.sampled_from(['"', ",", "\t", "a", "b", " ", "id"]), min_size=1, max_size=24).map("".join)
+
+
+@PROPERTY
+@given(text=HEADER_TEXT)
+def test_the_header_is_split_exactly_as_pandas_splits_it(text: str) -> None:
+    """The width check and the names come from the header line alone, so they must agree with
+    the table pandas makes of the same line: same fields, and an open quote where pandas fails."""
+    assume(text.strip())
+    line, separator = text.encode(), "\t" if "\t" in text else ","
+    expected = pandas_row(line, separator)
+    count = io._count_fields(line, separator.encode())
+    if expected is None:
+        assert count is None
+    else:
+        assert count == len(expected)
+        assert [field.decode() for field in io._split_fields(line, separator.encode())] == expected
+
+
+# --- any label works; the one ambiguous header is refused by name -----------------------------
+
+ODD_LABELS = ("label", "ID", "x]", "two words")
+ODD_GOLD = b"id,label\n1,label\n2,ID\n3,x]\n4,two words\n5,label\n"
+ODD_CODES = [0, 1, 2, 3, 0]
+
+
+def odd_gold() -> io.LabelFile:
+    return io.read_labels(ODD_GOLD, labels=ODD_LABELS)
+
+
+def test_labels_that_look_like_header_names_read_in_gold_and_hard_files() -> None:
+    parsed = odd_gold()
+    assert parsed.codes.tolist() == ODD_CODES
+    hard = b"ID , Label\n5,label\n4,two words\n3,x]\n2,ID\n1,label\n"
+    assert io.read_predictions(hard, gold=parsed).codes.tolist() == ODD_CODES
+
+
+ODD_SOFT_HEADERS = {
+    # name: (header names, which of them is the id column)
+    "task order": (["id", "label", "ID", "x]", "two words"], 0),
+    "the id column last, in another case": (["label", "ID", "x]", "two words", "Id"], 4),
+    "the label ID before the id column": (["ID", "id", "two words", "x]", "label"], 1),
+    "spaces around the names": ([" id ", " label", "ID ", " x] ", "  two words"], 0),
+    "quoted": (['"id"', '"label"', '"ID"', '"x]"', '"two words"'], 0),
+}
+
+
+@pytest.mark.parametrize(("header", "id_column"), ODD_SOFT_HEADERS.values(), ids=ODD_SOFT_HEADERS)
+def test_labels_that_look_like_header_names_read_in_probability_files(header: list[str], id_column: int) -> None:
+    gold_file = odd_gold()
+    names = [name.strip().strip('"') for name in header]
+    rows = [
+        ",".join(item if k == id_column else str(int(name == ODD_LABELS[code])) for k, name in enumerate(names))
+        for item, code in zip(gold_file.ids, gold_file.codes, strict=True)
+    ]
+    data = (",".join(header) + "\n" + "\n".join(rows) + "\n").encode()
+    predictions = io.read_predictions(data, gold=gold_file)
+    assert predictions.is_soft
+    np.testing.assert_array_equal(predictions.probabilities, np.eye(len(ODD_LABELS))[ODD_CODES])
+
+
+HEADER_PROBLEMS = {
+    # name: (task labels, header, template, some of the message parameters)
+    "the label id named twice": (("id", "b"), "id,id,b", io.AMBIGUOUS_ID_COLUMN, {"column": "id", "suggestion": "ID"}),
+    "the label ID named twice": (("ID", "b"), "ID,ID,b", io.AMBIGUOUS_ID_COLUMN, {"column": "ID", "suggestion": "id"}),
+    "the label ID but no id column": (("ID", "b"), "ID,b", io.MISSING_COLUMN, {"column": "id", "found": "ID, b"}),
+    "a label in another case": (("Label", "b"), "id,label,b", io.MISSING_COLUMN, {"column": "Label"}),
+    "a label named twice": (("label", "b"), "id,label,label,b", io.DUPLICATE_COLUMN, {"column": "label"}),
+    "two id columns besides the label ID": (("ID", "b"), "id,ID,Id,b", io.DUPLICATE_COLUMN, {"column": "id"}),
+    "hard labels with an extra column": (("a", "b"), "id,label,x", io.UNEXPECTED_COLUMN, {"column": "x"}),
+}
+
+
+@pytest.mark.parametrize(("labels", "header", "template", "params"), HEADER_PROBLEMS.values(), ids=HEADER_PROBLEMS)
+def test_header_problems_with_odd_labels_are_named(labels: tuple, header: str, template: str, params: dict) -> None:
+    gold_file = io.read_labels(b"id,label\n1,%s\n2,%s\n" % (labels[0].encode(), labels[1].encode()), labels=labels)
+    error = error_of(io.read_predictions, f"{header}\n1,1,0\n2,0,1\n".encode(), gold=gold_file, name="run.csv")
+    assert error.template is template
+    assert error.line == 1
+    assert params.items() <= error.params.items()
+
+
+def test_a_label_id_is_told_apart_from_the_id_column_by_case() -> None:
+    gold_file = io.read_labels(b"id,label\n1,id\n2,b\n", labels=("id", "b"))
+    soft = io.read_predictions(b"ID,id,b\n1,0.75,0.25\n2,0,1\n", gold=gold_file)
+    np.testing.assert_array_equal(soft.probabilities, [[0.75, 0.25], [0.0, 1.0]])
+    assert io.read_predictions(b"id,label\n2,b\n1,id\n", gold=gold_file).codes.tolist() == [0, 1]
+    error = error_of(io.read_predictions, b"id,id,b\n1,0.75,0.25\n2,0,1\n", gold=gold_file, name="run.csv")
+    assert str(error) == (
+        "run.csv, line 1: the header names 'id' twice, and 'id' is a label as well as the id column, so which "
+        "column holds the ids is unclear; write the id column as 'ID' (its name may be written in any case)"
+    )
+
+
+# --- blank lines before the header ------------------------------------------------------------
+
+
+def test_blank_lines_before_the_header_are_skipped() -> None:
+    assert_reads_as_gold(b"\n \r\n\t\n" + GOLD)
+    assert_reads_as_gold(b"\r\r" + GOLD.replace(b"\n", b"\r"))
+    assert_reads_as_gold(codecs.BOM_UTF8 + b"\n" + GOLD)
+
+
+BLANK_FIRST = {
+    # name: (file after two blank lines, template, line): lines count the blank ones
+    "duplicate id": (b"id,label\n1,a\n1,b\n", io.DUPLICATE_ID, 5),
+    "too many fields (pandas' count)": (b"id,label\n1,a\n2,b,c\n", io.FIELD_COUNT, 5),
+    "a short line": (b"id,label\n1,a\n2\n", io.FIELD_COUNT, 5),
+    "empty line": (b"id,label\n1,a\n\n2,b\n", io.EMPTY_LINE, 5),
+    "unknown label": (b"id,label\n1,a\n2,c\n", io.UNKNOWN_LABEL, 5),
+    "missing header": (b"1,a\n2,b\n", io.MISSING_HEADER, 3),
+    "no rows": (b"id,label\n", io.NO_ROWS, 4),
+    "undecodable": (b"id,label\n1,\xff\n", io.UNDECODABLE, 4),
+}
+
+
+@pytest.mark.parametrize(("data", "template", "line"), BLANK_FIRST.values(), ids=BLANK_FIRST)
+def test_lines_are_counted_from_the_top_of_the_file_when_blank_lines_lead(data: bytes, template: str, line: int):
+    error = error_of(io.read_labels, b"\n\r\n" + data, labels=LABELS)
+    assert error.template is template
+    assert error.line == line
+
+
+def test_duplicate_and_missing_ids_name_lines_after_leading_blank_lines() -> None:
+    gold_file = io.read_labels(b"\n\n" + GOLD)
+    assert gold_file.first_line == 4
+    error = error_of(io.read_predictions, b"\nid,label\n1,a\n3,a\n", gold=gold_file)
+    assert error.template is io.MISSING_IDS
+    assert error.params["gold_line"] == 5  # gold id 2, after two blank lines and the header
+    error = error_of(io.read_predictions, b"\nid,label\n3,a\n1,b\n3,b\n", gold=gold_file)
+    assert (error.template, error.line, error.params["first_line"]) == (io.DUPLICATE_ID, 5, 3)
+    assert error_of(io.read_labels, b"\n\nid,label\n1,a\n2,b\n3,a\n", max_rows=2).line == 6
+
+
+# --- short lines are counted on the line itself, whatever its length or line end --------------
+
+
+@pytest.mark.parametrize("line_end", ["\n", "\r\n", "\r"])
+def test_a_short_line_is_counted_where_it_is(line_end: str) -> None:
+    lines = ["id,label", "1,a", "x" * 200_000, "3,a"]
+    error = error_of(io.read_labels, (line_end.join(lines) + line_end).encode(), labels=LABELS)
+    assert error.template is io.FIELD_COUNT
+    assert (error.line, error.params) == (3, {"expected": 2, "found": 1})
+
+
+# --- probability rows are renormalised ----------------------------------------------------------
+
+
+def test_probability_rows_are_divided_by_their_sums_after_validation() -> None:
+    data = b"id,a,b\n1,0.3333,0.6666\n2,0.6,0.4005\n3,1,0\n"
+    probabilities = io.read_predictions(data, gold=gold()).probabilities
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, rtol=0, atol=2 * np.finfo(float).eps)
+    np.testing.assert_allclose(probabilities[0], [1 / 3, 2 / 3], rtol=1e-15)
+    np.testing.assert_allclose(probabilities[1], [0.6 / 1.0005, 0.4005 / 1.0005], rtol=1e-15)
+    assert probabilities[2].tolist() == [1.0, 0.0]
+
+
+# --- ids that numpy would mangle ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("item", ["\x00", "a\x00", "\x00\x00"])
+def test_a_repeated_id_ending_in_nul_is_named(item: str) -> None:
+    """numpy compares a str as its own string type, which drops trailing NULs; the first line of
+    a repeated id is found with Python's equality (hypothesis found ``id,label\\n\\x00\\r\\x00``)."""
+    data = f"id,label\n{item},a\n2,b\n{item},a\n".encode()
+    for error in (error_of(io.read_labels, data), error_of(io.read_predictions, data, gold=gold())):
+        assert error.template is io.DUPLICATE_ID
+        assert (error.line, error.params) == (4, {"id": item, "first_line": 2})
