@@ -2,12 +2,13 @@
 
 from django.urls import path
 
-from leaderboard.views import boards, participation
+from leaderboard.views import boards, participation, reference
 
 app_name = "leaderboard"
 
 urlpatterns = [
     path("", participation.task_list, name="task_list"),
+    path("references/", reference.references, name="references"),
     path("tasks/new/", participation.task_create, name="task_create"),
     path("tasks/<slug:slug>/", participation.task_detail, name="task_detail"),
     path("tasks/<slug:slug>/edit/", participation.task_edit, name="task_edit"),
@@ -27,6 +28,7 @@ urlpatterns = [
     path("tasks/<slug:slug>/leaderboard/", boards.leaderboard, name="leaderboard"),
     path("tasks/<slug:slug>/leaderboard.csv", boards.leaderboard_csv, name="leaderboard_csv"),
     path("tasks/<slug:slug>/leaderboard.json", boards.leaderboard_json, name="leaderboard_json"),
+    path("tasks/<slug:slug>/leaderboard.tex", boards.leaderboard_tex, name="leaderboard_tex"),
     path("tasks/<slug:slug>/metrics/<path:column>/", boards.metric_detail, name="metric_detail"),
     path("tasks/<slug:slug>/disagreements/", boards.disagreements, name="disagreements"),
 ]

@@ -1,8 +1,14 @@
-"""The standalone scorer: ``python -m scoring GOLD PRED [--format json] [--labels a,b,c]``.
+"""The standalone scorer: ``python -m scoring GOLD PRED [PRED ...] [--format text|json|latex]``.
 
-Prints the full metric suite of a prediction file against a gold file, as readable tables or
-as one JSON object (contract, see :meth:`scoring.engine.suite.Report.as_json`). Exit status 0
-on success; 2 with a message naming the file, the line and the problem on bad input.
+With one prediction file it prints the full metric suite of that file against the gold file,
+as readable tables or as one JSON object (contract, see
+:meth:`scoring.engine.suite.Report.as_json`). With two or more it scores each and ranks them
+as the site does (:mod:`scoring.engine.board`): a team per file, named by the file's stem; the
+board and the Spearman matrix as tables, or one JSON object (contract, see
+:meth:`scoring.engine.board.Board.as_json`). ``--format latex`` prints the board as a table in
+the style of paper 000's Table 8 (:mod:`scoring.engine.latex`), its columns chosen with
+``--metrics``. Exit status 0 on success; 2 with a message naming the file, the line and the
+problem on bad input (every bad prediction file of a board is named).
 """
 
 from __future__ import annotations
@@ -14,10 +20,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from scoring.engine.board import Board, BoardError, PredictionFilesError, choose_columns, score_board
 from scoring.engine.calibration import scale_to_distribution
-from scoring.engine.formatting import mass_text, value_text
+from scoring.engine.columns import Column, paired_columns
+from scoring.engine.formatting import mass_text, rank_text, rho_text, value_text
 from scoring.engine.io import InputFileError
+from scoring.engine.latex import latex_table, table8_columns
 from scoring.engine.metrics import macro_f1_gap_closed_form
+from scoring.engine.references import plain
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import Report, metric_values, weighted_averages
@@ -47,7 +57,8 @@ def text_report(report: Report) -> str:
     ]
     if report.calibrated_matrix is not None:
         sections.append(
-            "Prevalence-calibrated matrix (paper 000, Eq. 6)\n" + matrix_table(report.calibrated_matrix, labels)
+            f"Prevalence-calibrated matrix ({plain('@opitz-overview, Eq. 6')})\n"
+            + matrix_table(report.calibrated_matrix, labels)
         )
     else:
         sections.append("Prevalence calibration is undefined: a class has no gold item.")
@@ -57,7 +68,7 @@ def text_report(report: Report) -> str:
     ]
     sections.append("Metrics\n" + table(["metric", "key", "raw", "calibrated"], metric_rows))
     sections.append(
-        "The two macro F1s (paper 002): Δ = F1 of averages − averaged F1 = "
+        f"The two macro F1s ({plain('@opitz-burst-note')}): Δ = F1 of averages − averaged F1 = "
         f"{value_text(report.metrics['macro_f1_gap'], 6)}; by the closed form of its Lemma (Eq. 4): "
         f"{value_text(macro_f1_gap_closed_form(report.matrix), 6)}"
     )
@@ -71,7 +82,10 @@ def text_report(report: Report) -> str:
         for label in labels
     ]
     header = ["class", *(m.key for m in CLASS_MEASURES), "support", "predicted"]
-    sections.append("Per class (one-vs-rest, paper 004; dp uses the natural log)\n" + table(header, class_rows))
+    sections.append(
+        f"Per class (one-vs-rest, {plain('@measures-table')}, Table 1; dp uses the natural log)\n"
+        + table(header, class_rows)
+    )
     return "\n\n".join(sections) + "\n"
 
 
@@ -97,15 +111,16 @@ def extras_text(sections: dict) -> str:
             [key, value_text(weighted["micro"][key]), value_text(weighted["macro"][key])] for key in weighted["micro"]
         ]
         parts.append(
-            f"Weighted averages with class weights ω = {weighted['weights']} (paper 004)\n"
+            f"Weighted averages with class weights ω = {weighted['weights']} "
+            f"({plain('@measures-table')}, Tables 2 and 3)\n"
             + table(["measure", "micro-weighted", "macro-weighted"], rows)
         )
     if "scaled" in sections:
         scaled = sections["scaled"]
         rows = [[metric.name, metric.key, value_text(scaled["metrics"][metric.key])] for metric in METRICS]
         parts.append(
-            f"Metrics after scaling the gold columns to the class shares {scaled['prevalence']} (paper 000, Eq. 5)\n"
-            + table(["metric", "key", "scaled"], rows)
+            f"Metrics after scaling the gold columns to the class shares {scaled['prevalence']} "
+            f"({plain('@opitz-overview, Eq. 5')})\n" + table(["metric", "key", "scaled"], rows)
         )
     return "".join("\n" + part + "\n" for part in parts)
 
@@ -125,15 +140,91 @@ def number_list(text: str, *, what: str, n: int, positive: bool = False) -> list
     return values
 
 
+def board_table(board: Board, columns: Sequence[Column]) -> str:
+    """A row per column, a cell per team: the value and, in parentheses, the team's rank."""
+    rows = []
+    for column in columns:
+        ranks = board.ranks(column)
+        cells = [
+            f"{value_text(value)} ({rank_text(ranks[team])})"
+            for team, value in zip(board.teams, board.values(column), strict=True)
+        ]
+        rows.append([column.id, column.symbol, *cells])
+    return table(["column", "symbol", *board.teams], rows)
+
+
+def rho_table(board: Board, columns: Sequence[Column]) -> str:
+    """Spearman's rho between every pair of columns; the columns are numbered to keep it narrow."""
+    matrix = board.correlations(columns)
+    width = len(str(len(columns)))
+    rows = [
+        [f"{number:>{width}} {row.id}", *(rho_text(matrix[row.id][column.id].rho) for column in columns)]
+        for number, row in enumerate(columns, start=1)
+    ]
+    return table(["", *(str(number) for number in range(1, len(columns) + 1))], rows)
+
+
+def board_text(board: Board, columns: Sequence[Column] | None) -> str:
+    """The board (raw, then calibrated) and the rho matrix; ``columns`` narrows both."""
+    raw = [c for c in columns if not c.calibrated] if columns else board.ranking_columns(calibrated=False)
+    calibrated = [c for c in columns if c.calibrated] if columns else board.ranking_columns(calibrated=True)
+    heatmap = list(columns) if columns else paired_columns(board.labels)
+    sections = [
+        f"{len(board.teams)} teams, {board.n_items} items, {len(board.labels)} classes: {', '.join(board.labels)}",
+    ]
+    if raw:
+        sections.append(
+            "Scores and ranks (competition ranks: 1, 2, 2, 4; – for an undefined value)\n" + board_table(board, raw)
+        )
+    if calibrated:
+        sections.append(
+            f"Prevalence-calibrated scores and ranks ({plain('@opitz-overview, Eq. 6')})\n"
+            + board_table(board, calibrated)
+        )
+    sections.append(
+        "Spearman's rho between the team rankings (average ranks for ties; undefined with fewer than two teams "
+        "or a ranking that is all ties)\n" + rho_table(board, heatmap)
+    )
+    return "\n\n".join(sections) + "\n"
+
+
+def fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def file_problem(error: Exception) -> str:
+    """A file's problem as the error line says it: where, and what."""
+    if isinstance(error, OSError):
+        return f"cannot read {error.filename}: {error.strerror}"
+    return str(error)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m scoring",
-        description="Score a prediction file against a gold file with the full metric suite.",
+        description="Score a prediction file against a gold file with the full metric suite; with several "
+        "prediction files, score and rank them as a board (a team per file, named by its stem).",
     )
     parser.add_argument("gold", help="gold file: CSV or TSV with the header id,label")
-    parser.add_argument("predictions", help="predictions: id,label, or id plus one probability column per label")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument(
+        "predictions",
+        nargs="+",
+        help="predictions: id,label, or id plus one probability column per label; two or more files make a "
+        "board, each file a team named by its stem",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "latex"),
+        default="text",
+        help="output format (default: text); latex: a table in the style of Table 8 of " + plain("@opitz-overview"),
+    )
     parser.add_argument("--labels", help="comma-separated label order (default: the gold file's sorted labels)")
+    parser.add_argument(
+        "--metrics",
+        help="comma-separated column ids for the latex table or the text board, e.g. "
+        "macro_recall,kappa_c,recall[neutral] (default for latex: Table 8's columns)",
+    )
     parser.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
     parser.add_argument(
         "--prevalence", help="comma-separated target class shares, in label order: adds every metric scaled to them"
@@ -141,17 +232,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
+def single_file(args: argparse.Namespace, labels: list[str] | None) -> int:
+    """One prediction file: its full report, as before boards existed (unchanged output)."""
     try:
-        report = score_files(args.gold, args.predictions, labels=labels)
-    except InputFileError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"error: cannot read {error.filename}: {error.strerror}", file=sys.stderr)
-        return 2
+        report = score_files(args.gold, args.predictions[0], labels=labels)
+    except (InputFileError, OSError) as error:
+        return fail(file_problem(error))
     n = len(report.labels)
     weights = number_list(args.weights, what="--weights", n=n) if args.weights else None
     prevalence = number_list(args.prevalence, what="--prevalence", n=n, positive=True) if args.prevalence else None
@@ -162,6 +248,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         sys.stdout.write(text_report(report) + extras_text(more))
     return 0
+
+
+def board(args: argparse.Namespace, labels: list[str] | None) -> int:
+    """Several prediction files (or one, as a LaTeX table): scored, ranked, correlated."""
+    if args.weights or args.prevalence:
+        return fail("--weights and --prevalence apply to a single prediction file")
+    if args.metrics and args.format == "json":
+        return fail("--metrics chooses the columns of --format latex or text; the JSON board holds every column")
+    try:
+        scored = score_board(args.gold, args.predictions, labels=labels)
+    except PredictionFilesError as errors:
+        for error in errors.errors:
+            fail(file_problem(error))
+        return 2
+    except (BoardError, InputFileError, OSError) as error:
+        return fail(file_problem(error))
+    try:
+        columns = choose_columns(args.metrics, scored.ranking_columns(calibrated=None)) if args.metrics else None
+    except BoardError as error:
+        return fail(f"--metrics: {error}")
+    if args.format == "json":
+        json.dump(scored.as_json(), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    elif args.format == "latex":
+        columns = columns or table8_columns(scored.labels)
+        values = {column.id: scored.values(column) for column in columns}
+        sys.stdout.write(latex_table(teams=scored.teams, columns=columns, values=values))
+    else:
+        sys.stdout.write(board_text(scored, columns))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
+    if len(args.predictions) == 1 and args.format != "latex":
+        if args.metrics:
+            return fail("--metrics applies to a board (two or more prediction files) or to --format latex")
+        return single_file(args, labels)
+    return board(args, labels)
 
 
 if __name__ == "__main__":

@@ -30,13 +30,22 @@ from leaderboard.selectors.boards import (
 )
 from leaderboard.selectors.feedback import Level, feedback_level, primary_text
 from leaderboard.selectors.participation import team_of, visible_submissions
-from scoring.engine.columns import Column
+from scoring.engine.columns import PAPER_SET_KEYS, Column
 from scoring.engine.gold import GoldChange
 from scoring.engine.ranking import Correlation
 from scoring.engine.registry import BY_KEY, CLASS_MEASURES, PROPERTY_NAMES
 
-COLUMN_SETS: dict[str, str] = {"paper": "the paper's set", "all": "all metrics"}
+COLUMN_SETS: dict[str, str] = {"paper": "Opitz's SemEval-2017 set (Table 8)", "all": "all metrics"}
 """The heatmap's column sets (``?set=``); the first is the default."""
+
+COLUMN_SET_NOTES: dict[str, str] = {
+    "paper": "The metrics of @opitz-overview, Table 8 and Figure 2 ("
+    + ", ".join(BY_KEY[key].symbol for key in PAPER_SET_KEYS)
+    + ", then each class's recall), each beside its prevalence-calibrated version.",
+    "all": "Every ranking metric of the suite, then each class's recall, each beside its prevalence-calibrated "
+    "version.",
+}
+"""One line per column set saying which metrics it holds (``@key`` cites a reference)."""
 
 ORGANISER_SUBMISSIONS_SHOWN = 200
 """How many of a task's latest submissions its page lists for an organiser."""
@@ -144,6 +153,7 @@ def disagreement_page(
         "task": task,
         "set_name": set_name,
         "column_sets": COLUMN_SETS,
+        "column_set_notes": COLUMN_SET_NOTES,
         "columns": columns,
         "every_column": every_column,
         "n_teams": len(analysis["teams"]),

@@ -1,5 +1,6 @@
 """Template filters and tags: thin names for :mod:`leaderboard.formatting`, so a page renders
-values, ranks and marks exactly as the board's row builder does."""
+values, ranks and marks exactly as the board's row builder does; a registry formula as MathML
+(:mod:`leaderboard.mathml`); and citations linked to the references page."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from django import template
+from django.urls import reverse
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard import formatting
+from leaderboard import formatting, mathml
+from scoring.engine import references
 
 register = template.Library()
 
@@ -17,6 +22,23 @@ register.filter("mass", formatting.mass_html)
 register.filter("property_mark", formatting.property_mark)
 register.simple_tag(formatting.rank_badge, name="rank_badge")
 register.simple_tag(formatting.shift_arrow, name="shift_arrow")
+register.filter("formula_mathml", mathml.formula_mathml)
+register.filter("cite_plain", references.plain)
+
+
+@register.filter
+def cite(text: str) -> SafeString:
+    """A registry string (or a template's literal) with each ``@key`` citation written as
+    ``Opitz & Burst 2019a`` and linked to its entry on the references page; the rest escaped."""
+    page = reverse("leaderboard:references")
+    return mark_safe(
+        "".join(
+            conditional_escape(part)
+            if isinstance(part, str)
+            else format_html('<a class="cite" href="{}#{}">{}</a>', page, part.key, part.short)
+            for part in references.parts(text)
+        )
+    )
 
 
 @register.filter

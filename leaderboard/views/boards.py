@@ -20,6 +20,7 @@ from leaderboard import exports, selectors
 from leaderboard.models import Task
 from leaderboard.permissions import can_view_board
 from leaderboard.selectors import pages
+from scoring.engine.latex import latex_table
 
 BoardView = Callable[..., HttpResponse]
 
@@ -67,6 +68,22 @@ def leaderboard_json(request: HttpRequest, task: Task) -> HttpResponse:
         content_type="application/json",
         filename=exports.download_name(task.slug, "json"),
     )
+
+
+@board_view
+def leaderboard_tex(request: HttpRequest, task: Task) -> HttpResponse:
+    """The board as a LaTeX table (paper 000, Table 8 style): the columns the page shows (raw,
+    or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order."""
+    board = selectors.leaderboard(
+        task=task, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
+    )
+    table = latex_table(
+        teams=[entry.name for entry in board.scored],
+        columns=board.columns,
+        values={column.id: [entry.values[column.id] for entry in board.scored] for column in board.columns},
+        title=task.title,
+    )
+    return _download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(task.slug, "tex"))
 
 
 @board_view

@@ -131,7 +131,7 @@ def _micro_of(per_class: PerClass) -> Callable[[np.ndarray], Value]:
     return compute
 
 
-TABLE5 = "paper 000, Table 5"
+TABLE5 = "@opitz-overview, Table 5"
 NOT_MONOTONE_CALIBRATED = (
     "; calibrated PI fails: on [[0,0,0],[0,0,0],[1,1,1]] one more error in cell (0, 1) raises the "
     "calibrated score (the error takes calibrated mass of gold b out of row c)"
@@ -147,7 +147,7 @@ METRICS: tuple[Metric, ...] = (
         exact=x.accuracy,
         formula_latex=r"\frac{\sum_i m_{ii}}{\sum_{i,j} m_{ij}}",
         formula_text="Σᵢ correct(i) / Σᵢⱼ mᵢⱼ",
-        source="paper 000, Eq. 7",
+        source="@opitz-overview, Eq. 7",
         description="Share of correct predictions; equal to micro precision, micro recall and "
         "micro F1. After prevalence calibration it equals macro recall (Eq. 14-16).",
         properties=_props("ynnnn", "yyyyy"),
@@ -161,7 +161,7 @@ METRICS: tuple[Metric, ...] = (
         exact=x.macro_precision,
         formula_latex=r"\frac{1}{n}\sum_i \frac{m_{ii}}{\sum_x m_{ix}}",
         formula_text="(1/n) Σᵢ correct(i) / bias(i)",
-        source="paper 000, Eq. 17",
+        source="@opitz-overview, Eq. 17",
         description="Mean of per-class precision: how far a prediction of each class can be "
         "trusted. Depends on the classifier's bias, hence on the prevalence of other classes.",
         properties=_props("yyyny", "nyyyy"),
@@ -176,7 +176,7 @@ METRICS: tuple[Metric, ...] = (
         exact=x.macro_recall,
         formula_latex=r"\frac{1}{n}\sum_i \frac{m_{ii}}{\sum_x m_{xi}}",
         formula_text="(1/n) Σᵢ correct(i) / prevalence(i)",
-        source="paper 000, Eq. 8",
+        source="@opitz-overview, Eq. 8",
         description="Mean of per-class recall, also prevalence-calibrated accuracy and the "
         "bookmaker metric. The only metric of the overview with all five properties.",
         properties=_props("yyyyy"),
@@ -191,9 +191,9 @@ METRICS: tuple[Metric, ...] = (
         exact=x.macro_f1,
         formula_latex=r"\frac{1}{n}\sum_i \frac{2 P_i R_i}{P_i + R_i}",
         formula_text="(1/n) Σᵢ 2·Pᵢ·Rᵢ / (Pᵢ + Rᵢ)",
-        source="paper 000, Eq. 18; paper 002, Eq. 2",
+        source="@opitz-overview, Eq. 18; @opitz-burst-note, Eq. 2",
         description="Arithmetic mean of per-class F1, what scikit-learn calls macro F1 and "
-        "paper 002 recommends. Its chance baseline 1/n is an upper bound, reached when the "
+        "@opitz-burst-note recommend. Its chance baseline 1/n is an upper bound, reached when the "
         "classifier predicts each class as often as it occurs.",
         properties=_props("yyyny", "nyyyy"),
         properties_source=TABLE5 + NOT_MONOTONE_CALIBRATED,
@@ -207,10 +207,10 @@ METRICS: tuple[Metric, ...] = (
         exact=x.macro_f1_of_averages,
         formula_latex=r"\frac{2\,\mathrm{macP}\,\mathrm{macR}}{\mathrm{macP} + \mathrm{macR}}",
         formula_text="2·macP·macR / (macP + macR)",
-        source="paper 000, Eq. 20; paper 002, Eq. 3",
+        source="@opitz-overview, Eq. 20; @opitz-burst-note, Eq. 3",
         description="Harmonic mean of macro precision and macro recall, the 'name twin' of "
         "macro F1. Never below the averaged F1, and it rewards classifiers with skewed error "
-        "types (paper 002).",
+        "types (@opitz-burst-note).",
         properties=_props("yynny", "nynyy"),
         properties_source=TABLE5 + NOT_MONOTONE_CALIBRATED,
         baseline=INVERSE_N_STRICT,
@@ -223,8 +223,8 @@ METRICS: tuple[Metric, ...] = (
         exact=x.macro_f1_gap,
         formula_latex=r"\frac{1}{n\sum_x (P_x+R_x)}\sum_{x,y}"
         r"\frac{(P_x R_y - P_y R_x)^2}{(P_x+R_x)(P_y+R_y)}",
-        formula_text="F1 of averages − averaged F1 (closed form: paper 002, Lemma, Eq. 4)",
-        source="paper 002, Theorem and Lemma (Eq. 4)",
+        formula_text="F1 of averages − averaged F1 (closed form: the Lemma, Eq. 4)",
+        source="@opitz-burst-note, Theorem and Lemma (Eq. 4)",
         description="A diagnostic, not a ranking metric: 0 when every class has precision "
         "equal to recall (and only then if every class has a correct item), large when classes "
         "err in opposite directions. At most "
@@ -240,11 +240,11 @@ METRICS: tuple[Metric, ...] = (
         exact=x.gmean_recall,
         formula_latex=r"\sqrt[n]{R_1 \cdots R_n}",
         formula_text="(R₁ · … · Rₙ)^(1/n)",
-        source="paper 000, Eq. 25",
+        source="@opitz-overview, Eq. 25",
         description="Like macro recall but punishes a class that is predicted badly: 0 as soon "
         "as one class has recall 0. Useful when every class must be predicted well.",
         properties=_props("yyyyy"),
-        properties_source="paper 000, Section 5 ('same as macR, has all five properties')",
+        properties_source="@opitz-overview, Section 5 ('same as macR, has all five properties')",
         baseline=INVERSE_N,
     ),
     Metric(
@@ -255,7 +255,7 @@ METRICS: tuple[Metric, ...] = (
         exact=x.hmean_recall,
         formula_latex=r"\frac{n}{\sum_i 1/R_i}",
         formula_text="n / Σᵢ (1/Rᵢ)",
-        source="paper 000, Eq. 4 with p = -1",
+        source="@opitz-overview, Eq. 4 with p = -1",
         description="Generalised mean of recalls with p = -1: even stricter than the geometric "
         "mean towards the worst class.",
         properties=_props("yyyyy"),
@@ -270,7 +270,7 @@ METRICS: tuple[Metric, ...] = (
         exact=x.kappa,
         formula_latex=r"\frac{c - \mathbf{p}^\top\mathbf{b}}{1 - \mathbf{p}^\top\mathbf{b}}",
         formula_text="(c − p·b) / (1 − p·b) on the normalised matrix",
-        source="paper 000, Eq. 24",
+        source="@opitz-overview, Eq. 24",
         description="Accuracy corrected for the agreement expected by chance. After prevalence "
         "calibration it is (c - 1/n)/(1 - 1/n), a monotone function of macro recall.",
         value_range=(-1.0, 1.0),
@@ -288,7 +288,7 @@ METRICS: tuple[Metric, ...] = (
         formula_latex=r"\frac{c - \mathbf{p}^\top\mathbf{b}}"
         r"{\sqrt{1 - \mathbf{b}^\top\mathbf{b}}\,\sqrt{1 - \mathbf{p}^\top\mathbf{p}}}",
         formula_text="(c − p·b) / (√(1 − b·b) · √(1 − p·p)) on the normalised matrix",
-        source="paper 000, Eq. 23 (Gorodkin)",
+        source="@opitz-overview, Eq. 23 (Gorodkin)",
         description="Correlation between predictions and gold labels; like kappa, but its "
         "denominator depends more on the classifier's bias.",
         value_range=(-1.0, 1.0),
@@ -304,7 +304,7 @@ METRICS: tuple[Metric, ...] = (
         exact=x.weighted_precision,
         formula_latex=r"\sum_i \omega_i P_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·Pᵢ with ωᵢ = prevalence(i)/N",
-        source="paper 004, Table 3 (macro-weighted, prevalence weights)",
+        source="@measures-table, Table 3 (macro-weighted, prevalence weights)",
         description="Per-class precision weighted by class frequency: scikit-learn's average='weighted'.",
     ),
     Metric(
@@ -315,7 +315,7 @@ METRICS: tuple[Metric, ...] = (
         exact=x.weighted_recall,
         formula_latex=r"\sum_i \omega_i R_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·Rᵢ with ωᵢ = prevalence(i)/N",
-        source="paper 004, Table 3 (macro-weighted, prevalence weights)",
+        source="@measures-table, Table 3 (macro-weighted, prevalence weights)",
         description="Per-class recall weighted by class frequency; algebraically equal to "
         "accuracy, so it has accuracy's properties.",
         properties=_props("ynnnn", "yyyyy"),
@@ -329,7 +329,7 @@ METRICS: tuple[Metric, ...] = (
         exact=x.weighted_f1,
         formula_latex=r"\sum_i \omega_i F1_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·F1ᵢ with ωᵢ = prevalence(i)/N",
-        source="paper 004, Table 3 (macro-weighted, prevalence weights)",
+        source="@measures-table, Table 3 (macro-weighted, prevalence weights)",
         description="Per-class F1 weighted by class frequency: scikit-learn's average='weighted'.",
     ),
     Metric(
@@ -340,7 +340,7 @@ METRICS: tuple[Metric, ...] = (
         exact=x.macro_mcc,
         formula_latex=r"\frac{1}{n}\sum_i \mathrm{MCC}_i",
         formula_text="(1/n) Σᵢ MCCᵢ, one-vs-rest",
-        source="paper 004, Tables 1 and 3 (uniform weights)",
+        source="@measures-table, Tables 1 and 3 (uniform weights)",
         description="Mean of the binary MCC of each class against the rest; undefined if one class's MCC is undefined.",
         value_range=(-1.0, 1.0),
     ),
@@ -353,7 +353,7 @@ METRICS: tuple[Metric, ...] = (
         formula_latex=r"\frac{1}{n}\sum_i \frac{1}{2}\left(\frac{TP_i}{TP_i+FN_i}"
         r"+\frac{TN_i}{TN_i+FP_i}\right)",
         formula_text="(1/n) Σᵢ (sensitivityᵢ + specificityᵢ)/2, one-vs-rest",
-        source="paper 004, Tables 1 and 3 (uniform weights)",
+        source="@measures-table, Tables 1 and 3 (uniform weights)",
         description="Mean over classes of the average of sensitivity and specificity.",
     ),
     Metric(
@@ -365,7 +365,7 @@ METRICS: tuple[Metric, ...] = (
         formula_latex=r"\frac{1}{n}\sum_i \frac{\sqrt{3}}{\pi}"
         r"\ln\left(\frac{TP_i}{FP_i}\cdot\frac{TN_i}{FN_i}\right)",
         formula_text="(1/n) Σᵢ (√3/π)·ln(TPᵢ/FPᵢ · TNᵢ/FNᵢ), natural log",
-        source="paper 004, Tables 1 and 3 (uniform weights)",
+        source="@measures-table, Tables 1 and 3 (uniform weights)",
         description="Mean per-class discriminant power (natural logarithm; PyCM's log10 "
         "values are these divided by ln 10). Undefined if any class has an empty cell.",
         value_range=(None, None),
@@ -379,7 +379,7 @@ METRICS: tuple[Metric, ...] = (
         formula_latex=r"\frac{\sum TP \sum TN - \sum FP \sum FN}{\sqrt{(\sum TP+\sum FP)"
         r"(\sum TP+\sum FN)(\sum TN+\sum FP)(\sum TN+\sum FN)}}",
         formula_text="MCC of the summed TP, FP, FN, TN over classes",
-        source="paper 004, Table 2 (uniform weights)",
+        source="@measures-table, Table 2 (uniform weights)",
         description="The binary MCC of the pooled one-vs-rest counts of all classes.",
         value_range=(-1.0, 1.0),
     ),
@@ -392,7 +392,7 @@ METRICS: tuple[Metric, ...] = (
         formula_latex=r"\frac{1}{2}\left(\frac{\sum TP}{\sum TP+\sum FN}"
         r"+\frac{\sum TN}{\sum TN+\sum FP}\right)",
         formula_text="balanced accuracy of the summed TP, FP, FN, TN",
-        source="paper 004, Table 2 (uniform weights)",
+        source="@measures-table, Table 2 (uniform weights)",
         description="Balanced accuracy of the pooled one-vs-rest counts of all classes.",
     ),
     Metric(
@@ -404,7 +404,7 @@ METRICS: tuple[Metric, ...] = (
         formula_latex=r"\frac{\sqrt{3}}{\pi}\ln\left(\frac{\sum TP}{\sum FP}"
         r"\cdot\frac{\sum TN}{\sum FN}\right)",
         formula_text="(√3/π)·ln(ΣTP/ΣFP · ΣTN/ΣFN), natural log",
-        source="paper 004, Table 2 (uniform weights)",
+        source="@measures-table, Table 2 (uniform weights)",
         description="Discriminant power of the pooled one-vs-rest counts of all classes.",
         value_range=(None, None),
     ),
@@ -445,7 +445,7 @@ class ClassMeasure:
     value_range: tuple[float | None, float | None] = (0.0, 1.0)
     properties: dict[str, Property] = field(default_factory=lambda: _props("?????", "?????"))
     properties_source: str = "not analysed in the papers"
-    source: str = "paper 000, Eq. 1-2; paper 004, Table 1"
+    source: str = "@opitz-overview, Eq. 1-2; @measures-table, Table 1"
     formula_latex: str = ""
     baseline: ChanceBaseline | None = None
     kind: Literal["ranking", "diagnostic"] = "ranking"
@@ -462,7 +462,13 @@ class ClassMeasure:
 
 CLASS_MEASURES: tuple[ClassMeasure, ...] = (
     ClassMeasure(
-        "precision", "Precision", "P", m.class_precision, x.class_precision, "TP / (TP + FP); 0 if TP + FP = 0"
+        "precision",
+        "Precision",
+        "P",
+        m.class_precision,
+        x.class_precision,
+        "TP / (TP + FP); 0 if TP + FP = 0",
+        formula_latex=r"\frac{\mathrm{TP}}{\mathrm{TP}+\mathrm{FP}}",
     ),
     ClassMeasure(
         "recall",
@@ -471,10 +477,19 @@ CLASS_MEASURES: tuple[ClassMeasure, ...] = (
         m.class_recall,
         x.class_recall,
         "TP / (TP + FN); 0 if TP + FN = 0",
+        formula_latex=r"\frac{\mathrm{TP}}{\mathrm{TP}+\mathrm{FN}}",
         properties=_props("???y?", "???y?"),
-        properties_source="class recall is prevalence invariant (paper 000, B.4)",
+        properties_source="class recall is prevalence invariant (@opitz-overview, B.4)",
     ),
-    ClassMeasure("f1", "F1", "F1", m.class_f1, x.class_f1, "2·P·R / (P + R); 0 if P + R = 0"),
+    ClassMeasure(
+        "f1",
+        "F1",
+        "F1",
+        m.class_f1,
+        x.class_f1,
+        "2·P·R / (P + R); 0 if P + R = 0",
+        formula_latex=r"\frac{2 P R}{P + R}",
+    ),
     ClassMeasure(
         "mcc",
         "MCC",
@@ -483,8 +498,19 @@ CLASS_MEASURES: tuple[ClassMeasure, ...] = (
         x.class_mcc,
         "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN))",
         (-1.0, 1.0),
+        formula_latex=r"\frac{\mathrm{TP}\cdot\mathrm{TN}-\mathrm{FP}\cdot\mathrm{FN}}"
+        r"{\sqrt{(\mathrm{TP}+\mathrm{FP})(\mathrm{TP}+\mathrm{FN})(\mathrm{TN}+\mathrm{FP})(\mathrm{TN}+\mathrm{FN})}}",
     ),
-    ClassMeasure("bacc", "Balanced accuracy", "BACC", m.class_bacc, x.class_bacc, "(TP/(TP+FN) + TN/(TN+FP)) / 2"),
+    ClassMeasure(
+        "bacc",
+        "Balanced accuracy",
+        "BACC",
+        m.class_bacc,
+        x.class_bacc,
+        "(TP/(TP+FN) + TN/(TN+FP)) / 2",
+        formula_latex=r"\frac{1}{2}\left(\frac{\mathrm{TP}}{\mathrm{TP}+\mathrm{FN}}"
+        r"+\frac{\mathrm{TN}}{\mathrm{TN}+\mathrm{FP}}\right)",
+    ),
     ClassMeasure(
         "dp",
         "Discriminant power",
@@ -493,6 +519,7 @@ CLASS_MEASURES: tuple[ClassMeasure, ...] = (
         x.class_dp,
         "(√3/π)·ln(TP/FP · TN/FN), natural log",
         (None, None),
+        formula_latex=r"\frac{\sqrt{3}}{\pi}\ln\left(\frac{\mathrm{TP}}{\mathrm{FP}}\cdot\frac{\mathrm{TN}}{\mathrm{FN}}\right)",
     ),
 )
 """The per-class measures, in the order of per-class tables; the suite, the CLI, the pages

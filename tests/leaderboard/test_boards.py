@@ -24,6 +24,7 @@ from scipy.stats import spearmanr
 from leaderboard import selectors, services
 from leaderboard.exports import csv_cell
 from leaderboard.models import Submission, Task
+from scoring.engine import references
 from tests.conftest import GOLD
 
 pytestmark = pytest.mark.django_db
@@ -308,9 +309,11 @@ def test_metric_page_of_a_raw_metric(client, board_task):
     assert response.status_code == 200
     content = response.content.decode()
     metric = response.context["metric"]
-    assert html.escape(metric.formula_latex) in content
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in content
+    assert html.escape(metric.formula_latex) in content  # kept as the MathML annotation
     assert metric.formula_text in content
-    assert "paper 000, Eq. 8" in content
+    opitz = references.get("opitz-overview")
+    assert f'<a class="cite" href="/references/#opitz-overview">{opitz.short}</a>, Eq. 8' in content
     assert "c(3) = 0.3333" in content
     assert "PIV" in content and "prevalence invariance" in content
     comparison = response.context["comparison"]

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-test-password"  # the password of every conftest user
 ROLES = ("anonymous", "member_a", "member_b", "organiser", "other_organiser", "staff")
 LOGIN = "redirect to log-in"
-BOARD_VIEWS = ("leaderboard", "leaderboard_csv", "leaderboard_json", "disagreements")
+BOARD_VIEWS = ("leaderboard", "leaderboard_csv", "leaderboard_json", "leaderboard_tex", "disagreements")
 
 
 def table(*outcomes: object) -> list:

@@ -55,7 +55,7 @@ def as_csv(ids: list[str], codes: np.ndarray) -> bytes:
 
 
 class Command(BaseCommand):
-    help = "Load the SemEval-2017 demo task whose teams reproduce Table 8 of paper 000."
+    help = "Load the SemEval-2017 demo task whose teams reproduce Table 8 of Opitz 2024."
 
     def add_arguments(self, parser):
         parser.add_argument("--reset", action="store_true", help="delete and rebuild the demo task")

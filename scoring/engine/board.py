@@ -1,0 +1,171 @@
+"""A board scored from files: several prediction files against one gold file, ranked.
+
+This is what ``python -m scoring GOLD PRED [PRED ...]`` prints, so that an organiser can
+reproduce a shared task's table (paper 000, Table 8) and its rank correlations (Figure 2)
+from a folder of files. It uses the site's engine and rules unchanged: each file is scored by
+the suite (:func:`scoring.engine.suite.score_matrix`), its columns are the site's ranking
+columns (:mod:`scoring.engine.columns`), and ranks, ties and Spearman's rho come from
+:mod:`scoring.engine.ranking` (competition ranks 1, 2, 2, 4; average ranks for rho; values
+equal as fractions are the same double, so ties are exact).
+
+A team is named by its file's stem (``runs/team-a.csv`` is ``team-a``), in argument order; two
+files with the same stem are refused (:data:`DUPLICATE_TEAM`), naming both. The gold file is
+read once.
+
+JSON (contract, see :meth:`Board.as_json`)::
+
+    {"labels": [...], "n_items": N, "teams": ["A", "B", ...],
+     "reports": {team: <the single-file report object, unchanged>},
+     "ranks": {"raw": {key: {team: rank or null}}, "calibrated": {key: {team: rank or null}}},
+     "spearman": {"columns": ["accuracy", "accuracy_c", ...], "rho": [[...], ...]}}
+
+``ranks`` holds every ranking column under its raw column id in both sections: each ranking
+metric under its registry key, each class's recall under ``recall[label]`` (the calibrated
+section says that the ranks are those of the calibrated values; the ids carry no ``_c``).
+``spearman.columns`` are the column ids of the site's heatmap of every metric, in its order
+(:func:`scoring.engine.columns.paired_columns`: each column followed by its calibrated
+version, ``_c``); ``rho[i][j]`` is ``null`` where rho is undefined (fewer than two teams
+defined under both columns, or a ranking that is all ties).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring.engine.columns import Column, column_by_id, paired_columns, ranking_columns
+from scoring.engine.io import InputFileError, read_labels, read_predictions
+from scoring.engine.metrics import Value
+from scoring.engine.ranking import Correlation, competition_ranks, spearman_matrix
+from scoring.engine.scorer import confusion_of
+from scoring.engine.suite import Report, score_matrix
+
+DUPLICATE_TEAM = "{first} and {second} would both be team {team!r} (a team is named by its file's stem); rename one"
+UNKNOWN_COLUMN = "unknown column {column!r}; known columns: {known}"
+
+
+class BoardError(ValueError):
+    """A board that cannot be built as asked: ``template`` is one of the named messages."""
+
+    def __init__(self, template: str, **params: object) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template.format(**params))
+
+
+class PredictionFilesError(ValueError):
+    """One or more prediction files are bad: ``errors`` holds each file's problem, in argument
+    order (an :class:`~scoring.engine.io.InputFileError` naming the file and the line, or the
+    ``OSError`` of a file that cannot be read)."""
+
+    def __init__(self, errors: Sequence[Exception]) -> None:
+        self.errors = list(errors)
+        super().__init__("\n".join(str(error) for error in self.errors))
+
+
+def team_names(paths: Sequence[str | Path]) -> list[str]:
+    """Each prediction file's team: its stem, in argument order; duplicates are refused."""
+    first_file: dict[str, str] = {}
+    names = []
+    for path in paths:
+        name = Path(path).stem
+        if name in first_file:
+            raise BoardError(DUPLICATE_TEAM, first=first_file[name], second=str(path), team=name)
+        first_file[name] = str(path)
+        names.append(name)
+    return names
+
+
+@dataclass(frozen=True)
+class Board:
+    """Teams (in argument order) and their reports, all against the same gold labels."""
+
+    labels: tuple[str, ...]
+    n_items: int
+    teams: tuple[str, ...]
+    reports: Mapping[str, Report]
+
+    def values(self, column: Column) -> list[Value]:
+        """The teams' values under ``column``, in team order (``None`` where undefined)."""
+        return [column.value(self.reports[team]) for team in self.teams]
+
+    def ranks(self, column: Column) -> dict[str, int | None]:
+        """Competition ranks under ``column`` (1, 2, 2, 4), ``None`` for an undefined value."""
+        return dict(zip(self.teams, competition_ranks(self.values(column)), strict=True))
+
+    def ranking_columns(self, *, calibrated: bool | None = False) -> list[Column]:
+        """The site's ranking columns for these labels: raw, calibrated, or (``None``) both."""
+        return ranking_columns(self.labels, calibrated=calibrated)
+
+    def correlations(self, columns: Sequence[Column]) -> dict[str, dict[str, Correlation]]:
+        """Spearman's rho between the team rankings of every pair of ``columns``, by column id."""
+        return spearman_matrix({column.id: self.values(column) for column in columns})
+
+    def as_json(self) -> dict:
+        """The board's JSON object (contract: see the module docstring)."""
+        raw = self.ranking_columns(calibrated=False)
+        heatmap = paired_columns(self.labels)
+        matrix = self.correlations(heatmap)
+        return {
+            "labels": list(self.labels),
+            "n_items": self.n_items,
+            "teams": list(self.teams),
+            "reports": {team: self.reports[team].as_json() for team in self.teams},
+            "ranks": {
+                "raw": {column.id: self.ranks(column) for column in raw},
+                "calibrated": {column.id: self.ranks(column.counterpart()) for column in raw},
+            },
+            "spearman": {
+                "columns": [column.id for column in heatmap],
+                "rho": [[matrix[row.id][column.id].rho for column in heatmap] for row in heatmap],
+            },
+        }
+
+
+def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: Sequence[str] | None = None) -> Board:
+    """Score every prediction file against the gold file (read once) and rank them.
+
+    Raises :class:`BoardError` for two files with one stem (before reading any file); the
+    gold file's :class:`~scoring.engine.io.InputFileError` or ``OSError`` as they come; and,
+    after trying every prediction file, :class:`PredictionFilesError` with the problem of
+    each bad one, so that an organiser fixes a folder in one pass.
+    """
+    teams = team_names(predictions)
+    gold_file = read_labels(gold, labels=labels)
+    reports = {}
+    errors: list[Exception] = []
+    for team, path in zip(teams, predictions, strict=True):
+        try:
+            predicted = read_predictions(path, gold=gold_file)
+        except (InputFileError, OSError) as error:
+            errors.append(error)
+            continue
+        matrix = confusion_of(gold_file, predicted)
+        reports[team] = score_matrix(matrix, labels=gold_file.labels, n_items=len(gold_file.ids))
+    if errors:
+        raise PredictionFilesError(errors)
+    return Board(labels=gold_file.labels, n_items=len(gold_file.ids), teams=tuple(teams), reports=reports)
+
+
+def choose_columns(text: str, available: Sequence[Column]) -> list[Column]:
+    """The columns named by ``text``, comma-separated column ids (``macro_recall,kappa_c,
+    recall[neutral]``), in that order.
+
+    Ids are looked up, never parsed: at each position the longest id of ``available`` that
+    the text continues with (up to a comma or the end) is taken, so a label may hold a comma.
+    Spaces after a comma are ignored. An unknown id raises :class:`BoardError`
+    (:data:`UNKNOWN_COLUMN`).
+    """
+    ids = [column.id for column in available]
+    chosen: list[Column] = []
+    rest = text
+    while rest:
+        if not any(rest == i or rest.startswith(i + ",") for i in ids):
+            rest = rest.lstrip()
+        match = max((i for i in ids if rest == i or rest.startswith(i + ",")), key=len, default=None)
+        if match is None:
+            raise BoardError(UNKNOWN_COLUMN, column=rest.split(",")[0], known=", ".join(ids))
+        chosen.append(column_by_id(available, match))
+        rest = rest[len(match) + 1 :]
+    return chosen

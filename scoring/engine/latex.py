@@ -1,0 +1,231 @@
+"""A board as a LaTeX table in the style of paper 000's Table 8, for an overview paper.
+
+One row per team, one column per chosen metric, booktabs rules (``\\toprule``, ``\\midrule``,
+``\\bottomrule``; the document needs ``\\usepackage{booktabs}``), values as percentages with one
+decimal, the best value of each column in bold, and a caption that names the formula of every
+column. The CLI (``python -m scoring GOLD PRED PRED ... --format latex``) and the site's
+download (``/tasks/<slug>/leaderboard.tex``) both call :func:`latex_table`.
+
+Choices, and why:
+
+- **Bold is decided on the stored values, not on the printed digits.** A value is bold when
+  its competition rank is 1 (:func:`scoring.engine.ranking.competition_ranks`): the one tie
+  rule of the board, its exports and its rank correlations ("equal is equal", exact). Ties
+  are all bold. Two cells can therefore print the same percentage with only one of them
+  bold: that team is strictly better below the printed precision, and ranked so on the
+  board. (Paper 000's Table 8 bolds some printed ties and not others.)
+- **Rounding** is of the stored double, exactly (``Decimal``, half to even), so a value prints
+  the same whatever float noise ``100 * value`` would add; a value that rounds to zero never
+  prints as ``-0.0``.
+- **Not every metric is a share.** A metric whose registry range is unbounded (discriminant
+  power, in natural-log units) prints with two decimals and is not multiplied by 100; the
+  caption says so.
+- **Undefined** values print as *undefined* (never NaN) and are never bold.
+- **Escaping**: team names, labels and titles are text: ``& % $ # _ { } ~ ^ \\`` are escaped,
+  ``< > |`` and the brackets (which could read as an argument of the row's ``\\\\``) are
+  written so that every font encoding prints them, ``--`` stays two hyphens, and control
+  characters (a line break in a file name) become spaces. The output is UTF-8: Latin letters
+  compile with pdfLaTeX, other scripts need XeLaTeX or LuaLaTeX.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from scoring.engine.columns import BOARD_CLASS_MEASURES, PAPER_SET_KEYS, Column
+from scoring.engine.formatting import UNDEFINED, as_number
+from scoring.engine.metrics import Value
+from scoring.engine.ranking import competition_ranks
+
+PERCENT_DIGITS = 1
+PLAIN_DIGITS = 2
+"""Decimals of a value that is not a share (an unbounded metric such as discriminant power)."""
+
+TABLE8_CALIBRATED: tuple[str, ...] = ("macro_f1",)
+"""The metrics that Table 8 of paper 000 also prints calibrated (its ``macF1c``)."""
+
+CALIBRATION_NOTE = (
+    r"$X_c$: metric $X$ on the prevalence-calibrated matrix, each gold column scaled to the same mass "
+    r"(Opitz, Eq.~6)."
+)
+
+NOTATION: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"\\mathbf\{[pb]\}"),
+        r"$c$: accuracy; $\mathbf{p}$, $\mathbf{b}$: the classes' shares among the gold labels "
+        "(prevalence) and among the predictions (bias).",
+    ),
+    (re.compile(r"(?<![A-Za-z])[PR]_"), "$P_i$, $R_i$: precision and recall of class $i$."),
+    (re.compile(r"TP|FP|FN|TN"), "TP, FP, FN, TN: the one-vs-rest counts of a class."),
+)
+"""A symbol that the chosen formulas use (a pattern), and the sentence that defines it."""
+
+_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "[": "{[}",
+    "]": "{]}",
+    # The symbols and formulas of the registry: math, so that pdfLaTeX prints them.
+    "κ": r"\ensuremath{\kappa}",
+    "Δ": r"\ensuremath{\Delta}",
+    "µ": r"\ensuremath{\mu}",
+    "μ": r"\ensuremath{\mu}",
+    "ρ": r"\ensuremath{\rho}",
+    "Σ": r"\ensuremath{\Sigma}",
+    "π": r"\ensuremath{\pi}",
+    "ω": r"\ensuremath{\omega}",
+    "·": r"\ensuremath{\cdot}",
+    "−": r"\ensuremath{-}",
+    "√": r"\ensuremath{\surd}",
+}
+_SPECIAL = re.compile("|".join(re.escape(character) for character in _SPECIALS))
+
+
+def latex_escape(text: str) -> str:
+    """``text`` as LaTeX text that prints it as written (see the module docstring)."""
+    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+    text = _SPECIAL.sub(lambda match: _SPECIALS[match.group()], text)
+    return re.sub("-(?=-)", "-{}", text)
+
+
+def is_share(column: Column) -> bool:
+    """Whether the column's values are shares (bounded, printed as percentages)."""
+    return None not in column.metric.value_range
+
+
+def number_text(value: Value, *, percent: bool) -> str | None:
+    """A value as printed in the table (``68.1``, ``$-$3.2``), or ``None`` when undefined."""
+    number = as_number(value)
+    if number is None:
+        return None
+    digits = PERCENT_DIGITS if percent else PLAIN_DIGITS
+    exact = Decimal(number).scaleb(2 if percent else 0)
+    rounded = exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN)
+    if rounded == 0:
+        rounded = abs(rounded)
+    text = f"{rounded:f}"
+    return r"$-$" + text[1:] if text.startswith("-") else text
+
+
+def cell_text(value: Value, *, percent: bool, best: bool) -> str:
+    text = number_text(value, percent=percent)
+    if text is None:
+        return rf"\emph{{{UNDEFINED}}}"
+    return rf"\textbf{{{text}}}" if best else text
+
+
+def column_header(column: Column) -> str:
+    """The column's symbol in LaTeX: ``macR``, ``\\ensuremath{\\kappa}$_c$``, ``R(neutral)``."""
+    symbol = latex_escape(column.metric.symbol)
+    if column.label is not None:
+        symbol += f"({latex_escape(column.label)})"
+    return symbol + ("$_c$" if column.calibrated else "")
+
+
+def formula_of(column: Column) -> str:
+    """The metric's formula for the caption: the registry's LaTeX, else its text."""
+    metric = column.metric
+    if metric.formula_latex:
+        return f"${metric.formula_latex}$"
+    return latex_escape(metric.formula_text)
+
+
+def formula_entry(column: Column) -> str:
+    """``macR $= ...$`` for a suite metric; ``R(class): recall of the class, ...`` per class."""
+    metric = column.metric
+    if column.label is None:
+        return f"{column_header(Column(column.key))} $=$ {formula_of(column)}"
+    symbol = latex_escape(metric.symbol)
+    return f"{symbol}(class): {latex_escape(metric.name.lower())} of the class, {formula_of(column)}"
+
+
+def caption(columns: Sequence[Column], *, title: str | None) -> str:
+    """What the table shows, how to read it, and the formula of every column."""
+    of = f" of {latex_escape(title)}" if title else ""
+    plain = [column_header(c) for c in columns if not is_share(c)]
+    units = "values in percent with one decimal"
+    if plain:
+        units += f" (except {', '.join(plain)}: not shares, two decimals)"
+    formulas = list(dict.fromkeys(formula_entry(column) for column in columns))
+    parts = [
+        f"Teams{of} ranked by {len(columns)} metric{'s' if len(columns) != 1 else ''}: {units}; "
+        "the best value of each column in bold, ties all bold (decided on the exact values, "
+        "not on the printed digits).",
+        "On the confusion matrix $m$ ($m_{ij}$: items predicted $i$ whose gold label is $j$; $n$ classes): "
+        + "; ".join(formulas)
+        + ".",
+    ]
+    parts += [sentence for symbol, sentence in NOTATION if any(symbol.search(formula) for formula in formulas)]
+    if any(column.calibrated for column in columns):
+        parts.append(CALIBRATION_NOTE)
+    return " ".join(parts)
+
+
+def latex_table(
+    *,
+    teams: Sequence[str],
+    columns: Sequence[Column],
+    values: Mapping[str, Sequence[Value]],
+    title: str | None = None,
+) -> str:
+    """A booktabs table: a row per team (in the given order), a column per ``columns``.
+
+    ``values`` maps each column's id to the teams' values in ``teams`` order (``None`` where
+    undefined). The best value of each column is bold, ties all bold (competition rank 1).
+    """
+    cells: list[list[str]] = [[] for _ in teams]
+    for column in columns:
+        column_values = list(values[column.id])
+        if len(column_values) != len(teams):
+            raise ValueError(f"{len(column_values)} values of {column.id!r} for {len(teams)} teams")
+        ranks = competition_ranks(column_values)
+        for row, value, rank in zip(cells, column_values, ranks, strict=True):
+            row.append(cell_text(value, percent=is_share(column), best=rank == 1))
+    rows = []
+    for team, row in zip(teams, cells, strict=True):
+        name = latex_escape(team)
+        # A row must not start with "*" or "[": the previous row's \\ would read it as its own.
+        rows.append(" & ".join(["{}" + name if name.startswith("*") else name, *row]) + r" \\")
+    header = " & ".join(["Team", *(column_header(column) for column in columns)]) + r" \\"
+    lines = [
+        r"% Needs \usepackage{booktabs} in the preamble.",
+        r"\begin{table}",
+        r"\centering",
+        r"\begin{tabular}{l" + "r" * len(columns) + "}",
+        r"\toprule",
+        header,
+        r"\midrule",
+        *rows,
+        r"\bottomrule",
+        r"\end{tabular}",
+        rf"\caption[Teams{' of ' + latex_escape(title) if title else ''} ranked by {len(columns)} metrics]"
+        f"{{{caption(columns, title=title)}}}",
+        r"\end{table}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def table8_columns(labels: Sequence[str]) -> list[Column]:
+    """The columns of paper 000's Table 8: macro recall, its geometric and harmonic means,
+    macro F1 raw and calibrated, kappa, MCC (:data:`~scoring.engine.columns.PAPER_SET_KEYS`),
+    then each class's recall."""
+    columns = []
+    for key in PAPER_SET_KEYS:
+        columns.append(Column(key))
+        if key in TABLE8_CALIBRATED:
+            columns.append(Column(key, calibrated=True))
+    return columns + [Column(measure, label) for measure in BOARD_CLASS_MEASURES for label in labels]
