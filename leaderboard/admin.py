@@ -2,7 +2,16 @@
 
 from django.contrib import admin
 
-from leaderboard.models import Baseline, Membership, StoredFile, Submission, Task, Team
+from leaderboard.models import (
+    Baseline,
+    ConfirmedEmail,
+    Membership,
+    Notification,
+    StoredFile,
+    Submission,
+    Task,
+    Team,
+)
 
 
 @admin.register(StoredFile)
@@ -59,3 +68,18 @@ class SubmissionAdmin(admin.ModelAdmin):
 class BaselineAdmin(admin.ModelAdmin):
     list_display = ["name", "task", "kind"]
     list_filter = ["task", "kind"]
+
+
+@admin.register(Notification)
+class NotificationAdmin(admin.ModelAdmin):
+    list_display = ["user", "submission", "created_at", "read_at"]
+    list_filter = ["read_at"]
+    search_fields = ["user__username", "message"]
+    raw_id_fields = ["user", "submission"]
+
+
+@admin.register(ConfirmedEmail)
+class ConfirmedEmailAdmin(admin.ModelAdmin):
+    list_display = ["user", "email", "confirmed_at"]
+    search_fields = ["user__username", "email"]
+    raw_id_fields = ["user"]

@@ -72,3 +72,17 @@ def check_secret_key(app_configs=None, **kwargs) -> list[Error]:
             id="leaderboard.E004",
         )
     ]
+
+
+@register()
+def check_email_verification(app_configs=None, **kwargs) -> list[Error]:
+    choices = getattr(settings, "EMAIL_VERIFICATION_CHOICES", ())
+    value = getattr(settings, "EMAIL_VERIFICATION", None)
+    if value in choices:
+        return []
+    return [
+        Error(
+            f"EMAIL_VERIFICATION is {value!r}; it must be one of {', '.join(choices)}.",
+            id="leaderboard.E005",
+        )
+    ]

@@ -71,3 +71,34 @@ TASK_CLOSED = Problem(
 )
 GOLD_NOT_PENDING = Problem("GOLD_NOT_PENDING", "There is no new gold file waiting for confirmation; upload it again.")
 NOT_ORGANISER = Problem("NOT_ORGANISER", "Only the task's organisers may do this.")
+EMAIL_REQUIRED = Problem(
+    "EMAIL_REQUIRED", "Enter an e-mail address: password-reset links and scoring notices are sent there."
+)
+EMAIL_INVALID = Problem("EMAIL_INVALID", "Enter a whole e-mail address, such as name@example.org.")
+EMAIL_TAKEN = Problem(
+    "EMAIL_TAKEN",
+    "An account with this e-mail address exists already. Log in, or reset its password if you have forgotten it.",
+)
+EMAIL_MISSING = Problem(
+    "EMAIL_MISSING",
+    "Add an e-mail address to your account (your user name at the top of the page) and confirm it before you submit.",
+)
+EMAIL_NOT_VERIFIED = Problem(
+    "EMAIL_NOT_VERIFIED",
+    "Confirm your e-mail address before you submit: follow the link sent to {email}, or ask for a new link "
+    "on your account page (your user name at the top of the page).",
+)
+EMAIL_LINK_INVALID = Problem(
+    "EMAIL_LINK_INVALID",
+    "This confirmation link is not valid: it was cut short or altered. Copy the whole link from the e-mail, "
+    "or ask for a new one on your account page.",
+)
+EMAIL_LINK_EXPIRED = Problem(
+    "EMAIL_LINK_EXPIRED",
+    "This confirmation link has expired (links last {days} days). Log in and ask for a new one on your account page.",
+)
+EMAIL_LINK_STALE = Problem(
+    "EMAIL_LINK_STALE",
+    "This link confirms {email}, which is no longer the address of this account. Use the link sent to the "
+    "current address, or ask for a new one on your account page.",
+)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 from django.core.exceptions import ValidationError
+from django.template.loader import render_to_string
 
 from leaderboard import errors
 from leaderboard.models import Task, metric_choices
 from leaderboard.names import canonical_name
+from leaderboard.services.notifications import email_send_later
 from leaderboard.services.tasks import SETTINGS_FIELDS
 
 
@@ -111,10 +114,69 @@ class SubmissionForm(forms.Form):
     description = forms.CharField(max_length=200, required=False, help_text="optional: what this run is")
 
 
+def email_field(**options) -> forms.EmailField:
+    return forms.EmailField(
+        label="E-mail address",
+        max_length=254,
+        error_messages={"required": errors.EMAIL_REQUIRED, "invalid": errors.EMAIL_INVALID},
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+        **options,
+    )
+
+
+def unused_email(value: str, *, owner=None) -> str:
+    """``value`` with its domain in lower case, if no other account has it, whatever its case."""
+    user_model = get_user_model()
+    email = user_model.objects.normalize_email(value)
+    if user_model.objects.filter(email__iexact=email).exclude(pk=getattr(owner, "pk", None)).exists():
+        raise errors.EMAIL_TAKEN.plain()
+    return email
+
+
 class SignupForm(UserCreationForm):
-    """Django's sign-up: its user name field is NFKC-normalised and names that differ only in
-    case are refused; a name with characters a reader cannot see gets a message naming them."""
+    """Django's sign-up with a required e-mail address that no other account has (compared
+    without case): password-reset links and scoring notices go there. The user name field is
+    NFKC-normalised and names that differ only in case are refused; a name with characters a
+    reader cannot see gets a message naming them."""
+
+    email = email_field(help_text="for password-reset links and news of your submissions; not shown to other teams")
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
 
     def clean_username(self):
         canonical_name(self.cleaned_data.get("username") or "", field=None)
         return super().clean_username()
+
+    def clean_email(self) -> str:
+        return unused_email(self.cleaned_data["email"])
+
+
+class EmailChangeForm(forms.Form):
+    """A new address for an account; it must be confirmed again."""
+
+    email = email_field(help_text="a new address has to be confirmed again")
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.fields["email"].initial = user.email
+        if settings.EMAIL_VERIFICATION == "none":
+            self.fields["email"].help_text = ""
+
+    def clean_email(self) -> str:
+        return unused_email(self.cleaned_data["email"], owner=self.user)
+
+
+class QueuedPasswordResetForm(PasswordResetForm):
+    """Django's password reset, with its e-mail handed to the tasks queue: with RQ workers the
+    request never waits for the SMTP server (nor shows by its timing whether an account exists)."""
+
+    email = email_field()
+
+    def send_mail(
+        self, subject_template_name, email_template_name, context, from_email, to_email, html_email_template_name=None
+    ) -> None:
+        subject = "".join(render_to_string(subject_template_name, context).splitlines())
+        body = render_to_string(email_template_name, context)
+        email_send_later(subject=subject, body=body, recipient=to_email)

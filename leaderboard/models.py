@@ -16,6 +16,7 @@ import numpy as np
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
@@ -307,3 +308,53 @@ class Baseline(Scored):
 
     def __str__(self) -> str:
         return self.name
+
+
+class NotificationQuerySet(models.QuerySet):
+    def unread(self) -> NotificationQuerySet:
+        return self.filter(read_at__isnull=True)
+
+
+class Notification(models.Model):
+    """A note on the site for one person: a submission of their team was scored or failed.
+
+    The same text goes by e-mail when the person has an address. It never holds a score: what a
+    team may see of its scores depends on the task's feedback policy, which the submission's
+    page applies, so the note only says what happened and where to look.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    submission = models.ForeignKey(
+        Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="notifications"
+    )
+    message = models.TextField()
+    link = models.CharField(max_length=300, blank=True, help_text="the path of the page the note is about")
+    created_at = models.DateTimeField(default=timezone.now)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    objects = NotificationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "read_at"], name="notification_user_read")]
+
+    def __str__(self) -> str:
+        return f"to {self.user}: {self.message[:60]}"
+
+
+class ConfirmedEmail(models.Model):
+    """An e-mail address its account's owner has confirmed by following a signed link.
+
+    Confirmation belongs to the address, not the account: after a change of address the new
+    one is unconfirmed until its own link is followed (``settings.EMAIL_VERIFICATION``).
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="confirmed_emails")
+    email = models.EmailField()
+    confirmed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint("user", Lower("email"), name="confirmed_email_unique_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.email} of {self.user}"

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from leaderboard.models import Submission, Task
+from leaderboard.services.notifications import submission_finished_notify
 from scoring.engine.io import InputFileError
 from scoring.engine.scorer import score_files
 
@@ -76,6 +77,8 @@ def score_stored_submission(*, submission_id: int) -> str:
         submission.scored_gold_version = gold_version
         submission.score_count += 1
         submission.save()
+        # The team's notes are written with the outcome; their e-mails go once it commits.
+        submission_finished_notify(submission=submission)
     logger.debug("submission %s %s", submission_id, submission.status)
     return submission.status
 

@@ -69,6 +69,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "leaderboard.views.notifications.header",  # unread notes and the next= of the header links
             ],
             "builtins": ["leaderboard.templatetags.leaderboard_tags"],
         },
@@ -154,6 +155,33 @@ AXES_USERNAME_CALLABLE = "leaderboard.throttling.normalised_username"  # as the 
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # refused attempts are not counted: the end time holds
 AXES_LOCKOUT_CALLABLE = "leaderboard.throttling.lockout_response"  # HTTP 429, our page, Retry-After
+
+# E-mail: printed to the console by default (the embedded set-up sends nothing); SMTP as soon
+# as EMAIL_HOST is set. EMAIL_TIMEOUT bounds how long a slow server can hold a worker: e-mails
+# about scoring are sent by the scoring task, and a failure to send is logged, never raised.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)  # implicit TLS (port 465)
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", not EMAIL_USE_SSL)  # STARTTLS (port 587); the two exclude each other
+EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "10"))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Shared-task leaderboard <leaderboard@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+"""Where links in e-mails sent by a worker point (no request to take the host from)."""
+
+EMAIL_VERIFICATION_CHOICES = ("none", "optional", "mandatory")
+EMAIL_VERIFICATION = os.environ.get("EMAIL_VERIFICATION", "optional")
+"""``none``: no link is sent; ``optional`` (default): a link is sent, nothing waits for it;
+``mandatory``: no upload until the address is confirmed. Another value is reported by a
+system check (leaderboard.E005)."""
+EMAIL_VERIFICATION_MAX_AGE = dt.timedelta(days=int(os.environ.get("EMAIL_VERIFICATION_DAYS", "3")))
+"""How long a confirmation link stays valid (as long as a password-reset link by default)."""
 
 # Per-process memory by default. Set CACHE_URL (e.g. redis://host:6379/1) in the scaled
 # set-up so that cached boards are shared by every gunicorn worker.

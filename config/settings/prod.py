@@ -11,6 +11,9 @@ SECRET_KEY = os.environ.get("SECRET_KEY", "")
 """At least 50 random characters; ``check --deploy`` (run by ``make serve``) refuses others."""
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+SITE_URL = os.environ.get("SITE_URL", f"https://{ALLOWED_HOSTS[0].lstrip('.')}" if ALLOWED_HOSTS else "").rstrip("/")
+"""Links in e-mails sent by workers: the public address (by default https:// and the first allowed host).
+E-mail goes by SMTP once ``EMAIL_HOST`` is set (see base.py and the README); until then, to the log."""
 
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -23,6 +23,12 @@ from leaderboard.selectors.boards import (
     sorted_by,
     team_values,
 )
+from leaderboard.selectors.notifications import (
+    email_confirmation_claim,
+    email_is_confirmed,
+    notifications_of,
+    unread_count,
+)
 from leaderboard.selectors.participation import team_of, visible_submissions
 
 __all__ = [
@@ -36,12 +42,16 @@ __all__ = [
     "compare_values",
     "correlations_of",
     "counting_submissions",
+    "email_confirmation_claim",
+    "email_is_confirmed",
     "leaderboard",
+    "notifications_of",
     "paired_columns",
     "primary_column",
     "rank_correlations",
     "sorted_by",
     "team_of",
     "team_values",
+    "unread_count",
     "visible_submissions",
 ]

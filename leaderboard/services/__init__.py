@@ -4,6 +4,14 @@ Problems a person can fix come out as ``ValidationError``\\ s made from the name
 :mod:`leaderboard.errors`, keyed by the form field they belong to.
 """
 
+from leaderboard.services.notifications import (
+    account_email_change,
+    email_confirm,
+    email_confirmation_send,
+    email_send_later,
+    notifications_mark_read,
+    submission_finished_notify,
+)
 from leaderboard.services.submissions import submission_choose, submission_create
 from leaderboard.services.tasks import (
     baselines_refresh,
@@ -17,12 +25,18 @@ from leaderboard.services.tasks import (
 from leaderboard.services.teams import team_create, team_join
 
 __all__ = [
+    "account_email_change",
     "baselines_refresh",
+    "email_confirm",
+    "email_confirmation_send",
+    "email_send_later",
     "gold_confirm",
     "gold_preview",
     "gold_replace",
+    "notifications_mark_read",
     "submission_choose",
     "submission_create",
+    "submission_finished_notify",
     "task_create",
     "task_rescore",
     "task_update",

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import datetime as dt
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from leaderboard import errors
+from leaderboard import tasks as scoring_queue  # the module, not its names: it imports a service
 from leaderboard.models import DESCRIPTION_MAX_LENGTH, Membership, StoredFile, Submission, Task, Team
+from leaderboard.selectors.notifications import email_is_confirmed
 from leaderboard.selectors.participation import team_of
-from leaderboard.tasks import enqueue_on_commit
 from leaderboard.uploads import prediction_kind, safe_file_name
 
 
@@ -45,10 +47,13 @@ def submission_create(
 
     The deadline is checked against the upload time: a file uploaded before it counts even if
     it is scored after it. The team row is locked while limits are checked, so two uploads
-    racing for the last slot cannot both pass.
+    racing for the last slot cannot both pass. With ``EMAIL_VERIFICATION = "mandatory"`` the
+    uploader's e-mail address must be confirmed first.
     """
     now = now or timezone.now()
     check_window(task=task, now=now)
+    if settings.EMAIL_VERIFICATION == "mandatory" and not email_is_confirmed(user=user):
+        raise (errors.EMAIL_NOT_VERIFIED.error(email=user.email) if user.email else errors.EMAIL_MISSING.error())
     team = team_of(task=task, user=user)
     if team is None:
         raise errors.NO_TEAM.error()
@@ -68,7 +73,7 @@ def submission_create(
             description=description[:DESCRIPTION_MAX_LENGTH],
             created_at=now,
         )
-        enqueue_on_commit([submission.pk])
+        scoring_queue.enqueue_on_commit([submission.pk])
     submission.refresh_from_db()
     return submission
 

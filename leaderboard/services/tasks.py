@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import F
 
 from leaderboard import errors
+from leaderboard import tasks as scoring_queue  # the module, not its names: it imports a service
 from leaderboard.models import (
     DEFAULT_MAX_PER_DAY,
     DEFAULT_MAX_TOTAL,
@@ -18,7 +19,6 @@ from leaderboard.models import (
     Submission,
     Task,
 )
-from leaderboard.tasks import enqueue_on_commit
 from leaderboard.uploads import clean_labels, parse_gold, safe_file_name, stored_gold
 from scoring.engine.baselines import baseline_matrices, baseline_names
 from scoring.engine.gold import GoldChange, compare_gold
@@ -152,7 +152,7 @@ def gold_confirm(*, task: Task) -> int:
     baselines_refresh(task=task, gold=gold)
     ids = list(task.submissions.values_list("pk", flat=True))
     task.submissions.filter(status=Submission.Status.FAILED).update(status=Submission.Status.QUEUED)
-    enqueue_on_commit(ids)
+    scoring_queue.enqueue_on_commit(ids)
     return len(ids)
 
 
@@ -167,5 +167,5 @@ def task_rescore(*, task: Task) -> int:
     """Queue for scoring what is queued, stuck in scoring (lost jobs) or scored against an older
     gold file; scoring is idempotent per gold version. Returns how many."""
     ids = list(task.submissions.needing_scoring(stuck_after=STUCK_AFTER).values_list("pk", flat=True))
-    enqueue_on_commit(ids)
+    scoring_queue.enqueue_on_commit(ids)
     return len(ids)

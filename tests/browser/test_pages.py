@@ -113,6 +113,7 @@ def test_a_newcomer_signs_up_forms_a_team_uploads_and_is_ranked(page, settings, 
     sample = Path(django_settings.VAR_DIR) / "demo" / "sample-predictions.csv"
     page.open("/accounts/signup/")
     page.page.fill("input[name=username]", "newcomer")
+    page.page.fill("input[name=email]", "newcomer@example.org")
     page.page.fill("input[name=password1]", "a-long-and-unusual-passphrase")
     page.page.fill("input[name=password2]", "a-long-and-unusual-passphrase")
     page.page.click("main button[type=submit]")

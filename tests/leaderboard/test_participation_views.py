@@ -158,7 +158,13 @@ def post_upload(django_capture_on_commit_callbacks):
 def test_signup_creates_the_account_logs_in_and_follows_a_local_next(client, task):
     response = client.post(
         reverse("signup"),
-        {"username": "newcomer", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "next": task.get_absolute_url()},
+        {
+            "username": "newcomer",
+            "email": "newcomer@example.org",
+            "password1": NEW_PASSWORD,
+            "password2": NEW_PASSWORD,
+            "next": task.get_absolute_url(),
+        },
     )
     assert response.status_code == 302
     assert response["Location"] == task.get_absolute_url()
@@ -178,7 +184,13 @@ def test_signup_with_a_bad_password_stays_on_the_form(client):
 def test_signup_never_redirects_off_site(client, target):
     response = client.post(
         reverse("signup"),
-        {"username": "newcomer", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "next": target},
+        {
+            "username": "newcomer",
+            "email": "newcomer@example.org",
+            "password1": NEW_PASSWORD,
+            "password2": NEW_PASSWORD,
+            "next": target,
+        },
     )
     assert response.status_code == 302
     assert response["Location"] == page("task_list")
