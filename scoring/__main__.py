@@ -7,7 +7,8 @@ as the site does (:mod:`scoring.engine.board`): a team per file, named by the fi
 board and the Spearman matrix as tables, or one JSON object (contract, see
 :meth:`scoring.engine.board.Board.as_json`). ``--format latex`` prints the board as a table in
 the style of paper 000's Table 8 (:mod:`scoring.engine.latex`), its columns chosen with
-``--metrics``. Exit status 0 on success; 2 with a message naming the file, the line and the
+``--metrics``. ``--bootstrap B --seed S`` adds paired-bootstrap intervals to a JSON board
+(:mod:`scoring.engine.bootstrap`). Exit status 0 on success; 2 with a message naming the file, the line and the
 problem on bad input (every bad prediction file of a board is named).
 """
 
@@ -225,6 +226,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="comma-separated column ids for the latex table or the text board, e.g. "
         "macro_recall,kappa_c,recall[neutral] (default for latex: Table 8's columns)",
     )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        metavar="REPLICATES",
+        help="with a JSON board: add paired-bootstrap 95%% intervals of every score, rank and rho over this many "
+        "resampled test sets (e.g. 1000)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the bootstrap's random numbers (default: 0); same seed, same JSON"
+    )
     parser.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
     parser.add_argument(
         "--prevalence", help="comma-separated target class shares, in label order: adds every metric scaled to them"
@@ -254,6 +265,10 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
     """Several prediction files (or one, as a LaTeX table): scored, ranked, correlated."""
     if args.weights or args.prevalence:
         return fail("--weights and --prevalence apply to a single prediction file")
+    if args.bootstrap is not None and (args.format != "json" or len(args.predictions) < 2):
+        return fail("--bootstrap adds intervals to a JSON board: two or more prediction files and --format json")
+    if args.bootstrap is not None and args.bootstrap < 1:
+        return fail(f"--bootstrap needs a positive number of replicates, got {args.bootstrap}")
     if args.metrics and args.format == "json":
         return fail("--metrics chooses the columns of --format latex or text; the JSON board holds every column")
     try:
@@ -269,7 +284,8 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
     except BoardError as error:
         return fail(f"--metrics: {error}")
     if args.format == "json":
-        json.dump(scored.as_json(), sys.stdout, indent=2, allow_nan=False)
+        stability = None if args.bootstrap is None else scored.stability(replicates=args.bootstrap, seed=args.seed)
+        json.dump(scored.as_json(stability=stability), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     elif args.format == "latex":
         columns = columns or table8_columns(scored.labels)
@@ -284,6 +300,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
     if len(args.predictions) == 1 and args.format != "latex":
+        if args.bootstrap is not None:
+            return fail("--bootstrap applies to a board (two or more prediction files) with --format json")
         if args.metrics:
             return fail("--metrics applies to a board (two or more prediction files) or to --format latex")
         return single_file(args, labels)

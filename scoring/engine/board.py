@@ -8,6 +8,11 @@ columns (:mod:`scoring.engine.columns`), and ranks, ties and Spearman's rho come
 :mod:`scoring.engine.ranking` (competition ranks 1, 2, 2, 4; average ranks for rho; values
 equal as fractions are the same double, so ties are exact).
 
+Ranking stability (optional, ``--bootstrap``): :meth:`Board.stability` runs the paired bootstrap
+of :mod:`scoring.engine.bootstrap` on the items the board was scored from, and
+:meth:`Board.as_json` then adds the intervals (rules: percentiles, undefined intervals, the
+tie with the leader and the groups, in that module's docstring).
+
 A team is named by its file's stem (``runs/team-a.csv`` is ``team-a``), in argument order; two
 files with the same stem are refused (:data:`DUPLICATE_TEAM`), naming both. The gold file is
 read once.
@@ -26,14 +31,30 @@ section says that the ranks are those of the calibrated values; the ids carry no
 (:func:`scoring.engine.columns.paired_columns`: each column followed by its calibrated
 version, ``_c``); ``rho[i][j]`` is ``null`` where rho is undefined (fewer than two teams
 defined under both columns, or a ranking that is all ties).
+
+With a bootstrap (:meth:`Board.as_json` given a :class:`~scoring.engine.bootstrap.Stability`)
+the object also holds, ``[lo, hi]`` pairs being ``null`` where undefined::
+
+    "bootstrap": {"replicates": B, "seed": S, "confidence": 0.95, "percentile_method": "inverted_cdf",
+                  "block_size": 200},
+    "intervals": {"raw": {id: {team: {"score": [lo, hi], "rank": [best, worst]}}}, "calibrated": {...}},
+    "tied_with_leader": {"raw": {id: [team, ...]}, "calibrated": {...}},
+    "indistinguishable": {"raw": {id: [[team, ...], ...]}, "calibrated": {...}},
+    "spearman_intervals": [[[lo, hi], ...], ...]
+
+keyed like ``ranks`` (raw column ids in both sections); ``spearman_intervals`` has the layout of
+``spearman.rho`` (same ``spearman.columns``) with a ``[lo, hi]`` cell for each rho.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
+from scoring.engine import bootstrap
 from scoring.engine.columns import Column, column_by_id, paired_columns, ranking_columns
 from scoring.engine.io import InputFileError, read_labels, read_predictions
 from scoring.engine.metrics import Value
@@ -85,6 +106,10 @@ class Board:
     n_items: int
     teams: tuple[str, ...]
     reports: Mapping[str, Report]
+    gold_codes: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """The gold codes the board was scored against (items in the gold file's order)."""
+    predicted: Mapping[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    """Each team's aligned predictions: class codes, or probability rows."""
 
     def values(self, column: Column) -> list[Value]:
         """The teams' values under ``column``, in team order (``None`` where undefined)."""
@@ -102,12 +127,28 @@ class Board:
         """Spearman's rho between the team rankings of every pair of ``columns``, by column id."""
         return spearman_matrix({column.id: self.values(column) for column in columns})
 
-    def as_json(self) -> dict:
-        """The board's JSON object (contract: see the module docstring)."""
+    def stability(self, *, replicates: int, seed: int) -> bootstrap.Stability:
+        """Paired bootstrap intervals of every ranking column (raw and calibrated) and of the
+        heatmap's rho; needs a board scored from items (:func:`score_board`)."""
+        if self.gold_codes is None or self.predicted is None:
+            raise ValueError("a bootstrap needs the items: build the board with score_board")
+        return bootstrap.bootstrap(
+            self.gold_codes,
+            [self.predicted[team] for team in self.teams],
+            labels=self.labels,
+            replicates=replicates,
+            seed=seed,
+            columns=self.ranking_columns(calibrated=None),
+            heatmap=paired_columns(self.labels),
+        )
+
+    def as_json(self, *, stability: bootstrap.Stability | None = None) -> dict:
+        """The board's JSON object (contract: see the module docstring), with the bootstrap's
+        intervals when ``stability`` is given."""
         raw = self.ranking_columns(calibrated=False)
         heatmap = paired_columns(self.labels)
         matrix = self.correlations(heatmap)
-        return {
+        board = {
             "labels": list(self.labels),
             "n_items": self.n_items,
             "teams": list(self.teams),
@@ -121,6 +162,47 @@ class Board:
                 "rho": [[matrix[row.id][column.id].rho for column in heatmap] for row in heatmap],
             },
         }
+        return board if stability is None else {**board, **self.stability_json(stability, raw)}
+
+    def stability_json(self, stability: bootstrap.Stability, raw: Sequence[Column]) -> dict:
+        """The bootstrap's part of the JSON object (see the module docstring)."""
+
+        def sections(of_column: Callable[[Column], object]) -> dict:
+            return {
+                "raw": {column.id: of_column(column) for column in raw},
+                "calibrated": {column.id: of_column(column.counterpart()) for column in raw},
+            }
+
+        def intervals(column: Column) -> dict:
+            index = stability.index(column)
+            return {
+                team: {
+                    "score": interval_json(stability.scores[index, t]),
+                    "rank": interval_json(stability.ranks[index, t], integral=True),
+                }
+                for t, team in enumerate(self.teams)
+            }
+
+        return {
+            "bootstrap": {
+                "replicates": stability.replicates,
+                "seed": stability.seed,
+                "confidence": stability.confidence,
+                "percentile_method": bootstrap.PERCENTILE_METHOD,
+                "block_size": bootstrap.BLOCK_SIZE,
+            },
+            "intervals": sections(intervals),
+            "tied_with_leader": sections(lambda c: [self.teams[t] for t in stability.tied_with_leader(c)]),
+            "indistinguishable": sections(lambda c: [[self.teams[t] for t in g] for g in stability.groups(c)]),
+            "spearman_intervals": [[interval_json(cell) for cell in row] for row in stability.rho],
+        }
+
+
+def interval_json(bounds: np.ndarray, *, integral: bool = False) -> list[float] | list[int] | None:
+    """A ``[lo, hi]`` pair for JSON, ``None`` when undefined (NaN)."""
+    if np.isnan(bounds).any():
+        return None
+    return [int(b) for b in bounds] if integral else [float(b) for b in bounds]
 
 
 def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: Sequence[str] | None = None) -> Board:
@@ -134,6 +216,7 @@ def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: 
     teams = team_names(predictions)
     gold_file = read_labels(gold, labels=labels)
     reports = {}
+    predicted_items: dict[str, np.ndarray] = {}
     errors: list[Exception] = []
     for team, path in zip(teams, predictions, strict=True):
         try:
@@ -143,9 +226,17 @@ def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: 
             continue
         matrix = confusion_of(gold_file, predicted)
         reports[team] = score_matrix(matrix, labels=gold_file.labels, n_items=len(gold_file.ids))
+        predicted_items[team] = predicted.probabilities if predicted.is_soft else predicted.codes
     if errors:
         raise PredictionFilesError(errors)
-    return Board(labels=gold_file.labels, n_items=len(gold_file.ids), teams=tuple(teams), reports=reports)
+    return Board(
+        labels=gold_file.labels,
+        n_items=len(gold_file.ids),
+        teams=tuple(teams),
+        reports=reports,
+        gold_codes=gold_file.codes,
+        predicted=predicted_items,
+    )
 
 
 def choose_columns(text: str, available: Sequence[Column]) -> list[Column]:

@@ -1,0 +1,345 @@
+"""Ranking stability: paired bootstrap intervals of every team's scores and ranks.
+
+A replicate resamples the test items with replacement (N draws from the N items) and scores
+**every** team on the same resampled items (a paired bootstrap: what varies between replicates
+is the test set, not the teams). Per replicate, each team's confusion matrix is a weighted
+count: item ``k`` drawn ``w_k`` times adds ``w_k`` to the cell (predicted, gold), or, for a
+probability output, ``w_k`` times its row of probabilities to the gold column (paper 000,
+footnote 1). So the matrices of all teams for a block of replicates come from one matrix
+product per gold class, ``W[:, items of class g] @ P[items of class g]``, of the resampling
+weights ``W`` (replicates × items) with the teams' prediction masses ``P`` (items × teams·n:
+one-hot rows for hard labels, probability rows for soft ones); then every ranking column, raw
+and calibrated, is computed for all matrices at once (:mod:`scoring.engine.batch`).
+
+Rules (stated here once, used by the CLI and the board's JSON):
+
+* **Randomness.** ``numpy.random.default_rng(seed)``; each block of :data:`BLOCK_SIZE`
+  replicates draws its ``BLOCK_SIZE × N`` item indices with ``rng.integers`` and counts them
+  (``np.bincount``) into multinomial weights. The block size is fixed, so the same seed and
+  replicate count give the same numbers on any machine, and the working memory (weights,
+  matrices, temporary arrays) is that of one block whatever the replicate count. What is kept
+  across blocks is what exact percentiles need: one value (float64) and one rank (int16) per
+  replicate, column and team, and one rho per replicate and pair of heatmap columns (about
+  50 kB per replicate for 100 teams and 42 columns); the quantiles then copy one column at a
+  time.
+* **Intervals.** Percentile intervals at 2.5 % and 97.5 % (``confidence=0.95``) over the
+  replicates, ``numpy.quantile(..., method="inverted_cdf")`` (Hyndman and Fan's type 1, the
+  plain empirical quantile), so every bound is a value some replicate took: a rank interval is
+  the [best, worst] rank seen in the central 95 % of replicates.
+* **Ranks per replicate** are the engine's competition ranks (1, 2, 2, 4; equal floats tie, no
+  tolerance; :mod:`scoring.engine.ranking`); rho per replicate is Spearman's rho on average
+  ranks over the teams defined under both columns, undefined with fewer than two such teams or
+  a ranking that is all ties, as :func:`scoring.engine.ranking.spearman`. Replicate values are
+  the float formulas of :mod:`scoring.engine.batch`, not the board's canonical exact values:
+  identical predictions always tie, but two different matrices whose value is the same fraction
+  may split by an ulp (the accepted loss of floats, see :mod:`scoring.engine.exact`).
+* **Undefined.** A team's value that is undefined in a replicate has no rank there (the others
+  are ranked without it). An interval (score, rank or rho) is undefined (``None``) when its
+  quantity is undefined in **any** replicate: the variability of the test set then reaches a
+  test set on which the metric says nothing, and a percentile of the remaining replicates would
+  hide it.
+* **Tied with the leader.** A team is statistically tied with the leader under a column when its
+  rank interval includes rank 1 (its best rank is 1).
+* **Indistinguishable groups.** Per column, the teams whose rank intervals overlap, chained:
+  the connected components of "rank intervals overlap", each listed by best rank. Two teams in
+  different groups never share a rank in the central 95 % of replicates; within a group, some
+  chain of teams does. (The grouping of WMT's human-evaluation clusters.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.engine import batch
+from scoring.engine.columns import Column, paired_columns, ranking_columns
+
+BLOCK_SIZE = 200
+"""Replicates per block: fixes the working memory, and the random stream (see the rules)."""
+
+CONFIDENCE = 0.95
+PERCENTILE_METHOD = "inverted_cdf"
+EXACT_FLOAT32_COUNTS = 2**24
+"""Below this many items, float32 holds every weighted count of hard labels exactly (the
+weights are integers summing to N), so hard-label products run in single precision."""
+
+
+def prediction_masses(predicted: np.ndarray, n_classes: int) -> np.ndarray:
+    """Each item's prediction as a row of class masses: one-hot for a vector of class codes,
+    the probability rows themselves for a (items × classes) matrix."""
+    predicted = np.asarray(predicted)
+    if predicted.ndim == 2:
+        if predicted.shape[1] != n_classes:
+            raise ValueError(f"probability rows need {n_classes} columns, got {predicted.shape[1]}")
+        return predicted.astype(np.float64)
+    masses = np.zeros((len(predicted), n_classes))
+    masses[np.arange(len(predicted)), predicted] = 1.0
+    return masses
+
+
+class ReplicateMatrices:
+    """The teams' confusion matrices on resampled test sets, a block of replicates at a time.
+
+    ``gold`` holds the items' gold codes; ``predicted`` one entry per team, class codes (hard)
+    or probability rows (soft), aligned to ``gold``.
+    """
+
+    def __init__(self, gold: np.ndarray, predicted: Sequence[np.ndarray], *, n_classes: int) -> None:
+        gold = np.asarray(gold)
+        self.n_items = len(gold)
+        self.n_classes = n_classes
+        self.n_teams = len(predicted)
+        hard = all(np.asarray(p).ndim == 1 for p in predicted)
+        self.dtype = np.float32 if hard and self.n_items < EXACT_FLOAT32_COUNTS else np.float64
+        # Items sorted by gold class, so that each class's items are one contiguous slice.
+        self.order = np.argsort(gold, kind="stable")
+        bounds = np.searchsorted(gold[self.order], np.arange(n_classes + 1))
+        self.slices = [slice(int(bounds[g]), int(bounds[g + 1])) for g in range(n_classes)]
+        masses = np.stack([prediction_masses(p, n_classes)[self.order] for p in predicted], axis=1)
+        self.masses = np.ascontiguousarray(masses.reshape(self.n_items, self.n_teams * n_classes), dtype=self.dtype)
+
+    def weights(self, rng: np.random.Generator, n_replicates: int) -> np.ndarray:
+        """Multinomial resampling weights (replicates × items): how often each item is drawn in
+        N draws with replacement. Items are numbered in :attr:`order` (sorted by gold class),
+        which changes nothing in the distribution and saves a permutation per block."""
+        draws = rng.integers(0, self.n_items, size=(n_replicates, self.n_items))
+        draws += np.arange(n_replicates)[:, None] * self.n_items
+        counts = np.bincount(draws.ravel(), minlength=n_replicates * self.n_items)
+        return counts.reshape(n_replicates, self.n_items).astype(self.dtype)
+
+    def of_weights(self, weights: np.ndarray) -> np.ndarray:
+        """Every team's matrix under each row of weights (items in :attr:`order`): shape
+        (replicates, teams, n, n)."""
+        n, b = self.n_classes, len(weights)
+        out = np.empty((n, b, self.n_teams, n))
+        for g, items in enumerate(self.slices):
+            out[g] = (weights[:, items] @ self.masses[items]).reshape(b, self.n_teams, n)
+        return np.moveaxis(out, 0, -1)
+
+
+def column_values(matrices: np.ndarray, columns: Sequence[Column], labels: Sequence[str]) -> np.ndarray:
+    """Each column's value for each matrix (..., n, n): shape (columns, ...); NaN where
+    undefined (every calibrated value of a matrix whose calibration is undefined)."""
+    stacks = {False: batch.Stack(matrices), True: batch.Stack(batch.calibrate(matrices))}
+    calibration_defined = np.all(stacks[False].prevalence > 0, axis=0)
+    out = np.empty((len(columns), *matrices.shape[:-2]))
+    for index, column in enumerate(columns):
+        stack = stacks[column.calibrated]
+        if column.label is None:
+            values = batch.metric_values(column.key, stack)
+        else:
+            values = batch.class_measure_values(column.key, stack)[list(labels).index(column.label)]
+        out[index] = np.where(calibration_defined, values, np.nan) if column.calibrated else values
+    return out
+
+
+@dataclass(frozen=True)
+class RankOrder:
+    """One sort of each row of values (last axis = teams), best first, undefined last; from it
+    competition ranks and average ranks, restricted to any subset of the teams."""
+
+    order: np.ndarray
+    group_start: np.ndarray
+    group_end: np.ndarray
+    defined: np.ndarray
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> RankOrder:
+        defined = ~np.isnan(values)
+        key = np.where(defined, -values, np.inf)
+        order = np.argsort(key, axis=-1, kind="stable")
+        ordered = np.take_along_axis(key, order, axis=-1)
+        positions = np.arange(values.shape[-1])
+        differs = ordered[..., 1:] != ordered[..., :-1]
+        edge = np.ones((*values.shape[:-1], 1), dtype=bool)
+        starts = np.concatenate([edge, differs], axis=-1)
+        ends = np.concatenate([differs, edge], axis=-1)
+        group_start = np.maximum.accumulate(np.where(starts, positions, 0), axis=-1)
+        group_end = np.flip(np.minimum.accumulate(np.flip(np.where(ends, positions, positions[-1]), -1), axis=-1), -1)
+        return cls(order=order, group_start=group_start, group_end=group_end, defined=defined)
+
+    def columns(self, index: Sequence[int] | int) -> RankOrder:
+        """The sort of the chosen columns only (axis 1 of a (replicates, columns, teams) sort)."""
+        return RankOrder(*(part[:, index] for part in (self.order, self.group_start, self.group_end, self.defined)))
+
+    def within(self, subset: np.ndarray) -> RankOrder:
+        """The same sort, ranking only the teams of ``subset``."""
+        return RankOrder(self.order, self.group_start, self.group_end, subset)
+
+    def _unsort(self, ordered: np.ndarray) -> np.ndarray:
+        out = np.empty_like(ordered)
+        np.put_along_axis(out, self.order, ordered, axis=-1)
+        return out
+
+    def competition(self) -> np.ndarray:
+        """Competition ranks (1, 2, 2, 4), 0 where undefined."""
+        return np.where(self.defined, self._unsort(self.group_start + 1), 0)
+
+    def average(self, subset: np.ndarray | None = None) -> np.ndarray:
+        """Average ranks among the teams of ``subset`` (default: the defined ones); NaN outside."""
+        subset = self.defined if subset is None else subset
+        inside = np.take_along_axis(subset, self.order, axis=-1)
+        through = np.cumsum(inside, axis=-1)
+        before_start = np.take_along_axis(through - inside, self.group_start, axis=-1)
+        through_end = np.take_along_axis(through, self.group_end, axis=-1)
+        return np.where(subset, self._unsort((before_start + 1 + through_end) / 2.0), np.nan)
+
+
+def _pearson(x: np.ndarray, y: np.ndarray, subset: np.ndarray) -> np.ndarray:
+    """Pearson's r of x and y over the teams of ``subset`` (last axis), NaN with fewer than two
+    teams or no variance: Spearman's rho when x and y are average ranks."""
+    count = subset.sum(axis=-1)
+    x = np.where(subset, x, 0.0)
+    y = np.where(subset, y, 0.0)
+    safe = np.maximum(count, 1)[..., None]
+    dx = np.where(subset, x - x.sum(axis=-1, keepdims=True) / safe, 0.0)
+    dy = np.where(subset, y - y.sum(axis=-1, keepdims=True) / safe, 0.0)
+    denominator = np.sqrt((dx * dx).sum(axis=-1) * (dy * dy).sum(axis=-1))
+    rho = np.full(denominator.shape, np.nan)
+    np.divide((dx * dy).sum(axis=-1), denominator, out=rho, where=(denominator != 0) & (count >= 2))
+    return np.clip(rho, -1.0, 1.0)
+
+
+def spearman_replicates(order: RankOrder, columns: Sequence[int] | None = None) -> np.ndarray:
+    """Spearman's rho between every pair of ``columns`` (default: all) in every replicate.
+
+    ``order`` sorts values of shape (replicates, columns, teams); the result (replicates, pairs)
+    follows ``numpy.triu_indices(len(columns))``. Columns defined for every team take one matrix
+    product; a pair with an undefined team is ranked again over the teams defined under both.
+    """
+    columns = np.arange(order.order.shape[1]) if columns is None else np.asarray(columns)
+    defined = order.defined[:, columns]
+    ranks = np.where(defined, order.average()[:, columns], 0.0)
+    n_teams = ranks.shape[-1]
+    centred = ranks - ranks.mean(axis=-1, keepdims=True)
+    norms = np.sqrt(np.einsum("bct,bct->bc", centred, centred))
+    products = np.einsum("bct,bdt->bcd", centred, centred)
+    denominator = norms[:, :, None] * norms[:, None, :]
+    rho = np.full(products.shape, np.nan)
+    np.divide(products, denominator, out=rho, where=(denominator != 0) & (n_teams >= 2))
+    rows, cols = np.triu_indices(len(columns))
+    out = np.clip(rho[:, rows, cols], -1.0, 1.0)
+    complete = defined.all(axis=(0, 2))
+    for pair in np.flatnonzero(~(complete[rows] & complete[cols])):
+        first, second = order.columns(columns[rows[pair]]), order.columns(columns[cols[pair]])
+        both = first.defined & second.defined
+        out[:, pair] = _pearson(first.within(both).average(), second.within(both).average(), both)
+    return out
+
+
+def percentile_interval(samples: np.ndarray, *, undefined: np.ndarray, confidence: float = CONFIDENCE) -> np.ndarray:
+    """The central ``confidence`` percentile interval over axis 0: shape (*rest, 2); NaN where
+    ``undefined`` (same shape as ``samples``) holds in any replicate."""
+    tail = (1.0 - confidence) / 2.0
+    bounds = np.quantile(samples, [tail, 1.0 - tail], axis=0, method=PERCENTILE_METHOD)
+    bounds = np.moveaxis(bounds, 0, -1).astype(np.float64)
+    return np.where(undefined.any(axis=0)[..., None], np.nan, bounds)
+
+
+def _by_column(samples: np.ndarray) -> list[np.ndarray]:
+    """The (replicates, teams) slices of (replicates, columns, teams) samples."""
+    return [samples[:, column] for column in range(samples.shape[1])]
+
+
+@dataclass(frozen=True)
+class Stability:
+    """Bootstrap intervals of a board: per column and team, of the score and of the rank; per
+    pair of heatmap columns, of rho. Intervals are (lo, hi) pairs, NaN where undefined."""
+
+    replicates: int
+    seed: int
+    confidence: float
+    columns: tuple[Column, ...]
+    scores: np.ndarray
+    """(columns, teams, 2) score intervals."""
+    ranks: np.ndarray
+    """(columns, teams, 2) rank intervals: [best, worst]."""
+    heatmap: tuple[Column, ...]
+    rho: np.ndarray
+    """(heatmap, heatmap, 2) rho intervals, symmetric."""
+
+    def index(self, column: Column) -> int:
+        return self.columns.index(column)
+
+    def tied_with_leader(self, column: Column) -> list[int]:
+        """The teams (indexes) whose rank interval includes 1 (see the module's rules)."""
+        best = self.ranks[self.index(column), :, 0]
+        return [int(team) for team in np.flatnonzero(best == 1)]
+
+    def groups(self, column: Column) -> list[list[int]]:
+        """Teams (indexes) that cannot be told apart: connected components of overlapping rank
+        intervals, by best rank; teams with an undefined rank interval are in no group."""
+        intervals = self.ranks[self.index(column)]
+        ranked = [t for t in range(len(intervals)) if not np.isnan(intervals[t, 0])]
+        ranked.sort(key=lambda t: (intervals[t, 0], intervals[t, 1], t))
+        groups: list[list[int]] = []
+        reach = -np.inf
+        for team in ranked:
+            if not groups or intervals[team, 0] > reach:
+                groups.append([])
+            groups[-1].append(team)
+            reach = max(reach, intervals[team, 1])
+        return groups
+
+
+def bootstrap(
+    gold: np.ndarray,
+    predicted: Sequence[np.ndarray],
+    *,
+    labels: Sequence[str],
+    replicates: int,
+    seed: int,
+    confidence: float = CONFIDENCE,
+    columns: Sequence[Column] | None = None,
+    heatmap: Sequence[Column] | None = None,
+) -> Stability:
+    """Paired bootstrap intervals of every ranking column (default: raw and calibrated, as the
+    board ranks them) and of rho between every pair of ``heatmap`` columns (default: the site's
+    heatmap). ``gold`` holds gold codes; ``predicted`` one entry per team, codes or probability
+    rows aligned to ``gold``."""
+    if replicates < 1:
+        raise ValueError("the bootstrap needs at least one replicate")
+    labels = list(labels)
+    columns = tuple(ranking_columns(labels, calibrated=None) if columns is None else columns)
+    heatmap = tuple(paired_columns(labels) if heatmap is None else heatmap)
+    heatmap_index = [columns.index(column) for column in heatmap]
+    source = ReplicateMatrices(gold, predicted, n_classes=len(labels))
+    rng = np.random.default_rng(seed)
+    n_teams = len(predicted)
+    values = np.empty((replicates, len(columns), n_teams))
+    ranks = np.empty((replicates, len(columns), n_teams), dtype=np.int16 if n_teams < 2**15 else np.int32)
+    rho = np.empty((replicates, len(heatmap) * (len(heatmap) + 1) // 2))
+    for start in range(0, replicates, BLOCK_SIZE):
+        stop = min(start + BLOCK_SIZE, replicates)
+        matrices = source.of_weights(source.weights(rng, stop - start))
+        block = np.moveaxis(column_values(matrices, columns, labels), 0, 1)
+        order = RankOrder.of(block)
+        values[start:stop] = block
+        ranks[start:stop] = order.competition()
+        rho[start:stop] = spearman_replicates(order, heatmap_index)
+    # One column (or a few pairs) at a time, so that the quantiles copy a slice, not the whole.
+    score_intervals = np.stack(
+        [percentile_interval(v, undefined=np.isnan(v), confidence=confidence) for v in _by_column(values)]
+    )
+    rank_intervals = np.stack(
+        [percentile_interval(r, undefined=r == 0, confidence=confidence) for r in _by_column(ranks)]
+    )
+    pair_intervals = np.concatenate(
+        [percentile_interval(r, undefined=np.isnan(r), confidence=confidence) for r in np.array_split(rho, 32, axis=1)]
+    )
+    rows, cols = np.triu_indices(len(heatmap))
+    rho_intervals = np.empty((len(heatmap), len(heatmap), 2))
+    rho_intervals[rows, cols] = pair_intervals
+    rho_intervals[cols, rows] = pair_intervals
+    return Stability(
+        replicates=replicates,
+        seed=seed,
+        confidence=confidence,
+        columns=columns,
+        scores=score_intervals,
+        ranks=rank_intervals,
+        heatmap=heatmap,
+        rho=rho_intervals,
+    )

@@ -1,0 +1,295 @@
+"""Paired bootstrap intervals of scores, ranks and rho (:mod:`scoring.engine.bootstrap`).
+
+What this proves:
+
+- the replicate matrices of all teams (one matrix product per gold class) are exactly the
+  matrices of the straightforward way, one weighted ``np.bincount`` per team and replicate, for
+  hard labels and for probability rows; matrices are rows predicted, columns gold;
+- ranks per replicate are the engine's competition ranks (``ranking.competition_ranks``, ties
+  and undefined values included) and rho per replicate is ``ranking.spearman``;
+- **coverage by simulation**: data drawn from known class-conditional rates (gold prevalence
+  ``PREVALENCE``, ``RATES[i, j]`` = P(predicted i | gold j)); over ``REPETITIONS`` test sets the
+  95 % score interval covers the population value (the metric of the expected matrix) in
+  ``[0.90, 0.985]`` of them for every metric checked: the binomial standard error at
+  300 repetitions is 1.3 %, so the tolerance is about 3.5 standard errors;
+- intervals shrink as the test set grows (16 times the items: every width at most half);
+- identical teams are always tied: the same rank in every replicate, the same intervals, both
+  tied with the leader or neither, always in one group;
+- the same seed gives the same intervals; the rules for undefined values, the tie with the
+  leader and the groups; and the CLI's JSON (``--bootstrap``, ``--seed``), its layout and its
+  errors.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scoring.__main__ import main
+from scoring.engine import bootstrap as bs
+from scoring.engine.calibration import calibrate
+from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.ranking import competition_ranks, spearman
+
+LABELS = ("negative", "neutral", "positive")
+PREVALENCE = np.array([0.32, 0.48, 0.20])
+RATES = np.array([[0.70, 0.15, 0.10], [0.20, 0.75, 0.25], [0.10, 0.10, 0.65]])
+"""P(predicted i | gold j): each column sums to 1."""
+REPETITIONS = 300
+
+
+def simulate(rng: np.random.Generator, n_items: int, n_teams: int = 1) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Gold codes drawn from PREVALENCE and each team's predictions from RATES."""
+    gold = rng.choice(3, size=n_items, p=PREVALENCE)
+    cumulative = np.cumsum(RATES, axis=0)[:, gold]  # (3, items)
+    teams = [(rng.random(n_items) > cumulative).sum(axis=0) for _ in range(n_teams)]
+    return gold, teams
+
+
+def test_replicate_matrices_equal_one_bincount_per_team_and_replicate() -> None:
+    rng = np.random.default_rng(3)
+    gold, hard = simulate(rng, 500, n_teams=3)
+    soft = rng.dirichlet(np.ones(3), size=500)
+    for predicted in (hard, [*hard, soft]):
+        source = bs.ReplicateMatrices(gold, predicted, n_classes=3)
+        weights = source.weights(np.random.default_rng(0), 7)
+        matrices = source.of_weights(weights)
+        in_gold_order = np.empty_like(weights, dtype=np.float64)
+        in_gold_order[:, source.order] = weights  # weights are numbered in sorted-item order
+        assert in_gold_order.sum(axis=1).tolist() == [500] * 7
+        for b in range(7):
+            for t, team in enumerate(predicted):
+                if team.ndim == 1:
+                    expected = np.bincount(team * 3 + gold, weights=in_gold_order[b], minlength=9).reshape(3, 3)
+                    np.testing.assert_array_equal(matrices[b, t], expected)
+                else:
+                    expected = np.stack(
+                        [np.bincount(gold, weights=in_gold_order[b] * team[:, i], minlength=3) for i in range(3)]
+                    )
+                    np.testing.assert_allclose(matrices[b, t], expected, rtol=1e-12)
+
+
+def test_ranks_and_rho_per_replicate_are_the_engines() -> None:
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 4, size=(30, 4, 7)).astype(np.float64)  # many ties
+    values[rng.random(values.shape) < 0.15] = np.nan  # undefined values
+    values[0, 1] = np.nan  # a column undefined for every team
+    values[1, 2] = 2.0  # a ranking that is all ties
+    order = bs.RankOrder.of(values)
+    ranks = order.competition()
+    rho = bs.spearman_replicates(order)
+    rows, cols = np.triu_indices(4)
+    for b in range(30):
+        for c in range(4):
+            column = [None if np.isnan(v) else float(v) for v in values[b, c]]
+            assert [r or None for r in ranks[b, c].tolist()] == competition_ranks(column)
+        for pair, (first, second) in enumerate(zip(rows, cols, strict=True)):
+            a = [None if np.isnan(v) else float(v) for v in values[b, first]]
+            c = [None if np.isnan(v) else float(v) for v in values[b, second]]
+            expected = spearman(a, c).rho
+            if expected is None:
+                assert np.isnan(rho[b, pair])
+            else:
+                assert rho[b, pair] == pytest.approx(expected, abs=1e-12)
+
+
+COVERAGE_COLUMNS = [
+    Column("accuracy"),
+    Column("macro_recall"),
+    Column("macro_f1"),
+    Column("kappa"),
+    Column("mcc"),
+    Column("gmean_recall"),
+    Column("macro_f1", calibrated=True),
+    Column("recall", "positive"),
+]
+
+
+def population_value(column: Column) -> float:
+    expected = RATES * PREVALENCE[None, :]
+    matrix = calibrate(expected) if column.calibrated else expected
+    if column.label is None:
+        return column.metric.compute(matrix)
+    return float(column.metric.compute(matrix)[LABELS.index(column.label)])
+
+
+def test_score_intervals_cover_the_population_value_about_95_percent_of_the_time() -> None:
+    rng = np.random.default_rng(2024)
+    truth = np.array([population_value(column) for column in COVERAGE_COLUMNS])
+    covered = np.zeros(len(COVERAGE_COLUMNS))
+    for repetition in range(REPETITIONS):
+        gold, teams = simulate(rng, 1000)
+        stability = bs.bootstrap(
+            gold,
+            teams,
+            labels=LABELS,
+            replicates=300,
+            seed=repetition,
+            columns=COVERAGE_COLUMNS,
+            heatmap=COVERAGE_COLUMNS[:1],
+        )
+        low, high = stability.scores[:, 0, 0], stability.scores[:, 0, 1]
+        covered += (low <= truth) & (truth <= high)
+    coverage = dict(zip((c.id for c in COVERAGE_COLUMNS), covered / REPETITIONS, strict=True))
+    assert all(0.90 <= share <= 0.985 for share in coverage.values()), coverage
+
+
+def test_intervals_shrink_as_the_test_set_grows() -> None:
+    widths = {}
+    for n_items in (400, 6400):
+        gold, teams = simulate(np.random.default_rng(n_items), n_items, n_teams=3)
+        stability = bs.bootstrap(gold, teams, labels=LABELS, replicates=200, seed=1)
+        widths[n_items] = stability.scores[..., 1] - stability.scores[..., 0]
+    assert not np.isnan(widths[400]).any() and not np.isnan(widths[6400]).any()
+    assert np.all(widths[6400] <= 0.5 * widths[400])
+
+
+def test_identical_teams_are_always_tied() -> None:
+    gold, teams = simulate(np.random.default_rng(11), 300, n_teams=4)
+    soft = np.random.default_rng(12).dirichlet(np.ones(3), size=300)
+    predicted = [teams[0], teams[1], teams[0].copy(), teams[2], teams[3], soft, soft.copy()]
+    twins = [(0, 2), (5, 6)]
+    columns = ranking_columns(LABELS, calibrated=None)
+    source = bs.ReplicateMatrices(gold, predicted, n_classes=3)
+    matrices = source.of_weights(source.weights(np.random.default_rng(0), 150))
+    ranks = bs.RankOrder.of(np.moveaxis(bs.column_values(matrices, columns, LABELS), 0, 1)).competition()
+    stability = bs.bootstrap(gold, predicted, labels=LABELS, replicates=300, seed=4)
+    for first, second in twins:
+        np.testing.assert_array_equal(ranks[:, :, first], ranks[:, :, second])
+        np.testing.assert_array_equal(stability.ranks[:, first], stability.ranks[:, second])
+        np.testing.assert_array_equal(stability.scores[:, first], stability.scores[:, second])
+        for column in columns:
+            tied = stability.tied_with_leader(column)
+            assert (first in tied) == (second in tied)
+            assert any(first in group and second in group for group in stability.groups(column))
+
+
+def test_same_seed_same_intervals_and_blocks_do_not_matter_for_the_shape() -> None:
+    gold, teams = simulate(np.random.default_rng(8), 200, n_teams=3)
+    runs = [bs.bootstrap(gold, teams, labels=LABELS, replicates=bs.BLOCK_SIZE + 50, seed=seed) for seed in (1, 1, 2)]
+    for field in ("scores", "ranks", "rho"):
+        np.testing.assert_array_equal(getattr(runs[0], field), getattr(runs[1], field))
+    assert not np.array_equal(runs[0].scores, runs[2].scores)
+    heatmap = paired_columns(LABELS)
+    assert runs[0].rho.shape == (len(heatmap), len(heatmap), 2)
+    np.testing.assert_array_equal(runs[0].rho, np.swapaxes(runs[0].rho, 0, 1))
+
+
+def test_undefined_in_any_replicate_makes_the_interval_undefined() -> None:
+    gold, teams = simulate(np.random.default_rng(9), 60, n_teams=2)
+    gold[:2] = 2  # a class with two gold items: some resampled test sets lack it
+    gold[2:][gold[2:] == 2] = 0
+    always_neutral = np.ones(60, dtype=np.int64)  # one predicted class: MCC undefined
+    stability = bs.bootstrap(gold, [*teams, always_neutral], labels=LABELS, replicates=200, seed=3)
+    mcc, mcc_c = stability.index(Column("mcc")), stability.index(Column("mcc", calibrated=True))
+    assert np.isnan(stability.scores[mcc, 2]).all() and np.isnan(stability.ranks[mcc, 2]).all()
+    assert not np.isnan(stability.ranks[mcc, :2]).any()  # the others are ranked without it
+    assert np.isnan(stability.scores[mcc_c]).all()  # calibration undefined in some replicate
+    assert stability.tied_with_leader(Column("mcc", calibrated=True)) == []
+    assert stability.groups(Column("mcc", calibrated=True)) == []
+
+
+def test_tied_with_leader_and_groups_follow_the_rank_intervals() -> None:
+    column = Column("accuracy")
+    ranks = np.array([[[1, 2], [1, 3], [3, 4], [5, 6], [4, 5], [np.nan, np.nan]]], dtype=np.float64)
+    stability = bs.Stability(
+        replicates=1,
+        seed=0,
+        confidence=0.95,
+        columns=(column,),
+        scores=np.zeros((1, 6, 2)),
+        ranks=ranks,
+        heatmap=(column,),
+        rho=np.zeros((1, 1, 2)),
+    )
+    assert stability.tied_with_leader(column) == [0, 1]
+    assert stability.groups(column) == [[0, 1, 2, 4, 3]]
+    ranks[0, 2] = [4, 4]
+    ranks[0, 4] = [6, 6]
+    assert stability.groups(column) == [[0, 1], [2], [3, 4]]
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def write_board(directory: Path) -> tuple[str, list[str]]:
+    gold, teams = simulate(np.random.default_rng(21), 120, n_teams=3)
+    rows = [f"{i},{LABELS[code]}\n" for i, code in enumerate(gold)]
+    (directory / "gold.csv").write_text("id,label\n" + "".join(rows))
+    paths = []
+    for name, team in (("a", teams[0]), ("b", teams[1]), ("a-twin", teams[0]), ("c", teams[2])):
+        path = directory / f"{name}.csv"
+        path.write_text("id,label\n" + "".join(f"{i},{LABELS[code]}\n" for i, code in enumerate(team)))
+        paths.append(str(path))
+    soft = np.random.default_rng(22).dirichlet(np.ones(3), size=120)
+    path = directory / "soft.csv"
+    lines = "".join(f"{i},{','.join(f'{p:.6f}' for p in row)}\n" for i, row in enumerate(soft))
+    path.write_text("id," + ",".join(LABELS) + "\n" + lines)
+    paths.append(str(path))
+    return str(directory / "gold.csv"), paths
+
+
+def run(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_cli_adds_intervals_to_the_json_board(tmp_path, capsys) -> None:
+    gold, predictions = write_board(tmp_path)
+    status, out, err = run(capsys, gold, *predictions, "--bootstrap", "250", "--seed", "1", "--format", "json")
+    assert status == 0, err
+    board = json.loads(out, parse_constant=lambda constant: pytest.fail(f"{constant} in JSON"))
+    teams = board["teams"]
+    assert board["bootstrap"] == {
+        "replicates": 250,
+        "seed": 1,
+        "confidence": 0.95,
+        "percentile_method": "inverted_cdf",
+        "block_size": bs.BLOCK_SIZE,
+    }
+    for section in ("raw", "calibrated"):
+        assert set(board["intervals"][section]) == set(board["ranks"][section])
+        for column_id, by_team in board["intervals"][section].items():
+            assert list(by_team) == teams
+            for team, cell in by_team.items():
+                assert set(cell) == {"score", "rank"}
+                assert cell["score"] is None or cell["score"][0] <= cell["score"][1]
+                if cell["rank"] is not None:
+                    best, worst = cell["rank"]
+                    assert isinstance(best, int) and 1 <= best <= worst <= len(teams)
+                    assert (best == 1) == (team in board["tied_with_leader"][section][column_id])
+            assert by_team["a"] == by_team["a-twin"]
+            groups = board["indistinguishable"][section][column_id]
+            in_groups = [team for group in groups for team in group]
+            assert sorted(in_groups) == sorted(t for t in teams if by_team[t]["rank"] is not None)
+            if by_team["a"]["rank"] is not None:
+                assert any("a" in group and "a-twin" in group for group in groups)
+    rho = board["spearman"]["rho"]
+    cells = board["spearman_intervals"]
+    assert len(cells) == len(rho) and all(len(row) == len(rho) for row in cells)
+    assert all(cell is None or (len(cell) == 2 and cell[0] <= cell[1]) for row in cells for cell in row)
+    again = run(capsys, gold, *predictions, "--bootstrap", "250", "--seed", "1", "--format", "json")[1]
+    other = run(capsys, gold, *predictions, "--bootstrap", "250", "--seed", "2", "--format", "json")[1]
+    assert again == out and other != out
+
+
+def test_cli_without_bootstrap_has_no_intervals(tmp_path, capsys) -> None:
+    gold, predictions = write_board(tmp_path)
+    board = json.loads(run(capsys, gold, *predictions, "--format", "json")[1])
+    assert not {"bootstrap", "intervals", "spearman_intervals"} & set(board)
+
+
+@pytest.mark.parametrize(
+    "more",
+    [["--format", "text"], ["--format", "latex"], ["--format", "json", "--bootstrap", "0"]],
+)
+def test_cli_bootstrap_needs_a_json_board(tmp_path, capsys, more) -> None:
+    gold, predictions = write_board(tmp_path)
+    status, out, err = run(capsys, gold, *predictions, "--bootstrap", "10", *more)
+    assert status == 2 and out == "" and "--bootstrap" in err
+    status, out, err = run(capsys, gold, predictions[0], "--bootstrap", "10", "--format", "json")
+    assert status == 2 and out == "" and "--bootstrap" in err
