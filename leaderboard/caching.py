@@ -2,9 +2,9 @@
 
 A page's cache key holds the task's own settings (id, gold version, counting policy, primary
 metric, labels), the page's parameters, and a *stamp* of the scores read from the database on
-every request: the number of scored submissions, their latest ``scored_at``, the sum of their
-``score_count`` and their highest id; the teams (id, name, chosen submission); the baselines'
-count and highest id. A new score, a re-score, a new or renamed team, a changed choice or new
+every request: the number of scored submissions, their latest ``scored_at`` and ``disqualified_at``, the sum
+of their ``score_count`` and their highest id; the teams (id, name, chosen submission, removal);
+the baselines' count and highest id. A new score, a re-score, a new or renamed team, a changed choice or new
 baselines make a new key, so nothing stale is ever served and nothing needs invalidating; old
 entries simply expire. Works with any cache backend (keys are hashed: no length or character
 limits to meet).
@@ -46,13 +46,24 @@ def scores_stamp(task: Task) -> str:
                 last_scored_at=Max("scored_at"),
                 score_writes=Sum("score_count"),
                 last_scored_id=Max("pk"),
+                last_disqualified_at=Max("disqualified_at"),
             ),
             **_aggregate(Baseline.objects.all(), n_baselines=Count("pk"), last_baseline_id=Max("pk")),
         )
-        .values("n_scored", "last_scored_at", "score_writes", "last_scored_id", "n_baselines", "last_baseline_id")
+        .values(
+            "n_scored",
+            "last_scored_at",
+            "score_writes",
+            "last_scored_id",
+            "last_disqualified_at",
+            "n_baselines",
+            "last_baseline_id",
+        )
         .get()
     )
-    teams = list(Team.objects.filter(task=task).order_by("pk").values_list("pk", "name", "chosen_submission_id"))
+    teams = list(
+        Team.objects.filter(task=task).order_by("pk").values_list("pk", "name", "chosen_submission_id", "removed_at")
+    )
     return repr((sorted(counts.items()), teams))
 
 

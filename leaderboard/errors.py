@@ -70,6 +70,12 @@ TASK_CLOSED = Problem(
     "TASK_CLOSED", "The task closed on {closes_at:%Y-%m-%d %H:%M} UTC; its teams and final submissions are fixed."
 )
 GOLD_NOT_PENDING = Problem("GOLD_NOT_PENDING", "There is no new gold file waiting for confirmation; upload it again.")
+LAST_MEMBER = Problem(
+    "LAST_MEMBER", "You are the team's only member; a team with submissions keeps at least one member."
+)
+REASON_REQUIRED = Problem("REASON_REQUIRED", "Give the reason: the leaderboard shows it.")
+ALREADY_DISQUALIFIED = Problem("ALREADY_DISQUALIFIED", "Submission #{pk} is disqualified already.")
+ALREADY_REMOVED = Problem("ALREADY_REMOVED", "The team {team!r} is removed already.")
 NOT_ORGANISER = Problem("NOT_ORGANISER", "Only the task's organisers may do this.")
 EMAIL_REQUIRED = Problem(
     "EMAIL_REQUIRED", "Enter an e-mail address: password-reset links and scoring notices are sent there."

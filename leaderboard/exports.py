@@ -68,6 +68,18 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
+def participants_csv(teams) -> str:
+    """One line per member: team, system, user name, e-mail address (spreadsheet-safe)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["team", "system", "removed", "user", "email"])
+    for team in teams:
+        for membership in team.membership_set.all():
+            cells = [team.name, team.system_name, "yes" if team.removed_at else "", membership.user.username]
+            writer.writerow([csv_cell(cell) for cell in [*cells, membership.user.email]])
+    return out.getvalue()
+
+
 def board_csv(board: Board) -> str:
     header = ["team", "kind", "status", "submission"]
     for column in board.columns:
@@ -96,6 +108,12 @@ def column_json(column: Column) -> dict[str, Any]:
 
 
 def board_json(board: Board) -> str:
+    """The JSON download: :func:`board_data` as text (``null`` for undefined)."""
+    return json.dumps(board_data(board), ensure_ascii=False, indent=1, allow_nan=False)
+
+
+def board_data(board: Board) -> dict[str, Any]:
+    """The board as plain data: the task, the columns and every row's values and ranks."""
     task = board.task
     data = {
         "task": {
@@ -118,4 +136,4 @@ def board_json(board: Board) -> str:
             for row in export_rows(board)
         ],
     }
-    return json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False)
+    return data

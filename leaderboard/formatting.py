@@ -58,3 +58,14 @@ def shift_arrow(shift: int | None) -> SafeString:
     if shift < 0:
         return format_html('<span class="shift shift-down" title="drops {} places">▼ {}</span>', -shift, -shift)
     return mark_safe('<span class="shift shift-same" title="same place">=</span>')
+
+
+def organiser_banner(closes_at, feedback: str) -> SafeString:
+    """The banner an organiser sees on the pages of a task whose results are hidden."""
+    return format_html(
+        '<p class="banner banner-organiser" role="note"><strong>Only organisers see this.</strong> '
+        "Results are hidden from participants until {} UTC; meanwhile a team sees of its own "
+        "submissions: {}.</p>",
+        closes_at.strftime("%Y-%m-%d %H:%M"),
+        feedback,
+    )

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 
 from leaderboard import errors
-from leaderboard.models import Task, metric_choices
+from leaderboard.models import Task, Team, metric_choices
 from leaderboard.names import canonical_name
 from leaderboard.services.notifications import email_send_later
 from leaderboard.services.tasks import SETTINGS_FIELDS
@@ -180,3 +180,23 @@ class QueuedPasswordResetForm(PasswordResetForm):
         subject = "".join(render_to_string(subject_template_name, context).splitlines())
         body = render_to_string(email_template_name, context)
         email_send_later(subject=subject, body=body, recipient=to_email)
+
+
+class TeamProfileForm(forms.ModelForm):
+    """A team's name and the system description SemEval asks every team for."""
+
+    paper_url = forms.URLField(
+        required=False, assume_scheme="https", label="Paper link", help_text="the system description paper, later"
+    )
+
+    class Meta:
+        model = Team
+        fields = ["name", "system_name", "system_description", "paper_url"]
+        widgets = {"system_description": forms.Textarea(attrs={"rows": 4})}
+
+    def validate_unique(self) -> None:
+        """Uniqueness of the name is the service's to check (whatever its case or width)."""
+
+
+class SubmissionNoteForm(forms.Form):
+    note = forms.CharField(max_length=200, required=False, help_text="what this run was")

@@ -155,6 +155,14 @@ class Team(models.Model):
     chosen_submission = models.ForeignKey(
         "Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    system_name = models.CharField(max_length=120, blank=True, help_text="the name of the team's system")
+    system_description = models.TextField(blank=True, help_text="what the system does, in a few sentences")
+    paper_url = models.URLField(blank=True, help_text="the team's system description paper, once there is one")
+    removed_at = models.DateTimeField(null=True, blank=True)
+    removed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    removed_reason = models.TextField(blank=True, help_text="shown on the leaderboard")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -224,6 +232,10 @@ class SubmissionQuerySet(models.QuerySet):
     def scored(self) -> SubmissionQuerySet:
         return self.filter(status=Submission.Status.SCORED)
 
+    def rankable(self) -> SubmissionQuerySet:
+        """Scored, not disqualified, of a team not removed: what a board may rank."""
+        return self.scored().filter(disqualified_at__isnull=True, team__removed_at__isnull=True)
+
     def counted_against_limits(self) -> SubmissionQuerySet:
         """Every stored submission counts, except those that failed scoring for our fault."""
         return self.exclude(status=Submission.Status.FAILED)
@@ -267,6 +279,11 @@ class Submission(Scored):
     scored_at = models.DateTimeField(null=True, blank=True)
     scored_gold_version = models.PositiveIntegerField(null=True, blank=True)
     score_count = models.PositiveIntegerField(default=0, help_text="how many times scores were written")
+    disqualified_at = models.DateTimeField(null=True, blank=True)
+    disqualified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    disqualified_reason = models.TextField(blank=True, help_text="shown on the leaderboard")
 
     objects = SubmissionQuerySet.as_manager()
 
@@ -358,3 +375,64 @@ class ConfirmedEmail(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email} of {self.user}"
+
+
+class ApiTokenQuerySet(models.QuerySet):
+    def active(self) -> ApiTokenQuerySet:
+        return self.filter(revoked_at__isnull=True)
+
+
+class ApiToken(models.Model):
+    """A person's token for the JSON API (``Authorization: Bearer <secret>``).
+
+    Only the SHA-256 of the secret is stored: the secret is shown once, when the token is
+    created, and cannot be read back from the database. ``prefix`` (the secret's first
+    characters) lets its owner tell tokens apart on the tokens page. A revoked token stays
+    listed, with its date, and is refused from then on.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=80, help_text="what the token is for, e.g. the machine it lives on")
+    key_hash = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the secret, hexadecimal")
+    prefix = models.CharField(max_length=12, help_text="the secret's first characters, to recognise it")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…) of {self.user}"
+
+    @staticmethod
+    def hash_of(secret: str) -> str:
+        return hashlib.sha256(secret.encode()).hexdigest()
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class OrganiserAction(models.Model):
+    """A record of an organiser's decision about a team or a submission: who, when, why."""
+
+    class Kind(models.TextChoices):
+        DISQUALIFY = "disqualify", "disqualified a submission"
+        REMOVE_TEAM = "remove_team", "removed a team"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="organiser_actions")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    submission = models.ForeignKey(Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reason = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.actor} {self.get_kind_display()} ({self.created_at:%Y-%m-%d %H:%M})"

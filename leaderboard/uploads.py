@@ -75,6 +75,11 @@ def gold_bytes(task: Task) -> bytes:
     return bytes(StoredFile.objects.values_list("content", flat=True).get(pk=task.gold_file_id))
 
 
+def submission_bytes(submission: Submission) -> bytes:
+    """A submission's file, exactly as uploaded."""
+    return bytes(StoredFile.objects.values_list("content", flat=True).get(pk=submission.file_id))
+
+
 def stored_gold(task: Task) -> LabelFile:
     """The task's current gold file, read (it was validated when it was stored)."""
     return read_labels(gold_bytes(task), labels=list(task.labels), name="gold file")

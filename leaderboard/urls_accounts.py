@@ -1,12 +1,12 @@
 """Accounts: sign-up, log-in (throttled by django-axes, see leaderboard.throttling), log-out,
-password reset and change (Django's own views), e-mail confirmation and notifications."""
+password reset and change (Django's own views), e-mail confirmation, notifications and API tokens."""
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from leaderboard.forms import QueuedPasswordResetForm
-from leaderboard.views import accounts, notifications
+from leaderboard.views import accounts, notifications, tokens
 
 urlpatterns = [
     path("", accounts.account, name="account"),
@@ -35,4 +35,6 @@ urlpatterns = [
     path("email/confirm/", accounts.email_confirmation_resend, name="email_confirmation_resend"),
     path("email/confirm/<str:token>/", accounts.email_confirm, name="email_confirm"),
     path("notifications/", notifications.notification_list, name="notifications"),
+    path("api-tokens/", tokens.api_tokens, name="api_tokens"),
+    path("api-tokens/<int:pk>/revoke/", tokens.api_token_revoke, name="api_token_revoke"),
 ]

@@ -1,10 +1,9 @@
 """Production: everything secret or host-specific from the environment, debug off."""
 
 import os
-from pathlib import Path
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import VAR_DIR, env_bool, env_list
+from config.settings.base import env_bool, env_list
 
 DEBUG = False
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
@@ -35,9 +34,3 @@ if INSECURE_HTTP_FOR_LOCAL_BENCHMARK:
     SECURE_HSTS_SECONDS = 0
     SESSION_COOKIE_SECURE = False
     CSRF_COOKIE_SECURE = False
-
-STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
-}

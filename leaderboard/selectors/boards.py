@@ -86,7 +86,7 @@ def counting_submissions(task: Task, *, fields: Sequence[str] = ALL_SCORE_FIELDS
     window over each team's submissions. ``task_id`` stays loaded, or reading
     ``submission.task`` would cost a query per row.
     """
-    scored = task.submissions.scored().only("id", "task_id", "team_id", "created_at", "scored_gold_version", *fields)
+    scored = task.submissions.rankable().only("id", "task_id", "team_id", "created_at", "scored_gold_version", *fields)
     order = _counting_order(task)
     if connections[scored.db].features.can_distinct_on_fields:
         rows = scored.order_by("team_id", *order).distinct("team_id")
@@ -138,7 +138,7 @@ def _entries(task: Task, columns: Sequence[Column]) -> tuple[list[Entry], list[E
     fields = score_fields(columns)
     counting = counting_submissions(task, fields=fields)
     entries = []
-    for team in Team.objects.filter(task=task).only("id", "name", "task_id"):
+    for team in Team.objects.filter(task=task, removed_at__isnull=True).only("id", "name", "task_id"):
         submission = counting.get(team.pk)
         values = {c.id: c.value(submission) for c in columns}
         rescoring = submission is not None and submission.scored_gold_version != task.gold_version

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass
+
 from django.db.models import QuerySet
 
 from leaderboard.models import Submission, Task, Team
@@ -27,3 +30,55 @@ def visible_submissions(*, task: Task, user) -> QuerySet[Submission]:
     if not user.is_authenticated:
         return submissions.none()
     return submissions.filter(team__membership__user=user)
+
+
+def day_start(moment: dt.datetime) -> dt.datetime:
+    """Midnight UTC of ``moment``'s day: daily limits reset then."""
+    return moment.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+@dataclass(frozen=True)
+class Quota:
+    """A team's submissions counted against the task's limits (refused files and failures that
+    were not the team's never count), and what is left."""
+
+    used_today: int
+    per_day: int
+    used_total: int
+    total: int
+    resets_at: dt.datetime
+
+    @property
+    def left_today(self) -> int:
+        return max(0, min(self.per_day - self.used_today, self.total - self.used_total))
+
+    @property
+    def left_total(self) -> int:
+        return max(0, self.total - self.used_total)
+
+
+def quota(*, task: Task, team: Team, now: dt.datetime) -> Quota:
+    used = Submission.objects.filter(team=team).counted_against_limits()
+    today = day_start(now)
+    return Quota(
+        used_today=used.filter(created_at__gte=today).count(),
+        per_day=task.max_per_day,
+        used_total=used.count(),
+        total=task.max_total,
+        resets_at=today + dt.timedelta(days=1),
+    )
+
+
+COUNTING_REASONS = {
+    Task.Counting.LATEST: "counts: the latest scored submission",
+    Task.Counting.BEST: "counts: the best under the primary metric",
+    Task.Counting.CHOSEN: "counts: chosen by the team",
+}
+NOT_CHOSEN_REASON = "counts: the latest scored submission (none is chosen)"
+
+
+def counting_reason(task: Task, team: Team) -> str:
+    """Why a team's counting submission is the one that counts, in words."""
+    if task.counting == Task.Counting.CHOSEN and team.chosen_submission_id is None:
+        return NOT_CHOSEN_REASON
+    return COUNTING_REASONS[Task.Counting(task.counting)]

@@ -12,7 +12,8 @@ from leaderboard.services.notifications import (
     notifications_mark_read,
     submission_finished_notify,
 )
-from leaderboard.services.submissions import submission_choose, submission_create
+from leaderboard.services.organisers import submission_disqualify, team_remove
+from leaderboard.services.submissions import submission_choose, submission_create, submission_note
 from leaderboard.services.tasks import (
     baselines_refresh,
     gold_confirm,
@@ -22,7 +23,7 @@ from leaderboard.services.tasks import (
     task_rescore,
     task_update,
 )
-from leaderboard.services.teams import team_create, team_join
+from leaderboard.services.teams import team_create, team_invite_regenerate, team_join, team_leave, team_update
 
 __all__ = [
     "account_email_change",
@@ -36,10 +37,16 @@ __all__ = [
     "notifications_mark_read",
     "submission_choose",
     "submission_create",
+    "submission_disqualify",
     "submission_finished_notify",
+    "submission_note",
     "task_create",
     "task_rescore",
     "task_update",
     "team_create",
+    "team_invite_regenerate",
     "team_join",
+    "team_leave",
+    "team_remove",
+    "team_update",
 ]

@@ -14,13 +14,8 @@ from leaderboard import errors
 from leaderboard import tasks as scoring_queue  # the module, not its names: it imports a service
 from leaderboard.models import DESCRIPTION_MAX_LENGTH, Membership, StoredFile, Submission, Task, Team
 from leaderboard.selectors.notifications import email_is_confirmed
-from leaderboard.selectors.participation import team_of
+from leaderboard.selectors.participation import quota, team_of
 from leaderboard.uploads import prediction_kind, safe_file_name
-
-
-def day_start(moment: dt.datetime) -> dt.datetime:
-    """Midnight UTC of ``moment``'s day: daily limits reset then."""
-    return moment.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def check_window(*, task: Task, now: dt.datetime) -> None:
@@ -32,12 +27,11 @@ def check_window(*, task: Task, now: dt.datetime) -> None:
 
 def check_limits(*, task: Task, team: Team, now: dt.datetime) -> None:
     """Daily and total limits; bad files never reach here, so they count against nothing."""
-    used = Submission.objects.filter(team=team).counted_against_limits()
-    if used.count() >= task.max_total:
-        raise errors.TOTAL_LIMIT.error(limit=task.max_total)
-    today = day_start(now)
-    if used.filter(created_at__gte=today).count() >= task.max_per_day:
-        raise errors.DAILY_LIMIT.error(limit=task.max_per_day, reset=today + dt.timedelta(days=1))
+    used = quota(task=task, team=team, now=now)
+    if used.used_total >= used.total:
+        raise errors.TOTAL_LIMIT.error(limit=used.total)
+    if used.used_today >= used.per_day:
+        raise errors.DAILY_LIMIT.error(limit=used.per_day, reset=used.resets_at)
 
 
 def submission_create(
@@ -89,3 +83,11 @@ def submission_choose(*, submission: Submission, user) -> None:
     if submission.status != Submission.Status.SCORED:
         raise errors.NOT_SCORED.error()
     Team.objects.filter(pk=submission.team_id).update(chosen_submission=submission)
+
+
+@transaction.atomic
+def submission_note(*, submission: Submission, user, note: str) -> None:
+    """A member's note on one of the team's submissions (what the run was), at any time."""
+    if not Membership.objects.filter(team=submission.team, user=user).exists():
+        raise PermissionDenied(errors.NOT_A_MEMBER)
+    Submission.objects.filter(pk=submission.pk).update(description=note.strip()[:DESCRIPTION_MAX_LENGTH])

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 
 from leaderboard import errors
-from leaderboard.models import Membership, Task, Team
+from leaderboard.models import Membership, Task, Team, new_invite_code
 from leaderboard.names import canonical_name, name_key
 from leaderboard.selectors.participation import team_of
 
@@ -62,3 +63,62 @@ def team_join(*, task: Task, user, invite_code: str) -> Team:
     _refuse_second_team(task=task, user=user)
     _join(team=team, user=user)
     return team
+
+
+PROFILE_FIELDS = ("name", "system_name", "system_description", "paper_url")
+"""What the members of a team may change while the task is open."""
+
+
+@transaction.atomic
+def team_update(*, team: Team, user, changes: dict) -> Team:
+    """Rename the team or describe its system (SemEval asks every team for a system name, a
+    description and a paper); members only, while the task is open."""
+    _refuse_non_member(team=team, user=user)
+    _refuse_after_close(team.task)
+    unknown = set(changes) - set(PROFILE_FIELDS)
+    if unknown:
+        raise ValueError(f"not a team field: {', '.join(sorted(unknown))}")
+    if "name" in changes:
+        name = canonical_name(changes["name"], field=NAME_FIELD)
+        if not name:
+            raise errors.NAME_EMPTY.error(NAME_FIELD)
+        taken = Team.objects.filter(task=team.task, name_key=name_key(name)).exclude(pk=team.pk)
+        if taken.exists():
+            raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=name)
+        changes = {**changes, "name": name}
+    for field, value in changes.items():
+        setattr(team, field, value)
+    try:
+        with transaction.atomic():
+            team.save()
+    except IntegrityError:
+        raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=team.name) from None
+    return team
+
+
+@transaction.atomic
+def team_invite_regenerate(*, team: Team, user) -> str:
+    """A new invite code; the old one stops working at once."""
+    _refuse_non_member(team=team, user=user)
+    team.invite_code = new_invite_code()
+    team.save(update_fields=["invite_code"])
+    return team.invite_code
+
+
+@transaction.atomic
+def team_leave(*, team: Team, user) -> None:
+    """Leave a team while the task is open. An empty team without submissions goes; one with
+    submissions keeps its last member, so no upload is left without a team."""
+    _refuse_non_member(team=team, user=user)
+    _refuse_after_close(team.task)
+    if team.members.count() == 1:
+        if team.submissions.exists():
+            raise errors.LAST_MEMBER.error()
+        team.delete()
+        return
+    Membership.objects.filter(team=team, user=user).delete()
+
+
+def _refuse_non_member(*, team: Team, user) -> None:
+    if not Membership.objects.filter(team=team, user=user).exists():
+        raise PermissionDenied(errors.NOT_A_MEMBER)

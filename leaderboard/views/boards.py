@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
-from leaderboard import exports, selectors
+from leaderboard import charts, exports, selectors
 from leaderboard.models import Task
 from leaderboard.permissions import can_view_board
 from leaderboard.selectors import pages
@@ -72,7 +72,7 @@ def leaderboard_json(request: HttpRequest, task: Task) -> HttpResponse:
 
 @board_view
 def leaderboard_tex(request: HttpRequest, task: Task) -> HttpResponse:
-    """The board as a LaTeX table (paper 000, Table 8 style): the columns the page shows (raw,
+    """The board as a LaTeX table in the style of Table 8 of Opitz 2024: the columns the page shows (raw,
     or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order."""
     board = selectors.leaderboard(
         task=task, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
@@ -100,3 +100,14 @@ def disagreements(request: HttpRequest, task: Task) -> HttpResponse:
         task=task, set_name=request.GET.get("set"), first_id=request.GET.get("a"), second_id=request.GET.get("b")
     )
     return render(request, "leaderboard/disagreements.html", context)
+
+
+@board_view
+def disagreement_figure(request: HttpRequest, task: Task, figure: str) -> HttpResponse:
+    """A figure of the disagreement page (``figure``: ``heatmap`` or ``rank-chart``, from the
+    URL) for the column set ``?set=``, as one HTML file with plotly.js inlined: it opens offline."""
+    download = pages.disagreement_figure(task=task, set_name=request.GET.get("set"), figure=figure)
+    page = charts.standalone_html(
+        download["figure"], title=download["title"], note=download["note"], filename=download["filename"]
+    )
+    return _download(page, content_type="text/html; charset=utf-8", filename=f"{download['filename']}.html")

@@ -11,20 +11,23 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
-from leaderboard import errors, services, uploads
+from leaderboard import errors, exports, services, uploads
 from leaderboard.forms import (
     GoldReplaceForm,
     SubmissionForm,
+    SubmissionNoteForm,
     TaskCreateForm,
     TaskSettingsForm,
     TeamCreateForm,
     TeamJoinForm,
+    TeamProfileForm,
 )
-from leaderboard.models import Submission, Task
-from leaderboard.permissions import can_view_submission
-from leaderboard.selectors import pages, participation
+from leaderboard.models import Submission, Task, Team
+from leaderboard.permissions import can_view_submission, is_member
+from leaderboard.selectors import organisers, pages, participation
 
 
 def _task(slug: str) -> Task:
@@ -225,3 +228,122 @@ def submission_choose(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     else:
         messages.success(request, f"Submission #{submission.pk} now counts for your team.")
     return redirect(submission)
+
+
+@login_required
+def team_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """A member's team page: members, invite code, system description, submissions, quota."""
+    task = _task(slug)
+    context = pages.team_page(task=task, user=request.user)
+    if context is None:
+        messages.error(request, errors.NO_TEAM)
+        return redirect(task)
+    form = TeamProfileForm(request.POST or None, instance=context["team"])
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.team_update(team=context["team"], user=request.user, changes=form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, "The team is saved.")
+            return redirect("leaderboard:team_detail", slug=task.slug)
+    context["form"] = form
+    return render(request, "leaderboard/team_detail.html", context)
+
+
+@login_required
+@require_POST
+def team_invite_regenerate(request: HttpRequest, slug: str) -> HttpResponse:
+    task = _task(slug)
+    team = participation.team_of(task=task, user=request.user)
+    if team is None:
+        raise Http404("You have no team in this task.")
+    code = services.team_invite_regenerate(team=team, user=request.user)
+    messages.success(request, f"The new invite code is {code}; the old one no longer works.")
+    return redirect("leaderboard:team_detail", slug=task.slug)
+
+
+@login_required
+@require_POST
+def team_leave(request: HttpRequest, slug: str) -> HttpResponse:
+    task = _task(slug)
+    team = participation.team_of(task=task, user=request.user)
+    if team is None:
+        raise Http404("You have no team in this task.")
+    try:
+        services.team_leave(team=team, user=request.user)
+    except ValidationError as error:
+        messages.error(request, _refused(error))
+        return redirect("leaderboard:team_detail", slug=task.slug)
+    messages.success(request, f"You left the team “{team.name}”.")
+    return redirect(task)
+
+
+@login_required
+def submission_file(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The file a team uploaded, for its members (and the task's organisers) only."""
+    submission = _submission(request, slug, pk)
+    if not (is_member(request.user, submission) or submission.task.is_organiser(request.user)):
+        raise Http404("No such file.")
+    response = HttpResponse(uploads.submission_bytes(submission), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=submission.file.name)
+    return response
+
+
+@login_required
+@require_POST
+def submission_note(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    submission = _submission(request, slug, pk)
+    form = SubmissionNoteForm(request.POST)
+    if form.is_valid():
+        services.submission_note(submission=submission, user=request.user, note=form.cleaned_data["note"])
+        messages.success(request, "The note is saved.")
+    else:
+        messages.error(request, "A note has at most 200 characters.")
+    return redirect(submission)
+
+
+@login_required
+def organiser_submissions(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every submission of the task for its organisers, filtered by team and status, paginated;
+    each can be disqualified, each team removed, with a reason the board shows."""
+    task = _organiser_task(request, slug)
+    if request.method == "POST":
+        return _organiser_decision(request, task)
+    where = organisers.SubmissionFilter.parse(request.GET)
+    context = {
+        "task": task,
+        "page": organisers.task_submissions(task=task, where=where, page=request.GET.get("page")),
+        "where": where,
+        "teams": task.teams.order_by("name"),
+        "statuses": Submission.Status.choices,
+        "decisions": organisers.organiser_actions(task=task),
+    }
+    return render(request, "leaderboard/organiser_submissions.html", context)
+
+
+def _organiser_decision(request: HttpRequest, task: Task) -> HttpResponse:
+    reason = request.POST.get("reason", "")
+    try:
+        if request.POST.get("submission"):
+            submission = get_object_or_404(Submission, task=task, pk=request.POST["submission"])
+            services.submission_disqualify(submission=submission, user=request.user, reason=reason)
+            messages.success(request, f"Submission #{submission.pk} is disqualified.")
+        else:
+            team = get_object_or_404(Team, task=task, pk=request.POST.get("team") or 0)
+            services.team_remove(team=team, user=request.user, reason=reason)
+            messages.success(request, f"The team “{team.name}” is removed from the board.")
+    except ValidationError as error:
+        messages.error(request, _refused(error))
+    return redirect(request.get_full_path())
+
+
+@login_required
+def participants_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """Teams and their members with e-mail addresses, for the task's mailing list."""
+    task = _organiser_task(request, slug)
+    response = HttpResponse(exports.participants_csv(organisers.participants(task=task)), content_type="text/csv")
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=f"{task.slug}-participants.csv"
+    )
+    return response

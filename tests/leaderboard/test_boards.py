@@ -224,13 +224,13 @@ def test_team_names_are_escaped_everywhere(client, board_task):
 
 
 def test_leaderboard_needs_a_bounded_number_of_queries(client, board_task, organiser, django_assert_max_num_queries):
-    """Six queries whatever the number of teams, cache empty: task, the scores' stamp (an
-    aggregate, the teams), counting submissions, teams, baselines (plus session, user and the
-    organiser check when logged in)."""
-    with django_assert_max_num_queries(6):
+    """Seven queries whatever the number of teams, cache empty: task, the scores' stamp (an
+    aggregate, the teams), counting submissions, teams, baselines, the organisers' decisions
+    (plus session, user and the organiser check when logged in)."""
+    with django_assert_max_num_queries(7):
         assert client.get(url("leaderboard", board_task)).status_code == 200
     client.force_login(organiser)
-    with django_assert_max_num_queries(9):
+    with django_assert_max_num_queries(10):
         assert client.get(url("leaderboard", board_task), {"calibrated": "1"}).status_code == 200
 
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from leaderboard import errors, services, uploads
 from leaderboard.models import Baseline, StoredFile, Submission, Task
-from leaderboard.services import submissions
+from leaderboard.selectors import participation
 from leaderboard.tasks import score_stored_submission
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
@@ -121,7 +121,7 @@ def test_daily_limit_resets_the_next_utc_day(make_task, make_user, submit):
     with pytest.raises(ValidationError) as caught:
         services.submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
     assert codes(caught.value) == {"DAILY_LIMIT"}
-    tomorrow = submissions.day_start(timezone.now()) + dt.timedelta(days=1, hours=1)
+    tomorrow = participation.day_start(timezone.now()) + dt.timedelta(days=1, hours=1)
     assert submit(task, alice, PERFECT, now=tomorrow).status == Submission.Status.SCORED
 
 

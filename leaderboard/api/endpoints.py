@@ -1,0 +1,345 @@
+"""The API's endpoints. Each one parses its request, calls the selector or service that the
+page of the same thing calls, and returns what that page would show, as JSON.
+
+Visibility: a board (leaderboard, correlations) goes through :func:`can_view_board`, as every
+board page does (unknown task 404, hidden results 403 saying until when); a submission
+through :func:`can_view_submission` (404 otherwise, as its page); what a team sees of its
+scores through :func:`feedback_level` and :func:`primary_text`, as its page.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
+from ninja import File, Form, NinjaAPI, Query, Status, Swagger
+from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import ValidationError as NinjaValidationError
+from ninja.files import UploadedFile
+
+from leaderboard import errors, exports, selectors, services
+from leaderboard.api import problems, schemas
+from leaderboard.api.auth import ApiAuth, Caller
+from leaderboard.api.problems import ApiError
+from leaderboard.forms import SubmissionForm
+from leaderboard.models import Submission, Task
+from leaderboard.permissions import can_view_board, can_view_submission
+from leaderboard.selectors import pages, participation
+from leaderboard.selectors.feedback import feedback_level, primary_text
+from scoring.engine.formatting import json_value
+
+log = logging.getLogger(__name__)
+
+api = NinjaAPI(
+    title="Shared-task leaderboard API",
+    version="1",
+    description=(
+        "Tasks, leaderboards (every metric, raw or prevalence-calibrated), rank correlations, uploads and "
+        "their scores, under the same visibility and feedback rules as the pages. Send "
+        "`Authorization: Bearer <token>` (tokens: your account page); reading also works with the browser's "
+        "session or anonymously. Errors are JSON: `{code, message}`."
+    ),
+    urls_namespace="api",
+    auth=ApiAuth(),
+    docs=Swagger(settings={"validatorUrl": None}),  # no badge fetched from validator.swagger.io: works offline
+)
+
+ERRORS = {status: schemas.ErrorOut for status in (400, 401, 403, 404, 429)}
+
+
+def _error(request: HttpRequest, error: ApiError) -> HttpResponse:
+    response = JsonResponse(error.body(), status=error.status)
+    for name, value in error.headers.items():
+        response[name] = value
+    return response
+
+
+@api.exception_handler(ApiError)
+def api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+    return _error(request, exc)
+
+
+PARAMETER_PLACES = frozenset({"query", "path", "form", "file", "body", "header", "cookie"})
+
+
+def _field(location: tuple) -> str:
+    """The parameter a validation error is about: its location without the place it came from."""
+    parts = [str(part) for part in location]
+    return ".".join(parts[1:] if parts and parts[0] in PARAMETER_PLACES else parts)
+
+
+@api.exception_handler(NinjaValidationError)
+def request_invalid(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
+    items = [{"field": _field(e.get("loc", ())), "code": e.get("type"), "message": e.get("msg")} for e in exc.errors]
+    details = "; ".join(f"{item['field'] or 'request'}: {item['message']}" for item in items)
+    error = ApiError.of(400, problems.BAD_REQUEST, details=details)
+    error.problems = items
+    return _error(request, error)
+
+
+@api.exception_handler(DjangoValidationError)
+def refused(request: HttpRequest, exc: DjangoValidationError) -> HttpResponse:
+    """A service's refusal: the page's message, each problem with its field and code."""
+    items = [
+        {"field": None if field == "__all__" else field, "code": item.code, "message": " ".join(item.messages)}
+        for field, field_errors in exc.update_error_dict({}).items()
+        for item in field_errors
+    ]
+    codes = sorted(errors.problem_codes(exc))
+    message = " ".join(item["message"] for item in items)
+    return _error(request, ApiError(400, codes[0] if len(codes) == 1 else "INVALID", message, problems=items))
+
+
+@api.exception_handler(Http404)
+def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return _error(request, ApiError(404, "NOT_FOUND", str(exc) or "Not found."))
+
+
+@api.exception_handler(PermissionDenied)
+def forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
+    return _error(request, ApiError(403, "FORBIDDEN", str(exc) or "You may not do this."))
+
+
+@api.exception_handler(AuthenticationError)
+def unauthorized(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return _error(request, ApiError.of(401, problems.TOKEN_REQUIRED))
+
+
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    return _error(request, ApiError(exc.status_code, "HTTP_ERROR", str(exc)))
+
+
+@api.exception_handler(Exception)
+def server_error(request: HttpRequest, exc: Exception) -> HttpResponse:
+    log.exception("API error on %s %s", request.method, request.path)
+    return _error(request, ApiError.of(500, problems.SERVER_ERROR))
+
+
+def api_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """Any other address under /api/: a JSON 404, not the site's HTML page."""
+    return _error(request, ApiError.of(404, problems.UNKNOWN_ENDPOINT, path=request.path))
+
+
+# Helpers
+
+
+def _user(request: HttpRequest):
+    caller: Caller = request.auth  # set by ApiAuth
+    return caller.user
+
+
+def _task(slug: str) -> Task:
+    task = Task.objects.defer("description").filter(slug=slug).first()
+    if task is None:
+        raise ApiError.of(404, problems.UNKNOWN_TASK, slug=slug)
+    return task
+
+
+def _board_task(request: HttpRequest, slug: str) -> Task:
+    """The task, if this person may see its results (as every board page decides)."""
+    task = _task(slug)
+    if not can_view_board(_user(request), task):
+        raise ApiError.of(403, problems.RESULTS_HIDDEN, title=task.title, closes_at=task.closes_at)
+    return task
+
+
+def _task_out(request: HttpRequest, task: Task, teams: int) -> dict:
+    return {
+        "slug": task.slug,
+        "title": task.title,
+        "labels": list(task.labels),
+        "primary_metric": task.primary_metric,
+        "counting": task.counting,
+        "visibility": task.visibility,
+        "feedback": task.feedback,
+        "opens_at": task.opens_at,
+        "closes_at": task.closes_at,
+        "is_open": task.is_open(),
+        "results_public": task.results_public(),
+        "teams": teams,
+        "url": request.build_absolute_uri(task.get_absolute_url()),
+    }
+
+
+def _submission_url(request: HttpRequest, submission: Submission) -> str:
+    return request.build_absolute_uri(reverse("api:submission", args=[submission.pk]))
+
+
+# Tasks
+
+
+@api.get("/tasks", response={200: list[schemas.TaskOut], **ERRORS}, tags=["tasks"])
+def task_list(request: HttpRequest):
+    """Every task, as the home page lists them (phases will be listed with their task once they exist)."""
+    return [_task_out(request, task, len(task.teams.all())) for task in participation.listed_tasks()]
+
+
+@api.get("/tasks/{slug}", response={200: schemas.TaskDetailOut, **ERRORS}, tags=["tasks"])
+def task_detail(request: HttpRequest, slug: str):
+    """A task, and what you see on its page: your team, its submissions (primary scores as the
+    feedback policy shows them), whether you may see the board."""
+    task = _task(slug)
+    task.refresh_from_db(fields=["description"])
+    page = pages.task_page(task=task, user=_user(request))
+    team = page["team"]
+    quota = page.get("quota")
+    return {
+        **_task_out(request, task, task.teams.count()),
+        "description": task.description,
+        "you": {
+            "team": team.name if team else None,
+            "is_organiser": page["is_organiser"],
+            "board_visible": page["board_visible"],
+            "feedback": str(page["feedback"]),
+            "submissions": [
+                {
+                    "id": row.submission.pk,
+                    "status": row.submission.status,
+                    "created_at": row.submission.created_at,
+                    "file_name": row.submission.file.name,
+                    "description": row.submission.description,
+                    "primary": row.primary,
+                    "counts": getattr(row, "counts", False),
+                }
+                for row in page["submissions"]
+            ],
+            "quota": None
+            if quota is None
+            else {
+                "used_today": quota.used_today,
+                "left_today": quota.left_today,
+                "used_total": quota.used_total,
+                "left_total": quota.left_total,
+                "resets_at": quota.resets_at,
+            },
+        },
+    }
+
+
+# Boards
+
+
+@api.get("/tasks/{slug}/leaderboard", response={200: schemas.BoardOut, **ERRORS}, tags=["boards"], by_alias=True)
+def leaderboard(request: HttpRequest, slug: str, calibrated: bool = False, sort: str | None = None):
+    """The leaderboard: a column per ranking metric (raw, or prevalence-calibrated with
+    ``calibrated=true``), every team's value and rank, then the baselines (never ranked); rows
+    sorted by ``sort`` (a column id; default the primary metric). The rows are those of the
+    JSON download."""
+    task = _board_task(request, slug)
+    columns = selectors.columns_of(task, calibrated=calibrated)
+    if sort and selectors.column_by_id(task, sort) not in columns:
+        raise ApiError.of(400, problems.UNKNOWN_COLUMN, column=sort, columns=", ".join(column.id for column in columns))
+    board = selectors.leaderboard(task=task, calibrated=calibrated, sort=sort)
+    data = exports.board_data(board)  # the download's very shape, built in one place
+    return {**data, "sort": board.sort.id, "calibrated": calibrated}
+
+
+@api.get(
+    "/tasks/{slug}/correlations", response={200: schemas.CorrelationsOut, **ERRORS}, tags=["boards"], by_alias=True
+)
+def correlations(request: HttpRequest, slug: str, column_set: Literal["paper", "all"] = Query("paper", alias="set")):
+    """Spearman's rho between the team rankings of every pair of columns, each metric beside
+    its calibrated version, as the disagreement page's heatmap (``set``: the paper's Table 8
+    metrics, or all)."""
+    task = _board_task(request, slug)
+    columns = selectors.paired_columns(task, paper_set=column_set == "paper")
+    teams, values = selectors.team_values(task, columns)
+    found = selectors.correlations_of(columns=columns, teams=teams, values=values)
+    return {
+        "set": column_set,
+        "columns": [exports.column_json(column) for column in columns],
+        "teams": len(teams),
+        "rho": [[json_value(found.matrix[a.id][b.id].rho) for b in columns] for a in columns],
+        "n_teams": [[found.matrix[a.id][b.id].n_teams for b in columns] for a in columns],
+    }
+
+
+# Submissions
+
+
+@api.post("/tasks/{slug}/submissions", response={201: schemas.SubmissionCreatedOut, **ERRORS}, tags=["submissions"])
+def submission_create(request: HttpRequest, slug: str, file: File[UploadedFile], description: Form[str] = ""):
+    """Upload a prediction file (multipart: ``file``, optional ``description``) for your team.
+    A bad file is refused at once (400) with the page's line-precise message and its code, and
+    counts against no limit. Needs a token."""
+    task = _task(slug)
+    form = SubmissionForm({"description": description}, {"file": file})
+    if not form.is_valid():
+        raise DjangoValidationError(form.errors.as_data())
+    upload = form.cleaned_data["file"]
+    submission = services.submission_create(
+        task=task,
+        user=_user(request),
+        name=upload.name,
+        content=upload.read(),
+        description=form.cleaned_data["description"],
+    )
+    return Status(
+        201,
+        {
+            "id": submission.pk,
+            "status": submission.status,
+            "url": _submission_url(request, submission),
+            "page": request.build_absolute_uri(submission.get_absolute_url()),
+        },
+    )
+
+
+def _metrics(*, submission: Submission, user) -> list[dict]:
+    """Every metric raw and calibrated, with ranks where the board may be shown and this
+    submission counts: the rows of its page's table (:func:`pages.submission_scores`)."""
+    return [
+        {
+            "column": row.column.id,
+            "calibrated_column": row.calibrated_column.id,
+            "name": row.column.name,
+            "raw": json_value(row.raw),
+            "calibrated": json_value(row.calibrated),
+            "rank": row.rank,
+            "calibrated_rank": row.calibrated_rank,
+        }
+        for row in pages.submission_scores(submission=submission, user=user).rows
+    ]
+
+
+@api.get(
+    "/submissions/{pk}", response={200: schemas.SubmissionOut, **ERRORS}, tags=["submissions"], url_name="submission"
+)
+def submission_detail(request: HttpRequest, pk: int):
+    """A submission's status and, once scored, what the task's feedback policy lets you see:
+    every metric (full, or results public), the primary score rounded, or only that it was
+    scored. Matrices only once results are public (or to organisers)."""
+    user = _user(request)
+    submission = Submission.objects.select_related("task", "team", "file").defer("file__content").filter(pk=pk).first()
+    if submission is None or not can_view_submission(user, submission):
+        raise ApiError.of(404, problems.UNKNOWN_SUBMISSION, pk=pk)
+    task = submission.task
+    level = feedback_level(task=task, user=user)
+    scored = submission.status == Submission.Status.SCORED
+    data = {
+        "id": submission.pk,
+        "task": task.slug,
+        "team": submission.team.name,
+        "status": submission.status,
+        "failure": submission.failure or None,
+        "kind": submission.kind,
+        "file_name": submission.file.name,
+        "description": submission.description,
+        "created_at": submission.created_at,
+        "scored_at": submission.scored_at,
+        "feedback": str(level),
+        "primary_metric": task.primary_metric,
+        "primary": primary_text(submission, level),
+        "page": request.build_absolute_uri(submission.get_absolute_url()),
+    }
+    if scored and level.shows_metrics:
+        data["metrics"] = _metrics(submission=submission, user=user)
+    if scored and level.shows_matrices:
+        data["confusion_matrix"] = submission.confusion_matrix
+        data["calibrated_matrix"] = submission.calibrated_matrix()
+    return data

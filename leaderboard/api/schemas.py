@@ -1,0 +1,139 @@
+"""The shapes of the API's answers (pydantic, via django-ninja), which the OpenAPI schema
+describes. Undefined values are ``null``, never NaN."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from ninja import Schema
+from pydantic import Field
+
+Number = float | int | None
+
+
+class ErrorOut(Schema):
+    code: str = Field(description="a stable name of the problem, e.g. DAILY_LIMIT or RESULTS_HIDDEN")
+    message: str = Field(description="what went wrong, in words a person can act on")
+    problems: list[dict[str, str | None]] | None = Field(None, description="each problem: field, code, message")
+
+
+class TaskOut(Schema):
+    slug: str
+    title: str
+    labels: list[str]
+    primary_metric: str
+    counting: str
+    visibility: str
+    feedback: str
+    opens_at: dt.datetime
+    closes_at: dt.datetime
+    is_open: bool
+    results_public: bool
+    teams: int
+    url: str = Field(description="the task's page")
+
+
+class SubmissionSummary(Schema):
+    id: int
+    status: str
+    created_at: dt.datetime
+    file_name: str
+    description: str
+    primary: str | None = Field(description="the primary score as the feedback policy shows it; null: not shown")
+    counts: bool = Field(description="the submission that counts for its team on the board")
+
+
+class YouOut(Schema):
+    team: str | None
+    is_organiser: bool
+    board_visible: bool
+    feedback: str = Field(description="all, full, primary or validated: what you see of your team's scores")
+    submissions: list[SubmissionSummary]
+    quota: dict[str, int | dt.datetime] | None = None
+
+
+class TaskDetailOut(TaskOut):
+    description: str
+    you: YouOut
+
+
+class ColumnOut(Schema):
+    id: str = Field(description="names the column in ?sort= and in every export, e.g. macro_f1 or recall[neutral]_c")
+    metric: str
+    class_: str | None = Field(alias="class", description="the class of a per-class column")
+    name: str
+    symbol: str
+    calibrated: bool
+    formula: str
+
+
+class BoardTaskOut(Schema):
+    slug: str
+    title: str
+    labels: list[str]
+    primary_metric: str
+    counting: str
+
+
+class BoardRowOut(Schema):
+    name: str
+    kind: str = Field(description="team or baseline (baselines are never ranked)")
+    status: str
+    submission: int | None
+    values: dict[str, Number]
+    ranks: dict[str, int | None] = Field(description="competition ranks (1, 2, 2, 4); null when undefined")
+
+
+class BoardOut(Schema):
+    task: BoardTaskOut
+    sort: str
+    calibrated: bool
+    columns: list[ColumnOut]
+    rows: list[BoardRowOut]
+
+
+class CorrelationsOut(Schema):
+    set: str
+    columns: list[ColumnOut]
+    teams: int = Field(description="teams on the board")
+    rho: list[list[float | None]] = Field(description="Spearman's rho between the columns' rankings; null: undefined")
+    n_teams: list[list[int]] = Field(description="the teams each rho rests on (defined under both columns)")
+
+
+class SubmissionCreatedOut(Schema):
+    id: int
+    status: str
+    url: str = Field(description="poll this for the status and scores")
+    page: str = Field(description="the submission's page")
+
+
+class MetricOut(Schema):
+    column: str
+    calibrated_column: str
+    name: str
+    raw: Number
+    calibrated: Number
+    rank: int | None
+    calibrated_rank: int | None
+
+
+class SubmissionOut(Schema):
+    id: int
+    task: str
+    team: str
+    status: str
+    failure: str | None
+    kind: str
+    file_name: str
+    description: str
+    created_at: dt.datetime
+    scored_at: dt.datetime | None
+    feedback: str = Field(description="what the task's feedback policy lets you see: all, full, primary, validated")
+    primary_metric: str
+    primary: str | None = Field(description="the primary score as shown on the page (rounded under 'primary')")
+    metrics: list[MetricOut] | None = Field(None, description="every metric raw and calibrated (all, full)")
+    confusion_matrix: list[list[float]] | None = Field(
+        None, description="rows predicted, columns gold; only when results are public, or to organisers"
+    )
+    calibrated_matrix: list[list[float] | list[float | None]] | None = None
+    page: str

@@ -1,0 +1,50 @@
+"""What organisers read: every submission of a task, filtered and paginated; the decisions
+taken (shown on the board too); the participants for a mailing list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Prefetch, QuerySet
+
+from leaderboard.models import Membership, OrganiserAction, Submission, Task, Team
+
+SUBMISSIONS_PER_PAGE = 50
+
+
+@dataclass(frozen=True)
+class SubmissionFilter:
+    team: int | None = None
+    status: str | None = None
+
+    @classmethod
+    def parse(cls, query) -> SubmissionFilter:
+        """From a query string; anything malformed is no filter."""
+        team = query.get("team", "")
+        status = query.get("status", "")
+        return cls(
+            team=int(team) if team.isdigit() else None,
+            status=status if status in Submission.Status.values else None,
+        )
+
+
+def task_submissions(*, task: Task, where: SubmissionFilter, page: str | int | None) -> Page:
+    """Every submission of the task, newest first, filtered; one page of them (no silent cap)."""
+    submissions = task.submissions.select_related("team", "file").defer("file__content")
+    if where.team is not None:
+        submissions = submissions.filter(team_id=where.team)
+    if where.status is not None:
+        submissions = submissions.filter(status=where.status)
+    return Paginator(submissions, SUBMISSIONS_PER_PAGE).get_page(page)
+
+
+def organiser_actions(*, task: Task) -> QuerySet[OrganiserAction]:
+    """The decisions taken about the task's teams and submissions, newest first."""
+    return task.organiser_actions.select_related("actor", "team", "submission")
+
+
+def participants(*, task: Task) -> QuerySet[Team]:
+    """Every team with its members (user name and e-mail address), by team name."""
+    members = Membership.objects.select_related("user").order_by("user__username")
+    return task.teams.prefetch_related(Prefetch("membership_set", queryset=members))

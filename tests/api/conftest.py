@@ -1,0 +1,81 @@
+"""A task with two teams (A and B, each with a scored submission) and the roles of the API
+tests: anonymous, a member of A, a member of B, the task's organiser, staff. Every role has an
+API token; the cache (throttle counters, cached boards) starts empty in each test."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from django.utils import timezone
+
+from leaderboard import services
+from leaderboard.api.tokens import token_create
+from leaderboard.models import Submission, Task
+from tests.conftest import MOSTLY_A, PERFECT
+
+ROLES = ("anonymous", "member", "other", "organiser", "staff")
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@dataclass
+class World:
+    task: Task
+    users: dict
+    submission_a: Submission
+    submission_b: Submission
+    secrets: dict = field(default_factory=dict)
+
+    def client(self, role: str, *, token: bool = True) -> Client:
+        """A client for ``role``: with its API token (``token``), else logged in by session."""
+        if self.users[role] is None:
+            return Client()
+        if token:
+            return Client(HTTP_AUTHORIZATION=f"Bearer {self.secrets[role]}")
+        client = Client()
+        client.force_login(self.users[role])
+        return client
+
+    def enter(self, phase: str) -> None:
+        """``hidden``: as set up (results hidden until the close); ``public``: the task closed."""
+        if phase == "public":
+            now = timezone.now()
+            Task.objects.filter(pk=self.task.pk).update(
+                opens_at=now - dt.timedelta(days=3), closes_at=now - dt.timedelta(minutes=1)
+            )
+            self.task.refresh_from_db()
+        assert self.task.results_public() == (phase == "public")
+
+
+@pytest.fixture
+def make_world(make_task, make_user, organiser, submit):
+    def make(*, feedback: str = Task.Feedback.FULL, visibility: str = Task.Visibility.AFTER_CLOSE) -> World:
+        task = make_task(visibility=visibility, feedback=feedback)
+        users = {"anonymous": None, "organiser": organiser, "staff": make_user("staff", is_staff=True)}
+        submissions = []
+        for role, name, content in [("member", "A", PERFECT), ("other", "B", MOSTLY_A)]:
+            users[role] = make_user(f"member-of-{name}")
+            services.team_create(task=task, user=users[role], name=name)
+            submissions.append(submit(task, users[role], content))
+        world = World(task, users, *submissions)
+        for role, user in users.items():
+            if user is not None:
+                world.secrets[role] = token_create(user=user, name="tests")[1]
+        assert all(s.status == Submission.Status.SCORED for s in submissions)
+        return world
+
+    return make
+
+
+@pytest.fixture
+def world(make_world) -> World:
+    return make_world()
