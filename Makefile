@@ -20,6 +20,7 @@ demo: install
 	mkdir -p "$${LEADERBOARD_VAR_DIR:-var}"
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0  # hashed, Brotli and gzip copies, into var/staticfiles
 	DEBUG=false $(BIN)/python manage.py runserver 127.0.0.1:8000
 
 lint: install-dev

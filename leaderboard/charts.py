@@ -2,15 +2,17 @@
 rank chart of the disagreement page, and a submission's confusion matrices.
 
 Each function returns the figure as JSON; a template embeds it with ``json_script`` next to a
-``<div data-figure="ID">`` and ``static/leaderboard/charts.js`` draws it. Nothing here points
-outside the site: the figures use the empty ``"none"`` template and a system font stack, so no
-web font, MathJax or topojson URL ends up in a page. Plotly renders a small HTML subset in
+``<div data-figure="ID">`` and ``static/leaderboard/charts.js`` draws it (and saves it as PNG or
+SVG); :func:`standalone_html` makes a figure a file of its own that opens offline. Nothing here
+points outside the site: the figures use the empty ``"none"`` template and a system font stack,
+so no web font, MathJax or topojson URL ends up in a page. Plotly renders a small HTML subset in
 labels and hover text, so every name that comes from a user (team names, class labels) is
 HTML-escaped before it goes in; plotly turns the entities back into the literal characters.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
@@ -35,6 +37,24 @@ DIVERGING = [
     [1.0, "#2166ac"],
 ]
 """Red for rankings in opposite order, white for no relation, blue for the same order."""
+
+STANDALONE_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>body {{ font-family: {font}; color: #1f2937; margin: 1.5rem; }} h1 {{ font-size: 1.25rem; }}
+p {{ color: #4b5563; }}</style>
+</head>
+<body>
+<h1>{title}</h1>
+<p>{note}</p>
+{figure}
+</body>
+</html>
+"""
+"""The document around a downloaded figure: its title and a line saying what it shows."""
 
 
 def _label(column: Column) -> str:
@@ -196,3 +216,24 @@ def confusion_heatmap(matrix: Sequence[Sequence[float]] | None, labels: Sequence
         ),
     )
     return figure.to_json()
+
+
+def standalone_html(figure: str, *, title: str, note: str, filename: str) -> str:
+    """A figure (JSON, as built above) as one HTML file that works offline: plotly.js inlined
+    from the pinned ``plotly`` package (the bundle the site serves), no script loaded from
+    anywhere, the figure drawn as on the page. ``filename`` names the PNG of its camera button.
+    """
+    body = pio.to_html(
+        json.loads(figure),
+        config={
+            "displaylogo": False,
+            "responsive": True,
+            "typesetMath": False,
+            "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2},
+        },
+        include_plotlyjs=True,
+        include_mathjax=False,
+        full_html=False,
+        validate=False,
+    )
+    return STANDALONE_PAGE.format(title=escape(title), note=escape(note), font=FONT_FAMILY, figure=body)

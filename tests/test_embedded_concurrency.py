@@ -125,6 +125,7 @@ def test_twenty_parallel_uploads_on_sqlite_all_end_well(tmp_path):
     }
     env.pop("DATABASE_URL", None)
     manage(env, "migrate", "--noinput")
+    manage(env, "collectstatic", "--noinput")  # as `make demo` does: with DEBUG off, pages name hashed files
     manage(env, "shell", "-c", SETUP)
     port = free_port()
     server = subprocess.Popen(

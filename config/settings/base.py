@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_tasks",
     "axes",
+    "ninja",  # the JSON API (leaderboard/api); listed so its docs page uses its bundled Swagger UI, not a CDN
     "leaderboard",
 ]
 
@@ -124,13 +125,28 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-WHITENOISE_USE_FINDERS = True  # serve without collectstatic in development; prod collects to STATIC_ROOT
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "leaderboard.staticfinders.PlotlyFinder",
 ]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+"""Static files as ``collectstatic`` leaves them in STATIC_ROOT, in every set-up: each under a
+name with its content's hash (whitenoise tells browsers to keep it for good), beside it a Brotli
+and a gzip copy, whitenoise sending the variant the browser accepts: plotly.min.js is 4.8 MB as
+is, 1.1 MB in Brotli, 1.5 MB gzipped. ``make demo`` and ``make serve`` collect first; with DEBUG
+off and nothing collected, a page fails on its first ``{% static %}``. With DEBUG on, pages name
+files plainly and whitenoise finds them through the finders as they are edited, without
+collectstatic (WHITENOISE_USE_FINDERS and WHITENOISE_AUTOREFRESH follow DEBUG: whitenoise's
+defaults). The tests collect nothing (test.py)."""
+WHITENOISE_KEEP_ONLY_HASHED_FILES = True
+"""Pages name only the hashed files; compressing the plain copies too would double the time that
+collectstatic spends on Brotli (seconds for plotly.js)."""
 
 # Uploads: prediction and gold files are stored in the database (workers on any machine can
 # read them) and are refused above this size.
@@ -155,6 +171,16 @@ AXES_USERNAME_CALLABLE = "leaderboard.throttling.normalised_username"  # as the 
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # refused attempts are not counted: the end time holds
 AXES_LOCKOUT_CALLABLE = "leaderboard.throttling.lockout_response"  # HTTP 429, our page, Retry-After
+
+# The JSON API (leaderboard/api). Requests with a token are counted per token in the cache
+# (shared by every worker once CACHE_URL is set): past the limit, 429 with Retry-After. Requests
+# with an unknown or revoked token are counted per address, and refused alike past theirs.
+API_TOKEN_RATE_LIMIT = int(os.environ.get("API_TOKEN_RATE_LIMIT", "120"))
+API_TOKEN_RATE_WINDOW = int(os.environ.get("API_TOKEN_RATE_WINDOW", "60"))
+API_AUTH_FAILURE_LIMIT = int(os.environ.get("API_AUTH_FAILURE_LIMIT", "20"))
+API_AUTH_FAILURE_WINDOW = int(os.environ.get("API_AUTH_FAILURE_WINDOW", "300"))
+API_TOKENS_PER_USER = int(os.environ.get("API_TOKENS_PER_USER", "20"))
+"""Active (unrevoked) tokens a person may hold at once."""
 
 # E-mail: printed to the console by default (the embedded set-up sends nothing); SMTP as soon
 # as EMAIL_HOST is set. EMAIL_TIMEOUT bounds how long a slow server can hold a worker: e-mails

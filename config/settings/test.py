@@ -7,10 +7,14 @@ from pathlib import Path
 from config.settings.base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests collect no static files: plain names, served from the finders (DEBUG is off in tests),
+# and no STATIC_ROOT for whitenoise to look for.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True
 
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     # A file, not Django's default shared-cache in-memory database: tests that run requests in
