@@ -7,9 +7,9 @@ accepted. Line numbers in errors are the file's own: its first line is line 1.
 
 How the header is read, so that any label works (``label``, ``ID``, ``x]``, ``two words``):
 
-- Blank lines before the header are skipped, as blank lines at the end are: the header is
-  the first line with text on it (errors still count the skipped lines). The header is one
-  line: a quote opened in it must close on it.
+- The header is the file's first line: a file that starts with a blank line is refused
+  (``BLANK_BEFORE_HEADER``, line 1) rather than guessed at; blank lines at the end are
+  accepted. The header is one line: a quote opened in it must close on it.
 - Header names are compared after stripping the spaces around them; ``id`` and ``label`` in
   any case, task labels as exact strings (case, inner spaces and Unicode as written).
 - Widths: a gold file has 2 fields; a prediction file 2 (``id,label``) or 1 + the number of
@@ -67,6 +67,9 @@ FIELD_COUNT = "expected {expected} fields, found {found}"
 MALFORMED = "the line cannot be parsed as CSV/TSV ({detail})"
 EMPTY_VALUE = "the {column} is empty"
 EMPTY_LINE = "the line is empty"
+BLANK_BEFORE_HEADER = (
+    "the file starts with a blank line; the header (id,label, or id and one column per label) must be on line 1"
+)
 DUPLICATE_ID = "the id {id!r} appears a second time (first on line {first_line})"
 UNKNOWN_LABEL = "unknown label {label!r}; expected one of {labels}"
 UNKNOWN_ID = "the id {id!r} is not in the gold file"
@@ -84,7 +87,7 @@ PROBABILITY_TOLERANCE = 1e-3
 """How far a row of probabilities may sum from 1 (outputs printed with few decimals)."""
 
 HEADER_LINE = 1
-"""The header's line when no blank line comes before it."""
+"""The header's line: the first (a file that starts with a blank line is refused)."""
 
 LONGEST_QUOTED = 200
 """Longest text quoted whole in a message: a 1 MB field is quoted cut, so that the error about
@@ -123,7 +126,7 @@ class LabelFile:
     codes: np.ndarray
     labels: tuple[str, ...]
     first_line: int = HEADER_LINE + 1
-    """The line of the first id (later if blank lines come before the header)."""
+    """The line of the first id: the one after the header."""
 
 
 @dataclass(frozen=True)
@@ -300,7 +303,9 @@ def _read_header(data: bytes, *, name: str, widths: Sequence[int], described: st
     field counts a header of this kind may have, ``described`` for the message) at once."""
     data = _decode_check(data, name)
     start = _header_start(data)
-    line = HEADER_LINE + _lines_before(data, start)
+    if start:
+        raise InputFileError(BLANK_BEFORE_HEADER, file=name, line=HEADER_LINE)
+    line = HEADER_LINE
     source = data[start:] if start else data
     text = source[: _line_end(source)]
     separator = b"\t" if b"\t" in text else b","

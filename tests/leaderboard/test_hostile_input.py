@@ -88,6 +88,7 @@ FILE_PROBLEMS = [
     io.MALFORMED,
     io.EMPTY_VALUE,
     io.EMPTY_LINE,
+    io.BLANK_BEFORE_HEADER,
     io.DUPLICATE_ID,
     io.UNKNOWN_LABEL,
     io.UNKNOWN_ID,

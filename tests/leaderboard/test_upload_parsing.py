@@ -165,13 +165,15 @@ def test_a_label_called_id_works_once_the_id_column_is_told_apart(make_task, mak
 # --- blank lines before the header -------------------------------------------------------------
 
 
-def test_blank_lines_before_the_header_are_skipped_in_gold_and_predictions(make_task, make_user, upload):
-    task = make_task("blank-first", gold=b"\n\r\n" + GOLD)
+def test_a_blank_first_line_is_refused_with_a_message_that_says_so(make_task, make_user, upload):
+    task = make_task("blank-first")
     user = member_of(task, make_user, "Blank")
-    assert upload(task, user, b"\n" + PERFECT).metrics["accuracy"] == 1.0
-    code, message = refusal(upload(task, user, b"\n\n" + PERFECT.replace(b"5,b", b"5,z")))
-    assert code == io.UNKNOWN_LABEL
-    assert message.startswith("run.csv, line 8: unknown label 'z'")  # two blank lines, the header, 5 rows
+    code, message = refusal(upload(task, user, b"\n" + PERFECT))
+    assert code == io.BLANK_BEFORE_HEADER
+    assert message == "run.csv, line 1: " + io.BLANK_BEFORE_HEADER
+    with pytest.raises(ValidationError) as caught:
+        make_task("blank-gold", gold=b"\n\r\n" + GOLD)
+    assert caught.value.messages == ["gold file, line 1: " + io.BLANK_BEFORE_HEADER]
 
 
 # --- probability rows are renormalised ---------------------------------------------------------

@@ -388,44 +388,26 @@ def test_a_label_id_is_told_apart_from_the_id_column_by_case() -> None:
     )
 
 
-# --- blank lines before the header ------------------------------------------------------------
+# --- a blank line before the header -----------------------------------------------------------
 
 
-def test_blank_lines_before_the_header_are_skipped() -> None:
-    assert_reads_as_gold(b"\n \r\n\t\n" + GOLD)
-    assert_reads_as_gold(b"\r\r" + GOLD.replace(b"\n", b"\r"))
-    assert_reads_as_gold(codecs.BOM_UTF8 + b"\n" + GOLD)
-
-
-BLANK_FIRST = {
-    # name: (file after two blank lines, template, line): lines count the blank ones
-    "duplicate id": (b"id,label\n1,a\n1,b\n", io.DUPLICATE_ID, 5),
-    "too many fields (pandas' count)": (b"id,label\n1,a\n2,b,c\n", io.FIELD_COUNT, 5),
-    "a short line": (b"id,label\n1,a\n2\n", io.FIELD_COUNT, 5),
-    "empty line": (b"id,label\n1,a\n\n2,b\n", io.EMPTY_LINE, 5),
-    "unknown label": (b"id,label\n1,a\n2,c\n", io.UNKNOWN_LABEL, 5),
-    "missing header": (b"1,a\n2,b\n", io.MISSING_HEADER, 3),
-    "no rows": (b"id,label\n", io.NO_ROWS, 4),
-    "undecodable": (b"id,label\n1,\xff\n", io.UNDECODABLE, 4),
-}
-
-
-@pytest.mark.parametrize(("data", "template", "line"), BLANK_FIRST.values(), ids=BLANK_FIRST)
-def test_lines_are_counted_from_the_top_of_the_file_when_blank_lines_lead(data: bytes, template: str, line: int):
-    error = error_of(io.read_labels, b"\n\r\n" + data, labels=LABELS)
-    assert error.template is template
-    assert error.line == line
-
-
-def test_duplicate_and_missing_ids_name_lines_after_leading_blank_lines() -> None:
-    gold_file = io.read_labels(b"\n\n" + GOLD)
-    assert gold_file.first_line == 4
-    error = error_of(io.read_predictions, b"\nid,label\n1,a\n3,a\n", gold=gold_file)
-    assert error.template is io.MISSING_IDS
-    assert error.params["gold_line"] == 5  # gold id 2, after two blank lines and the header
-    error = error_of(io.read_predictions, b"\nid,label\n3,a\n1,b\n3,b\n", gold=gold_file)
-    assert (error.template, error.line, error.params["first_line"]) == (io.DUPLICATE_ID, 5, 3)
-    assert error_of(io.read_labels, b"\n\nid,label\n1,a\n2,b\n3,a\n", max_rows=2).line == 6
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\n" + GOLD,
+        b" \r\n" + GOLD,
+        b"\t\n" + GOLD,
+        b"\r\r" + GOLD.replace(b"\n", b"\r"),
+        codecs.BOM_UTF8 + b"\n" + GOLD,
+    ],
+    ids=["LF", "spaces CRLF", "tab", "CR", "BOM"],
+)
+def test_a_file_starting_with_a_blank_line_is_refused_on_line_1(data: bytes) -> None:
+    error = error_of(io.read_labels, data, labels=LABELS)
+    assert (error.template, error.line) == (io.BLANK_BEFORE_HEADER, 1)
+    assert "starts with a blank line" in str(error)
+    gold_file = io.read_labels(GOLD, labels=LABELS)
+    assert error_of(io.read_predictions, b"\n" + GOLD, gold=gold_file).template is io.BLANK_BEFORE_HEADER
 
 
 # --- short lines are counted on the line itself, whatever its length or line end --------------
