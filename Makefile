@@ -10,14 +10,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
+# var/ holds the embedded set-up's SQLite file and collected static files.
 install: $(BIN)/python
+	mkdir -p "$${LEADERBOARD_VAR_DIR:-var}"
 	$(BIN)/pip install -q -r requirements.txt
 
 install-dev: $(BIN)/python
+	mkdir -p "$${LEADERBOARD_VAR_DIR:-var}"
 	$(BIN)/pip install -q -r requirements-dev.txt
 
 demo: install
-	mkdir -p "$${LEADERBOARD_VAR_DIR:-var}"
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0  # hashed, Brotli and gzip copies, into var/staticfiles
