@@ -48,3 +48,16 @@ def participants(*, task: Task) -> QuerySet[Team]:
     """Every team with its members (user name and e-mail address), by team name."""
     members = Membership.objects.select_related("user").order_by("user__username")
     return task.teams.prefetch_related(Prefetch("membership_set", queryset=members))
+
+
+def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | None) -> dict:
+    """The organisers' page of every submission: one page of them, the filter's choices, the
+    decisions taken."""
+    return {
+        "task": task,
+        "page": task_submissions(task=task, where=where, page=page),
+        "where": where,
+        "teams": task.teams.order_by("name"),
+        "statuses": Submission.Status.choices,
+        "decisions": organiser_actions(task=task),
+    }

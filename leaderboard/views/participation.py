@@ -311,14 +311,7 @@ def organiser_submissions(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         return _organiser_decision(request, task)
     where = organisers.SubmissionFilter.parse(request.GET)
-    context = {
-        "task": task,
-        "page": organisers.task_submissions(task=task, where=where, page=request.GET.get("page")),
-        "where": where,
-        "teams": task.teams.order_by("name"),
-        "statuses": Submission.Status.choices,
-        "decisions": organisers.organiser_actions(task=task),
-    }
+    context = organisers.submissions_page(task=task, where=where, page=request.GET.get("page"))
     return render(request, "leaderboard/organiser_submissions.html", context)
 
 
