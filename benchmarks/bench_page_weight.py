@@ -39,17 +39,8 @@ import django
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 
-from tools.processes import start_process, wait_until  # noqa: E402 (the repository goes on the path first)
+from tools.processes import CHROMIUM, CHROMIUM_ARGS, start_process, wait_until  # noqa: E402 (the repository goes on the path first)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 BUDGET_BYTES = 1_600_000
 """No page may transfer more than 1.6 MB (decimal) on a first visit."""
 BUDGET_DCL_MS = 500.0

@@ -132,3 +132,16 @@ def wait_listening(workers: Sequence[ManagedProcess], *, redis_client, timeout_s
         return all(w.name in names for w in workers)
 
     wait_until(listening, timeout_s=timeout_s, what=f"{len(workers)} worker(s) to listen", interval_s=0.1)
+
+
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium, which the browser tests and the page benchmark drive through Playwright."""
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+"""Headless, and quiet on a closed network: no background connections, no component updates."""

@@ -251,13 +251,18 @@ def team_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leaderboard/team_detail.html", context)
 
 
+def _own_team(request: HttpRequest, task: Task) -> Team:
+    team = participation.team_of(task=task, user=request.user)
+    if team is None:
+        raise Http404("You have no team in this task.")
+    return team
+
+
 @login_required
 @require_POST
 def team_invite_regenerate(request: HttpRequest, slug: str) -> HttpResponse:
     task = _task(slug)
-    team = participation.team_of(task=task, user=request.user)
-    if team is None:
-        raise Http404("You have no team in this task.")
+    team = _own_team(request, task)
     code = services.team_invite_regenerate(team=team, user=request.user)
     messages.success(request, f"The new invite code is {code}; the old one no longer works.")
     return redirect("leaderboard:team_detail", slug=task.slug)
@@ -267,9 +272,7 @@ def team_invite_regenerate(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def team_leave(request: HttpRequest, slug: str) -> HttpResponse:
     task = _task(slug)
-    team = participation.team_of(task=task, user=request.user)
-    if team is None:
-        raise Http404("You have no team in this task.")
+    team = _own_team(request, task)
     try:
         services.team_leave(team=team, user=request.user)
     except ValidationError as error:

@@ -21,6 +21,7 @@ from leaderboard.management.commands.load_demo import SLUG
 from leaderboard.models import Task
 from leaderboard.selectors import pages, paired_columns
 from tests.leaderboard.test_boards import embedded_figure, prediction_file
+from tools.processes import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.django_db
 
@@ -150,17 +151,15 @@ def test_page_links_each_figure_to_its_download_and_names_its_images(client, fig
 
 # --- PNG and SVG from the page, in the browser ---------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(not CHROMIUM.exists(), reason=f"needs Chromium at {CHROMIUM}")
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"needs Chromium at {CHROMIUM}")
 def test_page_downloads_each_figure_as_png_and_svg(live_server):
     sync_api = pytest.importorskip("playwright.sync_api")
     call_command("load_demo", stdout=io.StringIO())
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_context(accept_downloads=True).new_page()
             page.goto(f"{live_server.url}/tasks/{SLUG}/disagreements/?set=all", wait_until="domcontentloaded")
