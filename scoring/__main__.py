@@ -8,8 +8,10 @@ board and the Spearman matrix as tables, or one JSON object (contract, see
 :meth:`scoring.engine.board.Board.as_json`). ``--format latex`` prints the board as a table in
 the style of paper 000's Table 8 (:mod:`scoring.engine.latex`), its columns chosen with
 ``--metrics``. ``--bootstrap B --seed S`` adds paired-bootstrap intervals to a JSON board
-(:mod:`scoring.engine.bootstrap`). Exit status 0 on success; 2 with a message naming the file, the line and the
-problem on bad input (every bad prediction file of a board is named).
+(:mod:`scoring.engine.bootstrap`); ``--prevalence`` re-scores and re-ranks a board's teams at a
+target class distribution (:mod:`scoring.engine.whatif`). Exit status 0 on success; 2 with a
+message naming the file, the line and the problem on bad input (every bad prediction file of a
+board is named).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from scoring.engine.references import plain
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import Report, metric_values, weighted_averages
+from scoring.engine.whatif import TargetError, WhatIf, parse_target, what_if
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -141,8 +144,9 @@ def number_list(text: str, *, what: str, n: int, positive: bool = False) -> list
     return values
 
 
-def board_table(board: Board, columns: Sequence[Column]) -> str:
-    """A row per column, a cell per team: the value and, in parentheses, the team's rank."""
+def board_table(board: Board | WhatIf, columns: Sequence[Column]) -> str:
+    """A row per column, a cell per team: the value and, in parentheses, the team's rank (of a
+    board, or of a what-if at its target)."""
     rows = []
     for column in columns:
         ranks = board.ranks(column)
@@ -187,6 +191,42 @@ def board_text(board: Board, columns: Sequence[Column] | None) -> str:
         "or a ranking that is all ties)\n" + rho_table(board, heatmap)
     )
     return "\n\n".join(sections) + "\n"
+
+
+def moves_table(scenario: WhatIf, columns: Sequence[Column]) -> str:
+    """A row per column, a cell per team: its rank today, or ``3 → 1 *`` for a team that moves
+    from 3rd today to 1st at the target."""
+    rows = []
+    for column in columns:
+        today, at_target = scenario.ranks_today(column), scenario.ranks(column)
+        cells = [
+            rank_text(today[team])
+            if today[team] == at_target[team]
+            else f"{rank_text(today[team])} → {rank_text(at_target[team])} *"
+            for team in scenario.teams
+        ]
+        rows.append([column.id, column.symbol, *cells])
+    return table(["column", "symbol", *scenario.teams], rows)
+
+
+def what_if_text(scenario: WhatIf, columns: Sequence[Column]) -> str:
+    """The board re-scored at the target distribution, then its ranks next to today's."""
+    pairs = zip(scenario.labels, scenario.target, strict=True)
+    shares = ", ".join(f"{label} {value_text(float(share))}" for label, share in pairs)
+    return (
+        f"\nWhat if the classes had the shares {shares} ({plain('@opitz-overview, Eq. 5')}; precision from "
+        f"recall and the target shares, {plain('@opitz-overview, Eq. 26-27')})\n"
+        f"Scores and ranks at the target\n{board_table(scenario, columns)}\n\n"
+        f"Ranks today → at the target (* a team that moves)\n{moves_table(scenario, columns)}\n"
+    )
+
+
+def board_what_if(board: Board, text: str) -> WhatIf:
+    """The board's teams at the target distribution that ``--prevalence`` names (``gold``: the
+    shares of the gold file's items)."""
+    gold_counts = np.bincount(board.gold_codes, minlength=len(board.labels))
+    target = parse_target(text, labels=board.labels, gold_counts=gold_counts.tolist())
+    return what_if({team: board.reports[team].matrix for team in board.teams}, labels=board.labels, target=target)
 
 
 def fail(message: str) -> int:
@@ -238,7 +278,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
     parser.add_argument(
-        "--prevalence", help="comma-separated target class shares, in label order: adds every metric scaled to them"
+        "--prevalence",
+        help="comma-separated target class shares, in label order (0.2,0.3,0.5 or 1/3,1/3,1/3): adds every metric "
+        "scaled to them; with a board, every team re-scored and re-ranked at them, its ranks next to today's "
+        "(a board also takes 'uniform' or 'gold')",
     )
     return parser.parse_args(argv)
 
@@ -263,8 +306,10 @@ def single_file(args: argparse.Namespace, labels: list[str] | None) -> int:
 
 def board(args: argparse.Namespace, labels: list[str] | None) -> int:
     """Several prediction files (or one, as a LaTeX table): scored, ranked, correlated."""
-    if args.weights or args.prevalence:
-        return fail("--weights and --prevalence apply to a single prediction file")
+    if args.weights:
+        return fail("--weights applies to a single prediction file")
+    if args.prevalence and args.format == "latex":
+        return fail("--prevalence re-ranks a text or JSON board; --format latex prints the board as it is")
     if args.bootstrap is not None and (args.format != "json" or len(args.predictions) < 2):
         return fail("--bootstrap adds intervals to a JSON board: two or more prediction files and --format json")
     if args.bootstrap is not None and args.bootstrap < 1:
@@ -283,9 +328,19 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         columns = choose_columns(args.metrics, scored.ranking_columns(calibrated=None)) if args.metrics else None
     except BoardError as error:
         return fail(f"--metrics: {error}")
+    try:
+        scenario = board_what_if(scored, args.prevalence) if args.prevalence else None
+    except TargetError as error:
+        return fail(f"--prevalence: {error}")
+    what_if_columns = [c for c in columns if not c.calibrated] if columns else scored.ranking_columns()
+    if scenario is not None and not what_if_columns:
+        return fail("--prevalence re-estimates raw columns, and --metrics names only calibrated ones")
     if args.format == "json":
         stability = None if args.bootstrap is None else scored.stability(replicates=args.bootstrap, seed=args.seed)
-        json.dump(scored.as_json(stability=stability), sys.stdout, indent=2, allow_nan=False)
+        output = scored.as_json(stability=stability)
+        if scenario is not None:
+            output["prevalence_what_if"] = scenario.as_json()
+        json.dump(output, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     elif args.format == "latex":
         columns = columns or table8_columns(scored.labels)
@@ -293,6 +348,8 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         sys.stdout.write(latex_table(teams=scored.teams, columns=columns, values=values))
     else:
         sys.stdout.write(board_text(scored, columns))
+        if scenario is not None:
+            sys.stdout.write(what_if_text(scenario, what_if_columns))
     return 0
 
 

@@ -11,7 +11,8 @@ count, a soft or a calibrated mass) exactly and scales the whole matrix to Pytho
 common denominator. Every metric is homogeneous of degree zero, so the scaling never changes a
 value. Prevalence calibration (paper 000, Eq. 6) is exact too: :meth:`ExactMatrix.calibrated`
 multiplies gold column ``j`` by ``lcm(prevalences) / prevalence(j)``, an integer multiple of
-``1 / (n prevalence(j))``. Then:
+``1 / (n prevalence(j))``; it is the equal-shares case of :meth:`ExactMatrix.scaled_to`, which
+scales to any rational class distribution (Eq. 5) the same way. Then:
 
 * a metric that is a rational function of the cells (accuracy, macro and weighted P/R/F1, the
   F1 of averages and the gap Δ, HmacR, kappa, macro and micro BACC, per-class P/R/F1/BACC) is
@@ -104,17 +105,26 @@ class ExactMatrix:
         denominator = max(d for row in ratios for _, d in row)  # powers of two: a multiple of all
         return cls([[n * (denominator // d) for n, d in row] for row in ratios], denominator)
 
-    def calibrated(self) -> ExactMatrix | None:
-        """Prevalence calibration (paper 000, Eq. 6) in exact arithmetic; ``None`` when a class
-        has no gold item. Column ``j`` is multiplied by ``L / prevalence(j)`` with ``L`` the lcm
-        of the prevalences, so every column sums to ``L``; the masses ``cells / (n L)`` are
-        those of Eq. 6 exactly."""
+    def scaled_to(self, weights: Sequence[int]) -> ExactMatrix | None:
+        """Prevalence scaling to a target distribution (paper 000, Eq. 5) in exact arithmetic:
+        class ``j`` gets the share ``weights[j] / sum(weights)`` (positive ints); ``None`` when a
+        class has no gold item, which no scaling can give a share.
+
+        Column ``j`` is multiplied by ``weights[j]·L / prevalence(j)`` with ``L`` the lcm of the
+        prevalences, an integer multiple of lambda_jj = share(j) / prevalence(j); the masses
+        ``cells / (L·sum(weights))`` are those of Eq. 5 exactly, column ``j`` summing to its share.
+        """
         if not all(self.prevalence):
             return None
         common = math.lcm(*self.prevalence)
-        factors = [common // p for p in self.prevalence]
+        factors = [w * (common // p) for w, p in zip(weights, self.prevalence, strict=True)]
         cells = [[x * f for x, f in zip(row, factors, strict=True)] for row in self.cells]
-        return ExactMatrix(cells, self.n * common)
+        return ExactMatrix(cells, sum(weights) * common)
+
+    def calibrated(self) -> ExactMatrix | None:
+        """Prevalence calibration (paper 000, Eq. 6) in exact arithmetic: scaling to equal shares,
+        every class the mass 1/n; ``None`` when a class has no gold item."""
+        return self.scaled_to([1] * self.n)
 
     def mass(self, value: int) -> int | float:
         """A sum of cells as a plain number: an int when integral, else its correctly rounded float."""

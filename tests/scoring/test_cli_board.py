@@ -13,7 +13,11 @@ What this proves:
   the very object the single-file scorer prints;
 - the text and LaTeX outputs; and the errors: a bad prediction file among several (exit 2,
   the file and the line named, every bad file named, nothing on stdout), duplicate stems,
-  unknown ``--metrics``, options that only apply to one file.
+  unknown ``--metrics``, options that only apply to one file;
+- ``--prevalence`` on a board (paper 000, Eq. 5 and 26-27): the JSON keeps every key of the
+  board unchanged and adds ``prevalence_what_if``; ``uniform`` is the calibrated board (on the
+  demo, kappa at equal shares ranks the teams as macro recall does, as Figure 2 says), ``gold``
+  is today's board; the text marks the teams that move; bad targets are refused naming the class.
 """
 
 from __future__ import annotations
@@ -430,7 +434,15 @@ def test_a_bad_gold_file_stops_the_board(small, tmp_path, capsys):
     [
         (["--metrics", "accuracy,no_such_metric"], "--metrics: unknown column 'no_such_metric'"),
         (["--format", "json", "--metrics", "accuracy"], "--metrics chooses the columns"),
-        (["--weights", "1,1,1"], "--weights and --prevalence apply to a single prediction file"),
+        (["--weights", "1,1,1"], "--weights applies to a single prediction file"),
+        (
+            ["--prevalence", "1,1", "--format", "json"],
+            "--prevalence: the target needs one share per class (3: a, b, c)",
+        ),
+        (["--prevalence", "1,0,1"], "--prevalence: the share of class 'b' is 0: every class needs a share above 0"),
+        (["--prevalence", "1,x,1"], "--prevalence: the share 'x' of class 'b' is not a number"),
+        (["--prevalence", "uniform", "--format", "latex"], "--prevalence re-ranks a text or JSON board"),
+        (["--prevalence", "uniform", "--metrics", "kappa_c"], "--prevalence re-estimates raw columns"),
     ],
 )
 def test_board_options_that_do_not_apply_are_refused(small, capsys, options, message):
@@ -446,3 +458,71 @@ def test_metrics_needs_a_board_or_latex(small, capsys):
     status, _, err = run_main(capsys, gold, predictions[0], "--metrics", "accuracy")
     assert status == 2
     assert "--metrics applies to a board" in err
+
+
+# --- what if the prevalence changes -------------------------------------------------------------
+
+
+def test_a_what_if_adds_one_key_and_changes_no_other(small, capsys):
+    gold, predictions = small
+    board = board_json(capsys, gold, predictions)
+    with_what_if = board_json(capsys, gold, predictions, "--prevalence", "0.2,0.3,0.5")
+    what_if = with_what_if.pop("prevalence_what_if")
+    assert with_what_if == board
+    assert set(what_if) == {"target", "columns", "moved", "per_class"}
+    assert what_if["target"] == {"a": 0.2, "b": 0.3, "c": 0.5}
+    assert list(what_if["columns"]) == list(board["ranks"]["raw"]) == list(what_if["moved"])
+    for column_id, teams in what_if["columns"].items():
+        assert list(teams) == list(SMALL_TEAMS)
+        for team, cell in teams.items():
+            assert set(cell) == {"value", "rank", "rank_today"}
+            assert cell["rank_today"] == board["ranks"]["raw"][column_id][team]
+        moved = {move["team"]: (move["from"], move["to"]) for move in what_if["moved"][column_id]}
+        assert moved == {
+            team: (cell["rank_today"], cell["rank"])
+            for team, cell in teams.items()
+            if cell["rank"] != cell["rank_today"]
+        }
+    assert list(what_if["per_class"]) == list(SMALL_TEAMS)
+    assert what_if["per_class"]["twin1"]["c"]["support"] == 0.5
+
+
+def test_uniform_is_the_calibrated_board_and_gold_is_today(small, capsys):
+    gold, predictions = small
+    uniform = board_json(capsys, gold, predictions, "--prevalence", "uniform")
+    today = board_json(capsys, gold, predictions, "--prevalence", "gold")
+    for team in SMALL_TEAMS:
+        report = uniform["reports"][team]
+        for key in RANKING_METRICS:
+            assert uniform["prevalence_what_if"]["columns"][key][team]["value"] == report["calibrated"][key]
+            assert today["prevalence_what_if"]["columns"][key][team]["value"] == report["metrics"][key]
+    for column_id in uniform["ranks"]["raw"]:
+        ranks = {team: cell["rank"] for team, cell in uniform["prevalence_what_if"]["columns"][column_id].items()}
+        assert ranks == uniform["ranks"]["calibrated"][column_id]
+        assert today["prevalence_what_if"]["moved"][column_id] == []
+    assert today["prevalence_what_if"]["target"] == {"a": 0.5, "b": 0.25, "c": 0.25}
+
+
+def test_demo_kappa_at_equal_shares_ranks_as_macro_recall(demo, capsys):
+    """Figure 2's identity seen from the what-if: kappa at equal shares is calibrated kappa, and it
+    moves the teams to macro recall's order."""
+    gold, predictions = demo
+    board = board_json(capsys, gold, predictions, "--prevalence", "1/3,1/3,1/3")
+    what_if = board["prevalence_what_if"]
+    kappa = {team: cell["rank"] for team, cell in what_if["columns"]["kappa"].items()}
+    assert kappa == board["ranks"]["raw"]["macro_recall"] == board["ranks"]["calibrated"]["kappa"]
+    assert what_if["moved"]["kappa"] != []
+
+
+def test_text_what_if_marks_the_teams_that_move(small, capsys):
+    """Where 98 in 100 items are a, always predicting a is second best; the twins stay tied."""
+    gold, predictions = small
+    status, out, err = run_main(capsys, gold, *predictions, "--prevalence", "0.98,0.01,0.01", "--metrics", "accuracy")
+    assert status == 0, err
+    what_if = out.split("What if the classes had the shares a 0.9800, b 0.0100, c 0.0100", 1)[1]
+    at_target, moves = what_if.split("Ranks today → at the target (* a team that moves)\n", 1)
+    accuracy = next(line for line in at_target.splitlines() if line.startswith("accuracy "))
+    assert accuracy.split()[2:] == ["1.0000", "(1)", "0.7500", "(3)", "0.7500", "(3)", "0.9800", "(2)", "0.0000", "(5)"]
+    header, _, row = moves.splitlines()[:3]
+    assert header.split() == ["column", "symbol", *SMALL_TEAMS]
+    assert re.split(r"\s{2,}", row) == ["accuracy", "Acc", "1", "2 → 3 *", "2 → 3 *", "4 → 2 *", "5"]

@@ -4,7 +4,8 @@ What this proves: for every registered metric and per-class measure, raw and cal
 exact functions that the suite stores agree with the float functions to rounding (rel 1e-9 or
 abs 1e-12) and are undefined (``None``) in exactly the same cases, on random count, float and
 corner-case matrices; an exact matrix reads float cells as the binary fractions they are and
-calibrates exactly (paper 000, Eq. 6); a DP whose odds ratio underflows a double is still
+scales to any class distribution exactly (paper 000, Eq. 5), calibration (Eq. 6) being
+scaling to equal shares; a DP whose odds ratio underflows a double is still
 right; kappa and MCC of [[10^9, 3], [5, 7]] and [[10^12, 3], [5, 7]] are the correctly rounded
 exact values, where the float path is off from the 9th digit; and one-vs-rest counts are sums
 of cells, so a soft mass of 1e-20 survives into TN and the DP of the issue's example is
@@ -132,6 +133,27 @@ def test_exact_calibration_is_eq_6_in_fractions(matrix: np.ndarray) -> None:
             expected = Fraction(matrix[i, j]) / (n * prevalence[j])
             assert Fraction(calibrated.cells[i][j], calibrated.denominator) == expected
     assert calibrated.mass(calibrated.prevalence[0]) == (1 if n == 1 else 1 / n)
+
+
+@PROPERTY
+@given(data=st.data(), matrix=supported_matrices(floats=True))
+def test_exact_scaling_is_eq_5_in_fractions(data: st.DataObject, matrix: np.ndarray) -> None:
+    """m[i][j]·share(j) / prevalence(j) for shares w / sum(w), each cell read as its exact fraction."""
+    n = len(matrix)
+    weights = data.draw(st.lists(st.integers(min_value=1, max_value=50), min_size=n, max_size=n))
+    scaled = ExactMatrix.of(matrix).scaled_to(weights)
+    prevalence = [sum(Fraction(cell) for cell in column) for column in matrix.T.tolist()]
+    for i in range(n):
+        for j in range(n):
+            expected = Fraction(matrix[i, j]) * Fraction(weights[j], sum(weights)) / prevalence[j]
+            assert Fraction(scaled.cells[i][j], scaled.denominator) == expected
+
+
+def test_calibration_is_scaling_to_equal_shares() -> None:
+    exact = ExactMatrix.of(np.array([[3, 1, 0], [2, 5, 1], [0, 4, 9]]))
+    calibrated, scaled = exact.calibrated(), exact.scaled_to([1, 1, 1])
+    assert (calibrated.cells, calibrated.denominator) == (scaled.cells, scaled.denominator)
+    assert ExactMatrix.of(np.array([[1, 0], [1, 0]])).scaled_to([1, 2]) is None
 
 
 def test_integer_arrays_are_read_as_they_are_beyond_float_precision() -> None:
