@@ -7,6 +7,8 @@ from leaderboard.models import (
     ConfirmedEmail,
     Membership,
     Notification,
+    Phase,
+    PhaseFile,
     StoredFile,
     Submission,
     Task,
@@ -29,14 +31,32 @@ class MembershipInline(admin.TabularInline):
     fields = ["user", "task", "joined_at"]
 
 
+class PhaseInline(admin.StackedInline):
+    model = Phase
+    extra = 0
+    raw_id_fields = ["gold_file", "pending_gold_file"]
+
+
 @admin.register(Task)
 class TaskAdmin(admin.ModelAdmin):
-    list_display = ["title", "slug", "primary_metric", "opens_at", "closes_at", "counting", "visibility"]
-    list_filter = ["visibility", "counting"]
+    list_display = ["title", "slug", "primary_metric", "created_at"]
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     filter_horizontal = ["organisers"]
-    raw_id_fields = ["gold_file"]
+    inlines = [PhaseInline]
+
+
+@admin.register(Phase)
+class PhaseAdmin(admin.ModelAdmin):
+    list_display = ["name", "task", "opens_at", "closes_at", "counting", "visibility", "feedback"]
+    list_filter = ["task", "visibility", "counting"]
+    raw_id_fields = ["gold_file", "pending_gold_file"]
+
+
+@admin.register(PhaseFile)
+class PhaseFileAdmin(admin.ModelAdmin):
+    list_display = ["title", "phase", "file", "created_at"]
+    raw_id_fields = ["file"]
 
 
 @admin.register(Team)
@@ -45,7 +65,6 @@ class TeamAdmin(admin.ModelAdmin):
     list_filter = ["task"]
     search_fields = ["name"]
     inlines = [MembershipInline]
-    raw_id_fields = ["chosen_submission"]
 
 
 @admin.register(Membership)
@@ -57,8 +76,8 @@ class MembershipAdmin(admin.ModelAdmin):
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ["id", "task", "team", "kind", "status", "created_at", "scored_at", "score_count"]
-    list_filter = ["task", "status", "kind"]
+    list_display = ["id", "task", "phase", "team", "kind", "status", "chosen", "created_at", "scored_at", "score_count"]
+    list_filter = ["task", "phase", "status", "kind"]
     search_fields = ["team__name", "description"]
     raw_id_fields = ["file", "team", "submitted_by"]
     readonly_fields = ["score_count", "scored_gold_version"]
@@ -66,8 +85,8 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 @admin.register(Baseline)
 class BaselineAdmin(admin.ModelAdmin):
-    list_display = ["name", "task", "kind"]
-    list_filter = ["task", "kind"]
+    list_display = ["name", "phase", "kind"]
+    list_filter = ["phase", "kind"]
 
 
 @admin.register(Notification)

@@ -1,11 +1,12 @@
 """Cached results pages: keys that change whenever what a page shows changes.
 
-A page's cache key holds the task's own settings (id, gold version, counting policy, primary
-metric, labels), the page's parameters, and a *stamp* of the scores read from the database on
-every request: the number of scored submissions, their latest ``scored_at`` and ``disqualified_at``, the sum
-of their ``score_count`` and their highest id; the teams (id, name, chosen submission, removal);
-the baselines' count and highest id. A new score, a re-score, a new or renamed team, a changed choice or new
-baselines make a new key, so nothing stale is ever served and nothing needs invalidating; old
+A page's cache key holds the phase's own settings (id, gold version, counting policy) and its
+task's (primary metric, labels), the page's parameters, and a *stamp* of the phase's scores read
+from the database on every request: the number of scored submissions, their latest
+``scored_at`` and ``disqualified_at``, the sum of their ``score_count`` and their highest id;
+the task's teams (id, name, submission chosen in the phase, removal); the baselines' count and highest
+id. A new score, a re-score, a new or renamed team, a changed choice or new baselines make a
+new key, so nothing stale is ever served and nothing needs invalidating; old
 entries simply expire. Works with any cache backend (keys are hashed: no length or character
 limits to meet).
 """
@@ -19,26 +20,26 @@ from typing import TypeVar
 from django.core.cache import cache
 from django.db.models import Count, Max, OuterRef, Subquery, Sum
 
-from leaderboard.models import Baseline, Submission, Task, Team
+from leaderboard.models import Baseline, Phase, Submission, Team
 
 CACHE_TIMEOUT_S = 60 * 60
 """Entries never go stale (their keys change instead); this only bounds the memory they hold."""
-KEY_PREFIX = "leaderboard:page:v1:"
+KEY_PREFIX = "leaderboard:page:v2:"
 
 T = TypeVar("T")
 
 
 def _aggregate(queryset, **aggregates) -> dict[str, Subquery]:
-    """One scalar subquery per aggregate of ``queryset`` (filtered on the outer task)."""
-    grouped = queryset.filter(task=OuterRef("pk")).order_by().values("task")
+    """One scalar subquery per aggregate of ``queryset`` (filtered on the outer phase)."""
+    grouped = queryset.filter(phase=OuterRef("pk")).order_by().values("phase")
     return {name: Subquery(grouped.annotate(value=aggregate).values("value")) for name, aggregate in aggregates.items()}
 
 
-def scores_stamp(task: Task) -> str:
-    """What the task's results pages depend on in the database, in two small queries."""
+def scores_stamp(phase: Phase) -> str:
+    """What the phase's results pages depend on in the database, in two small queries."""
     scored = Submission.objects.filter(status=Submission.Status.SCORED)
     counts = (
-        Task.objects.filter(pk=task.pk)
+        Phase.objects.filter(pk=phase.pk)
         .annotate(
             **_aggregate(
                 scored,
@@ -61,22 +62,27 @@ def scores_stamp(task: Task) -> str:
         )
         .get()
     )
+    chosen = Submission.objects.filter(phase=phase, team=OuterRef("pk"), chosen=True).values("pk")[:1]
     teams = list(
-        Team.objects.filter(task=task).order_by("pk").values_list("pk", "name", "chosen_submission_id", "removed_at")
+        Team.objects.filter(task=phase.task_id)
+        .annotate(chosen_id=Subquery(chosen))
+        .order_by("pk")
+        .values_list("pk", "name", "chosen_id", "removed_at")
     )
     return repr((sorted(counts.items()), teams))
 
 
-def page_key(task: Task, stamp: str, *parts: object) -> str:
-    """The cache key of one page (or piece of a page) of ``task`` under ``stamp``."""
-    settings = (task.pk, task.gold_version, task.counting, task.primary_metric, list(task.labels))
+def page_key(phase: Phase, stamp: str, *parts: object) -> str:
+    """The cache key of one page (or piece of a page) of ``phase`` under ``stamp``."""
+    task = phase.task
+    settings = (phase.pk, phase.gold_version, phase.counting, task.primary_metric, list(task.labels))
     digest = hashlib.sha256(repr((settings, parts, stamp)).encode()).hexdigest()
-    return f"{KEY_PREFIX}{task.pk}:{digest}"
+    return f"{KEY_PREFIX}{phase.pk}:{digest}"
 
 
-def cached(task: Task, stamp: str, parts: tuple, build: Callable[[], T]) -> T:
-    """The cached value of ``parts`` for ``task`` under ``stamp``, built and stored if missing."""
-    key = page_key(task, stamp, *parts)
+def cached(phase: Phase, stamp: str, parts: tuple, build: Callable[[], T]) -> T:
+    """The cached value of ``parts`` for ``phase`` under ``stamp``, built and stored if missing."""
+    key = page_key(phase, stamp, *parts)
     value = cache.get(key)
     if value is None:
         value = build()

@@ -36,9 +36,10 @@ def problem_codes(error: ValidationError) -> set[str]:
     return {item.code for items in error.update_error_dict({}).values() for item in items}
 
 
-NOT_OPEN_YET = Problem("NOT_OPEN_YET", "The task opens for submissions on {opens_at:%Y-%m-%d %H:%M} UTC.")
+NOT_OPEN_YET = Problem("NOT_OPEN_YET", "The {phase} phase opens for submissions on {opens_at:%Y-%m-%d %H:%M} UTC.")
 DEADLINE_PASSED = Problem(
-    "DEADLINE_PASSED", "The deadline passed on {closes_at:%Y-%m-%d %H:%M} UTC; submissions are closed."
+    "DEADLINE_PASSED",
+    "The deadline of the {phase} phase passed on {closes_at:%Y-%m-%d %H:%M} UTC; submissions are closed.",
 )
 DAILY_LIMIT = Problem(
     "DAILY_LIMIT",
@@ -58,16 +59,27 @@ GOLD_LABEL_UNUSED = Problem(
 )
 TOO_FEW_LABELS = Problem("TOO_FEW_LABELS", "A task needs at least two labels.")
 DUPLICATE_LABEL = Problem("DUPLICATE_LABEL", "The label {label!r} is listed twice.")
-BAD_DATES = Problem("BAD_DATES", "The task must close after it opens.")
+BAD_DATES = Problem("BAD_DATES", "A phase must close after it opens.")
+PHASES_OVERLAP = Problem(
+    "PHASES_OVERLAP",
+    "The phase {other!r} runs from {opens_at:%Y-%m-%d %H:%M} to {closes_at:%Y-%m-%d %H:%M} UTC; "
+    "the phases of a task follow one another and may not overlap.",
+)
+PHASE_SLUG_TAKEN = Problem("PHASE_SLUG_TAKEN", "This task has a phase with the address {slug!r} already.")
+NO_SUCH_PHASE = Problem("NO_SUCH_PHASE", "This task has no phase {slug!r}; its phases are: {known}.")
 SLUG_TAKEN = Problem("SLUG_TAKEN", "A task with the address {slug!r} exists already.")
 NOT_SCORED = Problem("NOT_SCORED", "Only a scored submission can be chosen.")
 HIDDEN_CHARACTERS = Problem(
     "HIDDEN_CHARACTERS",
     "The name holds characters a reader cannot see or that reorder the text ({characters}); remove them.",
 )
+FILE_EMPTY = Problem("FILE_EMPTY", "The file is empty.")
 NAME_EMPTY = Problem("NAME_EMPTY", "The name is empty once spaces are removed.")
 TASK_CLOSED = Problem(
-    "TASK_CLOSED", "The task closed on {closes_at:%Y-%m-%d %H:%M} UTC; its teams and final submissions are fixed."
+    "TASK_CLOSED", "The task's last phase closed on {closes_at:%Y-%m-%d %H:%M} UTC; its teams are fixed."
+)
+PHASE_CLOSED = Problem(
+    "PHASE_CLOSED", "The {phase} phase closed on {closes_at:%Y-%m-%d %H:%M} UTC; the submission that counts is fixed."
 )
 GOLD_NOT_PENDING = Problem("GOLD_NOT_PENDING", "There is no new gold file waiting for confirmation; upload it again.")
 LAST_MEMBER = Problem(

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from leaderboard.models import Phase
 from leaderboard.selectors.boards import Board, Entry
 from scoring.engine.columns import Column
 from scoring.engine.formatting import json_value
@@ -53,8 +54,9 @@ def export_rows(board: Board) -> list[ExportRow]:
     return rows
 
 
-def download_name(slug: str, extension: str) -> str:
-    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", slug).strip("-") or "task"
+def download_name(phase: Phase, extension: str) -> str:
+    """``<task>-<phase>-leaderboard.<extension>``, safe as a file name."""
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", f"{phase.task.slug}-{phase.slug}").strip("-") or "task"
     return f"{stem}-leaderboard.{extension}"
 
 
@@ -113,15 +115,23 @@ def board_json(board: Board) -> str:
 
 
 def board_data(board: Board) -> dict[str, Any]:
-    """The board as plain data: the task, the columns and every row's values and ranks."""
-    task = board.task
+    """The board as plain data: the task, the phase, the columns and every row's values and ranks."""
+    task, phase = board.task, board.phase
     data = {
         "task": {
             "slug": task.slug,
             "title": task.title,
             "labels": list(task.labels),
             "primary_metric": task.primary_metric,
-            "counting": task.counting,
+            "counting": phase.counting,
+        },
+        "phase": {
+            "slug": phase.slug,
+            "name": phase.name,
+            "opens_at": phase.opens_at.isoformat(),
+            "closes_at": phase.closes_at.isoformat(),
+            "counting": phase.counting,
+            "gold_version": phase.gold_version,
         },
         "columns": [column_json(column) for column in board.columns],
         "rows": [

@@ -60,12 +60,13 @@ def shift_arrow(shift: int | None) -> SafeString:
     return mark_safe('<span class="shift shift-same" title="same place">=</span>')
 
 
-def organiser_banner(closes_at, feedback: str) -> SafeString:
-    """The banner an organiser sees on the pages of a task whose results are hidden."""
+def organiser_banner(phase_name: str, closes_at, feedback: str) -> SafeString:
+    """The banner an organiser sees on the pages of a phase whose results are hidden."""
     return format_html(
         '<p class="banner banner-organiser" role="note"><strong>Only organisers see this.</strong> '
-        "Results are hidden from participants until {} UTC; meanwhile a team sees of its own "
-        "submissions: {}.</p>",
+        "Results of the {} phase are hidden from participants until {} UTC; meanwhile a team sees of "
+        "its own submissions: {}.</p>",
+        phase_name,
         closes_at.strftime("%Y-%m-%d %H:%M"),
         feedback,
     )

@@ -10,10 +10,15 @@ from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 
 from leaderboard import errors
-from leaderboard.models import Task, Team, metric_choices
+from leaderboard.models import Phase, Task, Team, metric_choices
 from leaderboard.names import canonical_name
 from leaderboard.services.notifications import email_send_later
-from leaderboard.services.tasks import SETTINGS_FIELDS
+from leaderboard.services.tasks import (
+    PHASE_DEFAULT_NAME,
+    PHASE_DEFAULT_SLUG,
+    PHASE_SETTINGS_FIELDS,
+    TASK_SETTINGS_FIELDS,
+)
 
 
 class UploadField(forms.FileField):
@@ -33,15 +38,28 @@ DATETIME_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="
 
 
 class TaskSettingsForm(forms.ModelForm):
-    """The settings an organiser may change at any time."""
+    """The task's own settings; each phase has its own form."""
 
     class Meta:
         model = Task
-        fields = list(SETTINGS_FIELDS)
+        fields = list(TASK_SETTINGS_FIELDS)
+        widgets = {"description": forms.Textarea(attrs={"rows": 6})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["primary_metric"].choices = metric_choices()
+
+
+class PhaseSettingsForm(forms.ModelForm):
+    """The settings of a phase an organiser may change at any time."""
+
+    class Meta:
+        model = Phase
+        fields = list(PHASE_SETTINGS_FIELDS)
         widgets = {
             "opens_at": DATETIME_WIDGET,
             "closes_at": DATETIME_WIDGET,
-            "description": forms.Textarea(attrs={"rows": 6}),
+            "description": forms.Textarea(attrs={"rows": 3}),
         }
         help_texts = {"opens_at": "UTC", "closes_at": "UTC; uploads after this moment are refused"}
 
@@ -54,23 +72,70 @@ class TaskSettingsForm(forms.ModelForm):
         return self.cleaned_data.get("feedback") or self.instance.feedback
 
 
-class TaskCreateForm(TaskSettingsForm):
-    """A new task: its settings, address, labels and gold file. Left blank, the feedback policy
+def _feedback_from_visibility(form: forms.ModelForm) -> None:
+    form.fields["feedback"].choices = [("", "as the visibility suggests"), *Phase.Feedback.choices]
+
+
+class PhaseCreateForm(PhaseSettingsForm):
+    """A new phase: its settings, address and gold file. Left blank, the feedback policy
     follows the visibility (full for a public board, validated only for a hidden one)."""
+
+    slug = forms.SlugField(max_length=40, help_text="the phase's address: letters, digits, hyphens")
+    gold = UploadField(label="Gold file", help_text="CSV or TSV with the header id,label; never shown to participants")
+
+    field_order = ["name", "slug", "description", "gold"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _feedback_from_visibility(self)
+
+    def clean_feedback(self) -> str | None:
+        """Left blank, the service chooses from the visibility."""
+        return self.cleaned_data.get("feedback") or None
+
+    def service_arguments(self) -> dict:
+        """The keyword arguments of :func:`leaderboard.services.phase_create` (but the task)."""
+        data = self.cleaned_data
+        gold = data["gold"]
+        return {
+            **{name: data[name] for name in PHASE_SETTINGS_FIELDS},
+            "slug": data["slug"],
+            "gold_name": gold.name,
+            "gold_content": gold.read(),
+        }
+
+
+class TaskCreateForm(forms.ModelForm):
+    """A new task and its first phase: the task's address, labels and primary metric, the
+    phase's gold file, dates, limits and policies. More phases are added from the task page."""
 
     slug = forms.SlugField(max_length=60, help_text="the task's address: letters, digits, hyphens")
     labels = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="the label set in order, one per line or separated by commas",
     )
+    phase_name = forms.CharField(
+        max_length=80, initial=PHASE_DEFAULT_NAME, help_text="the first phase, e.g. Practice, Development, Evaluation"
+    )
+    phase_slug = forms.SlugField(max_length=40, initial=PHASE_DEFAULT_SLUG, help_text="the first phase's address")
     gold = UploadField(label="Gold file", help_text="CSV or TSV with the header id,label; never shown to participants")
 
-    field_order = ["title", "slug", "description", "labels", "gold"]
+    field_order = ["title", "slug", "description", "labels", "primary_metric", "phase_name", "phase_slug", "gold"]
+
+    class Meta:
+        model = Phase
+        fields = [name for name in PHASE_SETTINGS_FIELDS if name not in ("name", "description")]
+        widgets = PhaseSettingsForm.Meta.widgets
+        help_texts = PhaseSettingsForm.Meta.help_texts
+
+    title = forms.CharField(max_length=200)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}), required=False)
+    primary_metric = forms.ChoiceField(choices=metric_choices, initial="macro_f1")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["primary_metric"].choices = metric_choices()
-        self.fields["feedback"].choices = [("", "as the visibility suggests"), *Task.Feedback.choices]
+        self.fields["feedback"].required = False
+        _feedback_from_visibility(self)
 
     def clean_feedback(self) -> str | None:
         """Left blank, the service chooses from the visibility."""
@@ -84,14 +149,23 @@ class TaskCreateForm(TaskSettingsForm):
         """The keyword arguments of :func:`leaderboard.services.task_create`."""
         data = self.cleaned_data
         gold = data["gold"]
-        settings_fields = {name: data[name] for name in TaskSettingsForm.Meta.fields}
         return {
-            **settings_fields,
+            **{name: data[name] for name in self.Meta.fields},
+            "title": data["title"],
+            "description": data["description"],
+            "primary_metric": data["primary_metric"],
             "slug": data["slug"],
             "labels": self.cleaned_labels(),
+            "phase_name": data["phase_name"],
+            "phase_slug": data["phase_slug"],
             "gold_name": gold.name,
             "gold_content": gold.read(),
         }
+
+
+class PhaseFileForm(forms.Form):
+    title = forms.CharField(max_length=120, required=False, help_text="e.g. test inputs (no labels), licence")
+    file = UploadField(label="File", help_text="shown to everyone who can see the task; never the gold file")
 
 
 class GoldReplaceForm(forms.Form):

@@ -1,4 +1,4 @@
-"""Tasks, teams, submissions and their scores.
+"""Tasks, their phases, teams, submissions and their scores.
 
 The Submission row is the source of truth for scoring (DESIGN.md): its status says where it
 is, and its confusion matrix is the sufficient statistic of every metric, so any metric can be
@@ -55,30 +55,91 @@ class StoredFile(models.Model):
         return cls(name=name, content=content, size=len(content), sha256=hashlib.sha256(content).hexdigest())
 
 
+class Counting(models.TextChoices):
+    LATEST = "latest", "the latest scored submission"
+    BEST = "best", "the best scored submission under the primary metric"
+    CHOSEN = "chosen", "the submission the team chose (else the latest)"
+
+
+class Visibility(models.TextChoices):
+    PUBLIC = "public", "public while the phase runs"
+    AFTER_CLOSE = "after_close", "hidden until the phase closes"
+
+
+class Feedback(models.TextChoices):
+    FULL = "full", "full: every score of its own submissions"
+    PRIMARY = "primary", "the primary score only, rounded"
+    VALIDATED = "validated", "validated only: the file was valid and has been scored"
+
+
 class Task(models.Model):
-    """A shared task: its labels, gold file, dates, limits and leaderboard policy."""
-
-    class Counting(models.TextChoices):
-        LATEST = "latest", "the latest scored submission"
-        BEST = "best", "the best scored submission under the primary metric"
-        CHOSEN = "chosen", "the submission the team chose (else the latest)"
-
-    class Visibility(models.TextChoices):
-        PUBLIC = "public", "public while the task runs"
-        AFTER_CLOSE = "after_close", "hidden until the task closes"
-
-    class Feedback(models.TextChoices):
-        FULL = "full", "full: every score of its own submissions"
-        PRIMARY = "primary", "the primary score only, rounded"
-        VALIDATED = "validated", "validated only: the file was valid and has been scored"
+    """A shared task: its labels and primary metric, its organisers, and its phases."""
 
     slug = models.SlugField(unique=True, max_length=60)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     labels = models.JSONField(help_text="the ordered label set")
+    primary_metric = models.CharField(max_length=60, choices=metric_choices, default="macro_f1")
+    organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_tasks")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("leaderboard:task_detail", args=[self.slug])
+
+    def ordered_phases(self) -> list[Phase]:
+        """The phases in time order (prefetched ``phases`` are used as they are)."""
+        return sorted(self.phases.all(), key=lambda phase: phase.opens_at)
+
+    def current_phase(self, now=None) -> Phase | None:
+        """The phase open now; else the latest that has opened; else the first to come."""
+        now = now or timezone.now()
+        phases = self.ordered_phases()
+        opened = [phase for phase in phases if phase.opens_at <= now]
+        return opened[-1] if opened else (phases[0] if phases else None)
+
+    def open_phase(self, now=None) -> Phase | None:
+        """The phase that takes uploads now, if any (phases never overlap)."""
+        now = now or timezone.now()
+        return next((phase for phase in self.ordered_phases() if phase.is_open(now)), None)
+
+    def is_over(self, now=None) -> bool:
+        """Every phase has closed: teams can no longer be formed, joined or renamed."""
+        now = now or timezone.now()
+        return all(phase.is_closed(now) for phase in self.ordered_phases())
+
+    def is_organiser(self, user) -> bool:
+        return user.is_authenticated and (user.is_staff or self.organisers.filter(pk=user.pk).exists())
+
+
+class Phase(models.Model):
+    """One phase of a task (practice, development, evaluation...): its own gold file, dates,
+    limits, counting rule, leaderboard visibility and feedback policy. Teams belong to the task
+    and persist across its phases; submissions and baselines belong to a phase."""
+
+    Counting = Counting
+    Visibility = Visibility
+    Feedback = Feedback
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="phases")
+    slug = models.SlugField(max_length=40)
+    name = models.CharField(max_length=80)
+    description = models.TextField(blank=True, help_text="what this phase is for, shown on the task page")
     gold_file = models.ForeignKey(StoredFile, on_delete=models.PROTECT, related_name="+")
     gold_version = models.PositiveIntegerField(default=1, help_text="increases when the gold file is replaced")
-    primary_metric = models.CharField(max_length=60, choices=metric_choices, default="macro_f1")
+    pending_gold_file = models.ForeignKey(
+        StoredFile,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="a new gold file uploaded and previewed, waiting for the organiser's confirmation",
+    )
     opens_at = models.DateTimeField()
     closes_at = models.DateTimeField()
     max_per_day = models.PositiveIntegerField(default=DEFAULT_MAX_PER_DAY, help_text="submissions per team per UTC day")
@@ -92,52 +153,71 @@ class Task(models.Model):
         help_text="what a team sees of its own submissions while results are hidden; once they are public, "
         "everything. Confusion matrices and per-class counts are never shown while results are hidden.",
     )
-    pending_gold_file = models.ForeignKey(
-        StoredFile,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        help_text="a new gold file uploaded and previewed, waiting for the organiser's confirmation",
-    )
-    organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_tasks")
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        ordering = ["-opens_at", "title"]
+        ordering = ["task", "opens_at"]
         constraints = [
             models.CheckConstraint(
                 condition=Q(closes_at__gt=models.F("opens_at")),
-                name="task_closes_after_opening",
+                name="phase_closes_after_opening",
                 violation_error_code=errors.BAD_DATES.code,
                 violation_error_message=errors.BAD_DATES,
-            )
+            ),
+            models.UniqueConstraint(fields=["task", "slug"], name="phase_slug_unique_in_task"),
         ]
 
     def __str__(self) -> str:
-        return self.title
+        return f"{self.task} — {self.name}"
 
     def get_absolute_url(self) -> str:
-        return reverse("leaderboard:task_detail", args=[self.slug])
+        return reverse("leaderboard:leaderboard", args=[self.task.slug, self.slug])
+
+    @property
+    def labels(self) -> list[str]:
+        return self.task.labels
+
+    @property
+    def primary_metric(self) -> str:
+        return self.task.primary_metric
 
     def is_open(self, now=None) -> bool:
         now = now or timezone.now()
         return self.opens_at <= now < self.closes_at
 
+    def has_opened(self, now=None) -> bool:
+        return (now or timezone.now()) >= self.opens_at
+
     def is_closed(self, now=None) -> bool:
         return (now or timezone.now()) >= self.closes_at
 
     def results_public(self, now=None) -> bool:
-        return self.visibility == self.Visibility.PUBLIC or self.is_closed(now)
+        return self.visibility == Visibility.PUBLIC or self.is_closed(now)
 
-    @classmethod
-    def default_feedback(cls, visibility: str) -> str:
+    @staticmethod
+    def default_feedback(visibility: str) -> str:
         """Full feedback for a public board; "validated only" (the practice of SemEval's
         evaluation phases) when results are hidden until the close."""
-        return cls.Feedback.FULL if visibility == cls.Visibility.PUBLIC else cls.Feedback.VALIDATED
+        return Feedback.FULL if visibility == Visibility.PUBLIC else Feedback.VALIDATED
 
     def is_organiser(self, user) -> bool:
-        return user.is_authenticated and (user.is_staff or self.organisers.filter(pk=user.pk).exists())
+        return self.task.is_organiser(user)
+
+
+class PhaseFile(models.Model):
+    """A file organisers attach to a phase for participants: the inputs without labels, trial
+    data, a README or a licence. Anyone who may see the task may download it; the gold file is
+    never one of these."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="data_files")
+    file = models.ForeignKey(StoredFile, on_delete=models.PROTECT, related_name="+")
+    title = models.CharField(max_length=120, help_text='what the file is, e.g. "test inputs (no labels)"')
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["phase", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.file.name})"
 
 
 def new_invite_code() -> str:
@@ -152,9 +232,6 @@ class Team(models.Model):
     name_key = models.CharField(max_length=80, editable=False, help_text="the name as compared for uniqueness")
     invite_code = models.CharField(max_length=24, unique=True, default=new_invite_code)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
-    chosen_submission = models.ForeignKey(
-        "Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
     system_name = models.CharField(max_length=120, blank=True, help_text="the name of the team's system")
     system_description = models.TextField(blank=True, help_text="what the system does, in a few sentences")
     paper_url = models.URLField(blank=True, help_text="the team's system description paper, once there is one")
@@ -250,7 +327,7 @@ class SubmissionQuerySet(models.QuerySet):
         return self.filter(
             Q(status=Submission.Status.QUEUED)
             | Q(status=Submission.Status.SCORING, created_at__lte=cutoff)
-            | (Q(status=Submission.Status.SCORED) & ~Q(scored_gold_version=F("task__gold_version")))
+            | (Q(status=Submission.Status.SCORED) & ~Q(scored_gold_version=F("phase__gold_version")))
         )
 
 
@@ -268,6 +345,7 @@ class Submission(Scored):
         SOFT = "soft", "probabilities"
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="submissions")
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="submissions")
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="submissions")
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
     file = models.ForeignKey(StoredFile, on_delete=models.PROTECT, related_name="+")
@@ -284,12 +362,18 @@ class Submission(Scored):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     disqualified_reason = models.TextField(blank=True, help_text="shown on the leaderboard")
+    chosen = models.BooleanField(default=False, help_text="the team chose it to count in its phase")
 
     objects = SubmissionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["team", "created_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["team", "phase"], condition=Q(chosen=True), name="one_chosen_submission_per_phase"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} of {self.team} ({self.status})"
@@ -304,7 +388,7 @@ class Submission(Scored):
     @property
     def is_being_rescored(self) -> bool:
         """Scored against an older gold file: its scores stand until the new ones land."""
-        return self.status == self.Status.SCORED and self.scored_gold_version != self.task.gold_version
+        return self.status == self.Status.SCORED and self.scored_gold_version != self.phase.gold_version
 
 
 class Baseline(Scored):
@@ -315,13 +399,13 @@ class Baseline(Scored):
         UNIFORM = "uniform", "uniformly random labels (expected matrix)"
         PREVALENCE = "prevalence", "random labels drawn with the gold prevalence (expected matrix)"
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="baselines")
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="baselines")
     kind = models.CharField(max_length=12, choices=Kind.choices)
     name = models.CharField(max_length=80)
 
     class Meta:
         ordering = ["name"]
-        constraints = [models.UniqueConstraint(fields=["task", "kind"], name="one_baseline_per_kind")]
+        constraints = [models.UniqueConstraint(fields=["phase", "kind"], name="one_baseline_per_kind_in_phase")]
 
     def __str__(self) -> str:
         return self.name

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from leaderboard.models import Membership, Submission, Task
+from leaderboard.models import Membership, Phase, Submission
 
 
-def can_view_board(user, task: Task) -> bool:
-    """Leaderboards are public during the task, or only after it closes, as the task says;
-    organisers and staff always see them."""
-    return task.results_public() or task.is_organiser(user)
+def can_view_board(user, phase: Phase) -> bool:
+    """A phase's leaderboard is public while it runs, or only after it closes, as the phase
+    says; organisers and staff always see it."""
+    return phase.results_public() or phase.task.is_organiser(user)
 
 
 def is_member(user, submission: Submission) -> bool:
@@ -19,4 +19,4 @@ def can_view_submission(user, submission: Submission) -> bool:
     """A team sees its own submissions; other signed-in people see its scores once results are
     public (organisers and staff always); visitors see none (as ``visible_submissions``).
     The uploaded file itself is never served to other teams."""
-    return user.is_authenticated and (is_member(user, submission) or can_view_board(user, submission.task))
+    return user.is_authenticated and (is_member(user, submission) or can_view_board(user, submission.phase))

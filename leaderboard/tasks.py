@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
-from leaderboard.models import Submission, Task
+from leaderboard.models import Phase, Submission
 from leaderboard.services.notifications import submission_finished_notify
 from scoring.engine.io import InputFileError
 from scoring.engine.scorer import score_files
@@ -31,22 +31,22 @@ GOLD_NO_LONGER_MATCHES = (
 
 
 def score_stored_submission(*, submission_id: int) -> str:
-    """Score one submission against its task's current gold file; returns what happened, for
+    """Score one submission against its phase's current gold file; returns what happened, for
     the task result and the logs."""
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().select_related("task").filter(pk=submission_id).first()
+        submission = Submission.objects.select_for_update().select_related("phase").filter(pk=submission_id).first()
         if submission is None:
             return "gone"
-        if submission.is_scored_against(submission.task.gold_version):
+        if submission.is_scored_against(submission.phase.gold_version):
             return "already scored"
         if submission.status != Submission.Status.SCORED:
             # A re-score against a new gold file keeps the old scores on the board until the
             # new ones are written; a first scoring says it is under way.
             submission.status = Submission.Status.SCORING
             submission.save(update_fields=["status"])
-        task_row = Task.objects.select_related("gold_file").get(pk=submission.task_id)
-        gold_version = task_row.gold_version
-        gold, labels = bytes(task_row.gold_file.content), list(task_row.labels)
+        phase = Phase.objects.select_related("gold_file", "task").get(pk=submission.phase_id)
+        gold_version = phase.gold_version
+        gold, labels = bytes(phase.gold_file.content), list(phase.task.labels)
         predictions, name = bytes(submission.file.content), submission.file.name
 
     try:
@@ -59,7 +59,7 @@ def score_stored_submission(*, submission_id: int) -> str:
 
     with transaction.atomic():
         submission = Submission.objects.select_for_update().get(pk=submission_id)
-        current_version = Task.objects.values_list("gold_version", flat=True).get(pk=submission.task_id)
+        current_version = Phase.objects.values_list("gold_version", flat=True).get(pk=submission.phase_id)
         if current_version != gold_version:
             submission.status = Submission.Status.QUEUED
             submission.save(update_fields=["status"])
@@ -85,7 +85,7 @@ def score_stored_submission(*, submission_id: int) -> str:
 
 @task()
 def score_submission(submission_id: int) -> str:
-    """Score submission ``submission_id`` against its task's current gold file."""
+    """Score submission ``submission_id`` against its phase's current gold file."""
     return score_stored_submission(submission_id=submission_id)
 
 

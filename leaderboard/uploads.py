@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from leaderboard import errors
-from leaderboard.models import FILE_NAME_MAX_LENGTH, StoredFile, Submission, Task
+from leaderboard.models import FILE_NAME_MAX_LENGTH, Phase, StoredFile, Submission
 from scoring.engine.io import InputFileError, LabelFile, read_labels, read_predictions
 
 GOLD_FIELD = "gold"
@@ -70,9 +70,9 @@ def parse_gold(*, content: bytes, labels: list[str], name: str = "gold file") ->
     return gold
 
 
-def gold_bytes(task: Task) -> bytes:
-    """The task's current gold file, exactly as uploaded."""
-    return bytes(StoredFile.objects.values_list("content", flat=True).get(pk=task.gold_file_id))
+def gold_bytes(phase: Phase) -> bytes:
+    """The phase's current gold file, exactly as uploaded."""
+    return bytes(StoredFile.objects.values_list("content", flat=True).get(pk=phase.gold_file_id))
 
 
 def submission_bytes(submission: Submission) -> bytes:
@@ -80,16 +80,16 @@ def submission_bytes(submission: Submission) -> bytes:
     return bytes(StoredFile.objects.values_list("content", flat=True).get(pk=submission.file_id))
 
 
-def stored_gold(task: Task) -> LabelFile:
-    """The task's current gold file, read (it was validated when it was stored)."""
-    return read_labels(gold_bytes(task), labels=list(task.labels), name="gold file")
+def stored_gold(phase: Phase) -> LabelFile:
+    """The phase's current gold file, read (it was validated when it was stored)."""
+    return read_labels(gold_bytes(phase), labels=list(phase.task.labels), name="gold file")
 
 
-def prediction_kind(*, task: Task, name: str, content: bytes) -> str:
-    """Check an uploaded prediction file against the gold file; returns its kind."""
+def prediction_kind(*, phase: Phase, name: str, content: bytes) -> str:
+    """Check an uploaded prediction file against the phase's gold file; returns its kind."""
     check_size(content, field=PREDICTIONS_FIELD)
     try:
-        predictions = read_predictions(content, gold=stored_gold(task), name=name, max_rows=settings.MAX_FILE_ROWS)
+        predictions = read_predictions(content, gold=stored_gold(phase), name=name, max_rows=settings.MAX_FILE_ROWS)
     except InputFileError as error:
         raise file_error(error, PREDICTIONS_FIELD) from None
     return Submission.Kind.SOFT if predictions.is_soft else Submission.Kind.HARD

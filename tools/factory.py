@@ -24,7 +24,7 @@ from django.contrib.auth.hashers import make_password
 from django.db import transaction
 
 from leaderboard import services
-from leaderboard.models import StoredFile, Submission, Task, Team
+from leaderboard.models import Phase, StoredFile, Submission, Task, Team
 from scoring.engine.suite import score_matrix
 
 TEAM_NAME = "Team {n:03d}"
@@ -137,13 +137,18 @@ class ScoredRun:
     submitted_by: AbstractBaseUser | None = None
 
 
-def scored_submissions_create(*, task: Task, runs: Iterable[ScoredRun], batch_size: int) -> list[Submission]:
-    """Store ``runs`` as submissions scored against the task's current gold, uploaded and
-    scored at their ``at``, each scored once; ``file`` rows must be saved already."""
+def scored_submissions_create(
+    *, task: Task, runs: Iterable[ScoredRun], batch_size: int, phase: Phase | None = None
+) -> list[Submission]:
+    """Store ``runs`` as submissions to ``phase`` (default: the task's current phase) scored
+    against its current gold, uploaded and scored at their ``at``, each scored once; ``file``
+    rows must be saved already."""
+    phase = phase or task.current_phase()
     submissions = []
     for run in runs:
         submission = Submission(
             task=task,
+            phase=phase,
             team=run.team,
             submitted_by=run.submitted_by,
             file=run.file,
@@ -151,7 +156,7 @@ def scored_submissions_create(*, task: Task, runs: Iterable[ScoredRun], batch_si
             status=Submission.Status.SCORED,
             created_at=run.at,
             scored_at=run.at,
-            scored_gold_version=task.gold_version,
+            scored_gold_version=phase.gold_version,
             score_count=1,
         )
         submission.apply(score_matrix(run.matrix, labels=task.labels))

@@ -26,11 +26,12 @@ from leaderboard.api import problems, schemas
 from leaderboard.api.auth import ApiAuth, Caller
 from leaderboard.api.problems import ApiError
 from leaderboard.forms import SubmissionForm
-from leaderboard.models import Submission, Task
+from leaderboard.models import Phase, Submission, Task
 from leaderboard.permissions import can_view_board, can_view_submission
 from leaderboard.selectors import pages, participation
 from leaderboard.selectors.feedback import feedback_level, primary_text
 from scoring.engine.formatting import json_value
+from scoring.engine.whatif import TargetError, parse_target
 
 log = logging.getLogger(__name__)
 
@@ -140,27 +141,54 @@ def _task(slug: str) -> Task:
     return task
 
 
-def _board_task(request: HttpRequest, slug: str) -> Task:
-    """The task, if this person may see its results (as every board page decides)."""
-    task = _task(slug)
-    if not can_view_board(_user(request), task):
-        raise ApiError.of(403, problems.RESULTS_HIDDEN, title=task.title, closes_at=task.closes_at)
-    return task
+def _phase(task: Task, slug: str | None) -> Phase:
+    """The task's phase ``slug``, or (``None``) its current one."""
+    phases = task.ordered_phases()
+    phase = task.current_phase() if slug is None else next((p for p in phases if p.slug == slug), None)
+    if phase is None:
+        raise ApiError.of(404, errors.NO_SUCH_PHASE, slug=slug, known=", ".join(p.slug for p in phases))
+    phase.task = task
+    return phase
+
+
+def _board_phase(request: HttpRequest, slug: str, phase: str | None) -> Phase:
+    """The phase (default: the current one), if this person may see its results (as every
+    board page decides)."""
+    found = _phase(_task(slug), phase)
+    if not can_view_board(_user(request), found):
+        raise ApiError.of(
+            403, problems.RESULTS_HIDDEN, title=found.task.title, phase=found.name, closes_at=found.closes_at
+        )
+    return found
+
+
+def _phase_out(phase: Phase) -> dict:
+    return {
+        "slug": phase.slug,
+        "name": phase.name,
+        "counting": phase.counting,
+        "visibility": phase.visibility,
+        "feedback": phase.feedback,
+        "opens_at": phase.opens_at,
+        "closes_at": phase.closes_at,
+        "max_per_day": phase.max_per_day,
+        "max_total": phase.max_total,
+        "is_open": phase.is_open(),
+        "results_public": phase.results_public(),
+    }
 
 
 def _task_out(request: HttpRequest, task: Task, teams: int) -> dict:
+    """A task with its phases; the fields of the current phase are repeated at the top level."""
+    current = task.current_phase()
     return {
         "slug": task.slug,
         "title": task.title,
         "labels": list(task.labels),
         "primary_metric": task.primary_metric,
-        "counting": task.counting,
-        "visibility": task.visibility,
-        "feedback": task.feedback,
-        "opens_at": task.opens_at,
-        "closes_at": task.closes_at,
-        "is_open": task.is_open(),
-        "results_public": task.results_public(),
+        **{key: value for key, value in _phase_out(current).items() if key not in ("slug", "name")},
+        "phase": current.slug,
+        "phases": [_phase_out(phase) for phase in task.ordered_phases()],
         "teams": teams,
         "url": request.build_absolute_uri(task.get_absolute_url()),
     }
@@ -175,7 +203,7 @@ def _submission_url(request: HttpRequest, submission: Submission) -> str:
 
 @api.get("/tasks", response={200: list[schemas.TaskOut], **ERRORS}, tags=["tasks"])
 def task_list(request: HttpRequest):
-    """Every task, as the home page lists them (phases will be listed with their task once they exist)."""
+    """Every task with its phases, as the home page lists them."""
     return [_task_out(request, task, len(task.teams.all())) for task in participation.listed_tasks()]
 
 
@@ -185,28 +213,33 @@ def task_detail(request: HttpRequest, slug: str):
     feedback policy shows them), whether you may see the board."""
     task = _task(slug)
     task.refresh_from_db(fields=["description"])
-    page = pages.task_page(task=task, user=_user(request))
+    user = _user(request)
+    page = pages.task_page(task=task, user=user)
     team = page["team"]
-    quota = page.get("quota")
+    current = page["phase"]
+    sections = {section.phase.pk: section for section in page["sections"]}
+    quota = sections[current.pk].quota if current.pk in sections and current.is_open() else None
     return {
         **_task_out(request, task, task.teams.count()),
         "description": task.description,
         "you": {
             "team": team.name if team else None,
             "is_organiser": page["is_organiser"],
-            "board_visible": page["board_visible"],
-            "feedback": str(page["feedback"]),
+            "board_visible": can_view_board(user, current),
+            "feedback": str(feedback_level(phase=current, user=user)),
             "submissions": [
                 {
                     "id": row.submission.pk,
+                    "phase": section.phase.slug,
                     "status": row.submission.status,
                     "created_at": row.submission.created_at,
                     "file_name": row.submission.file.name,
                     "description": row.submission.description,
                     "primary": row.primary,
-                    "counts": getattr(row, "counts", False),
+                    "counts": row.counts,
                 }
-                for row in page["submissions"]
+                for section in page["sections"]
+                for row in section.rows
             ],
             "quota": None
             if quota is None
@@ -225,16 +258,18 @@ def task_detail(request: HttpRequest, slug: str):
 
 
 @api.get("/tasks/{slug}/leaderboard", response={200: schemas.BoardOut, **ERRORS}, tags=["boards"], by_alias=True)
-def leaderboard(request: HttpRequest, slug: str, calibrated: bool = False, sort: str | None = None):
-    """The leaderboard: a column per ranking metric (raw, or prevalence-calibrated with
-    ``calibrated=true``), every team's value and rank, then the baselines (never ranked); rows
-    sorted by ``sort`` (a column id; default the primary metric). The rows are those of the
-    JSON download."""
-    task = _board_task(request, slug)
-    columns = selectors.columns_of(task, calibrated=calibrated)
-    if sort and selectors.column_by_id(task, sort) not in columns:
+def leaderboard(
+    request: HttpRequest, slug: str, calibrated: bool = False, sort: str | None = None, phase: str | None = None
+):
+    """The leaderboard of a phase (``phase``: its slug; default the current phase): a column per
+    ranking metric (raw, or prevalence-calibrated with ``calibrated=true``), every team's value
+    and rank, then the baselines (never ranked); rows sorted by ``sort`` (a column id; default
+    the primary metric). The rows are those of the JSON download."""
+    found = _board_phase(request, slug, phase)
+    columns = selectors.columns_of(found.task, calibrated=calibrated)
+    if sort and selectors.column_by_id(found.task, sort) not in columns:
         raise ApiError.of(400, problems.UNKNOWN_COLUMN, column=sort, columns=", ".join(column.id for column in columns))
-    board = selectors.leaderboard(task=task, calibrated=calibrated, sort=sort)
+    board = selectors.leaderboard(phase=found, calibrated=calibrated, sort=sort)
     data = exports.board_data(board)  # the download's very shape, built in one place
     return {**data, "sort": board.sort.id, "calibrated": calibrated}
 
@@ -242,15 +277,21 @@ def leaderboard(request: HttpRequest, slug: str, calibrated: bool = False, sort:
 @api.get(
     "/tasks/{slug}/correlations", response={200: schemas.CorrelationsOut, **ERRORS}, tags=["boards"], by_alias=True
 )
-def correlations(request: HttpRequest, slug: str, column_set: Literal["paper", "all"] = Query("paper", alias="set")):
-    """Spearman's rho between the team rankings of every pair of columns, each metric beside
-    its calibrated version, as the disagreement page's heatmap (``set``: the paper's Table 8
-    metrics, or all)."""
-    task = _board_task(request, slug)
-    columns = selectors.paired_columns(task, paper_set=column_set == "paper")
-    teams, values = selectors.team_values(task, columns)
+def correlations(
+    request: HttpRequest,
+    slug: str,
+    column_set: Literal["paper", "all"] = Query("paper", alias="set"),
+    phase: str | None = None,
+):
+    """Spearman's rho between the team rankings of every pair of columns in a phase (default
+    the current one), each metric beside its calibrated version, as the disagreement page's
+    heatmap (``set``: the paper's Table 8 metrics, or all)."""
+    found = _board_phase(request, slug, phase)
+    columns = selectors.paired_columns(found.task, paper_set=column_set == "paper")
+    teams, values = selectors.team_values(found, columns)
     found = selectors.correlations_of(columns=columns, teams=teams, values=values)
     return {
+        "phase": found.slug,
         "set": column_set,
         "columns": [exports.column_json(column) for column in columns],
         "teams": len(teams),
@@ -259,14 +300,31 @@ def correlations(request: HttpRequest, slug: str, column_set: Literal["paper", "
     }
 
 
+@api.get("/tasks/{slug}/what-if", response={200: schemas.WhatIfOut, **ERRORS}, tags=["boards"], by_alias=True)
+def what_if(request: HttpRequest, slug: str, prevalence: str = "uniform", phase: str | None = None):
+    """Every team of a phase's board (default the current phase) re-scored at another class
+    distribution of the gold (paper 000, Eq. 5 and 26-27): ``prevalence`` is shares in label
+    order (``0.2,0.3,0.5``, fractions such as ``1/3``, any positive weights), ``uniform`` (the
+    calibrated scores) or ``gold`` (today's). Per ranking column, each team's value and rank at
+    the target and its rank today; the teams that move; per class, each team's measures there."""
+    found = _board_phase(request, slug, phase)
+    labels = list(found.task.labels)
+    try:
+        target = parse_target(prevalence, labels=labels, gold_counts=pages.gold_counts(found))
+    except TargetError as error:
+        raise ApiError.of(400, problems.BAD_TARGET, details=str(error)) from None
+    data = pages.what_if_board(phase=found, target=target).as_json()
+    return {"phase": found.slug, **data}
+
+
 # Submissions
 
 
 @api.post("/tasks/{slug}/submissions", response={201: schemas.SubmissionCreatedOut, **ERRORS}, tags=["submissions"])
 def submission_create(request: HttpRequest, slug: str, file: File[UploadedFile], description: Form[str] = ""):
-    """Upload a prediction file (multipart: ``file``, optional ``description``) for your team.
-    A bad file is refused at once (400) with the page's line-precise message and its code, and
-    counts against no limit. Needs a token."""
+    """Upload a prediction file (multipart: ``file``, optional ``description``) for your team to
+    the phase open now. A bad file is refused at once (400) with the page's line-precise message
+    and its code, and counts against no limit. Needs a token."""
     task = _task(slug)
     form = SubmissionForm({"description": description}, {"file": file})
     if not form.is_valid():
@@ -283,6 +341,7 @@ def submission_create(request: HttpRequest, slug: str, file: File[UploadedFile],
         201,
         {
             "id": submission.pk,
+            "phase": submission.phase.slug,
             "status": submission.status,
             "url": _submission_url(request, submission),
             "page": request.build_absolute_uri(submission.get_absolute_url()),
@@ -315,15 +374,18 @@ def submission_detail(request: HttpRequest, pk: int):
     every metric (full, or results public), the primary score rounded, or only that it was
     scored. Matrices only once results are public (or to organisers)."""
     user = _user(request)
-    submission = Submission.objects.select_related("task", "team", "file").defer("file__content").filter(pk=pk).first()
+    submission = (
+        Submission.objects.select_related("task", "phase", "team", "file").defer("file__content").filter(pk=pk).first()
+    )
     if submission is None or not can_view_submission(user, submission):
         raise ApiError.of(404, problems.UNKNOWN_SUBMISSION, pk=pk)
     task = submission.task
-    level = feedback_level(task=task, user=user)
+    level = feedback_level(phase=submission.phase, user=user)
     scored = submission.status == Submission.Status.SCORED
     data = {
         "id": submission.pk,
         "task": task.slug,
+        "phase": submission.phase.slug,
         "team": submission.team.name,
         "status": submission.status,
         "failure": submission.failure or None,

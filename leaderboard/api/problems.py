@@ -16,7 +16,8 @@ UNKNOWN_ENDPOINT = Problem("UNKNOWN_ENDPOINT", "No API endpoint at {path}; the l
 UNKNOWN_COLUMN = Problem("UNKNOWN_COLUMN", "This task has no column {column!r}; its columns are: {columns}.")
 RESULTS_HIDDEN = Problem(
     "RESULTS_HIDDEN",
-    "The results of {title!r} are hidden until {closes_at:%Y-%m-%d %H:%M} UTC, when the task closes; "
+    "The results of the {phase} phase of {title!r} are hidden until {closes_at:%Y-%m-%d %H:%M} UTC, when the "
+    "phase closes; "
     "until then only its organisers see the leaderboard, and each team its own submissions.",
 )
 TOKEN_REQUIRED = Problem(
@@ -35,6 +36,7 @@ AUTH_THROTTLED = Problem(
 TOKEN_LIMIT = Problem(
     "TOKEN_LIMIT", "You hold {limit} active tokens, the most allowed; revoke one you no longer use first."
 )
+BAD_TARGET = Problem("BAD_TARGET", "The target class distribution cannot be used: {details}.")
 BAD_REQUEST = Problem("BAD_REQUEST", "The request is not valid: {details}")
 SUBMISSION_REFUSED = Problem("SUBMISSION_REFUSED", "The file was refused: {details}")
 SERVER_ERROR = Problem("SERVER_ERROR", "Something went wrong on our side; the error is logged.")

@@ -17,24 +17,43 @@ class ErrorOut(Schema):
     problems: list[dict[str, str | None]] | None = Field(None, description="each problem: field, code, message")
 
 
-class TaskOut(Schema):
+class PhaseOut(Schema):
     slug: str
-    title: str
-    labels: list[str]
-    primary_metric: str
+    name: str
     counting: str
     visibility: str
     feedback: str
     opens_at: dt.datetime
     closes_at: dt.datetime
+    max_per_day: int
+    max_total: int
     is_open: bool
     results_public: bool
+
+
+class TaskOut(Schema):
+    slug: str
+    title: str
+    labels: list[str]
+    primary_metric: str
+    phase: str = Field(description="the current phase: the one open now, else the latest to have opened")
+    counting: str = Field(description="of the current phase")
+    visibility: str = Field(description="of the current phase")
+    feedback: str = Field(description="of the current phase")
+    opens_at: dt.datetime = Field(description="of the current phase")
+    closes_at: dt.datetime = Field(description="of the current phase")
+    max_per_day: int = Field(description="of the current phase")
+    max_total: int = Field(description="of the current phase")
+    is_open: bool = Field(description="the current phase takes uploads now")
+    results_public: bool = Field(description="the current phase's board is public")
+    phases: list[PhaseOut] = Field(description="every phase, in time order")
     teams: int
     url: str = Field(description="the task's page")
 
 
 class SubmissionSummary(Schema):
     id: int
+    phase: str
     status: str
     created_at: dt.datetime
     file_name: str
@@ -84,8 +103,18 @@ class BoardRowOut(Schema):
     ranks: dict[str, int | None] = Field(description="competition ranks (1, 2, 2, 4); null when undefined")
 
 
+class BoardPhaseOut(Schema):
+    slug: str
+    name: str
+    opens_at: str
+    closes_at: str
+    counting: str
+    gold_version: int
+
+
 class BoardOut(Schema):
     task: BoardTaskOut
+    phase: BoardPhaseOut
     sort: str
     calibrated: bool
     columns: list[ColumnOut]
@@ -93,6 +122,7 @@ class BoardOut(Schema):
 
 
 class CorrelationsOut(Schema):
+    phase: str
     set: str
     columns: list[ColumnOut]
     teams: int = Field(description="teams on the board")
@@ -102,6 +132,7 @@ class CorrelationsOut(Schema):
 
 class SubmissionCreatedOut(Schema):
     id: int
+    phase: str = Field(description="the phase the upload went to: the one open at the time")
     status: str
     url: str = Field(description="poll this for the status and scores")
     page: str = Field(description="the submission's page")
@@ -120,6 +151,7 @@ class MetricOut(Schema):
 class SubmissionOut(Schema):
     id: int
     task: str
+    phase: str
     team: str
     status: str
     failure: str | None
@@ -137,3 +169,17 @@ class SubmissionOut(Schema):
     )
     calibrated_matrix: list[list[float] | list[float | None]] | None = None
     page: str
+
+
+class WhatIfOut(Schema):
+    phase: str
+    target: dict[str, float] = Field(description="the target's share of each class, normalised to sum to 1")
+    columns: dict[str, dict[str, dict[str, float | int | None]]] = Field(
+        description="per raw column id, per team: its value and rank at the target, and its rank today"
+    )
+    moved: dict[str, list[dict[str, str | int | None]]] = Field(
+        description="per column id, the teams whose rank differs at the target: team, from, to"
+    )
+    per_class: dict[str, dict[str, dict[str, float | None]]] = Field(
+        description="per team, per class: the per-class measures at the target, its share and predicted rate"
+    )

@@ -29,7 +29,7 @@ from leaderboard.selectors.notifications import (
     notifications_of,
     unread_count,
 )
-from leaderboard.selectors.participation import team_of, visible_submissions
+from leaderboard.selectors.participation import phase_of, team_of, visible_submissions
 
 __all__ = [
     "Board",
@@ -47,6 +47,7 @@ __all__ = [
     "leaderboard",
     "notifications_of",
     "paired_columns",
+    "phase_of",
     "primary_column",
     "rank_correlations",
     "sorted_by",

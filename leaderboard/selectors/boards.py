@@ -17,8 +17,6 @@ from django.db.models import (
     FloatField,
     IntegerField,
     OrderBy,
-    OuterRef,
-    Subquery,
     When,
     Window,
 )
@@ -26,7 +24,7 @@ from django.db.models import Value as SQLValue
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, RowNumber
 
-from leaderboard.models import Baseline, Submission, Task, Team
+from leaderboard.models import Baseline, Counting, Phase, Submission, Task, Team
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
 from scoring.engine.columns import Column, score_fields
@@ -53,22 +51,19 @@ def primary_column(task: Task) -> Column:
     return Column(task.primary_metric)
 
 
-def _counting_order(task: Task) -> list[OrderBy]:
-    """The order, within a team, that puts its counting submission first.
+def _counting_order(phase: Phase) -> list[OrderBy]:
+    """The order, within a team, that puts its counting submission in the phase first.
 
     Latest: newest upload first (then the highest id). Best: the primary metric's value,
     highest first and undefined last, ties to the newest. Chosen: the team's chosen
     submission, else the latest.
     """
     newest = [F("created_at").desc(), F("id").desc()]
-    if task.counting == Task.Counting.BEST:
-        primary = Cast(KT(f"metrics__{task.primary_metric}"), FloatField())
+    if phase.counting == Counting.BEST:
+        primary = Cast(KT(f"metrics__{phase.primary_metric}"), FloatField())
         return [primary.desc(nulls_last=True), *newest]
-    if task.counting == Task.Counting.CHOSEN:
-        chosen_id = Team.objects.filter(pk=OuterRef("team_id")).values("chosen_submission_id")[:1]
-        chosen_first = Case(
-            When(pk=Subquery(chosen_id), then=SQLValue(0)), default=SQLValue(1), output_field=IntegerField()
-        )
+    if phase.counting == Counting.CHOSEN:
+        chosen_first = Case(When(chosen=True, then=SQLValue(0)), default=SQLValue(1), output_field=IntegerField())
         return [chosen_first.asc(), *newest]
     return newest
 
@@ -78,16 +73,18 @@ ALL_SCORE_FIELDS = score_fields(columns_of_both := board_columns.ranking_columns
 del columns_of_both
 
 
-def counting_submissions(task: Task, *, fields: Sequence[str] = ALL_SCORE_FIELDS) -> dict[int, Submission]:
-    """For each team, the scored submission that counts under the task's policy.
+def counting_submissions(phase: Phase, *, fields: Sequence[str] = ALL_SCORE_FIELDS) -> dict[int, Submission]:
+    """For each team, the scored submission that counts in the phase under its policy.
 
     One query that returns one row per team, with only the JSON columns in ``fields``:
     ``DISTINCT ON (team_id)`` where the database has it (PostgreSQL), else the first row of a
-    window over each team's submissions. ``task_id`` stays loaded, or reading
+    window over each team's submissions. ``task_id`` and ``phase_id`` stay loaded, or reading
     ``submission.task`` would cost a query per row.
     """
-    scored = task.submissions.rankable().only("id", "task_id", "team_id", "created_at", "scored_gold_version", *fields)
-    order = _counting_order(task)
+    scored = phase.submissions.rankable().only(
+        "id", "task_id", "phase_id", "team_id", "created_at", "scored_gold_version", "chosen", *fields
+    )
+    order = _counting_order(phase)
     if connections[scored.db].features.can_distinct_on_fields:
         rows = scored.order_by("team_id", *order).distinct("team_id")
     else:
@@ -111,11 +108,15 @@ class Entry:
 
 @dataclass
 class Board:
-    task: Task
+    phase: Phase
     columns: list[Column]
     entries: list[Entry]
     baselines: list[Entry]
     sort: Column
+
+    @property
+    def task(self) -> Task:
+        return self.phase.task
 
     @property
     def scored(self) -> list[Entry]:
@@ -132,16 +133,16 @@ class Board:
         return next((e for e in self.entries if e.submission and e.submission.pk == submission.pk), None)
 
 
-def _entries(task: Task, columns: Sequence[Column]) -> tuple[list[Entry], list[Entry]]:
-    """Every team with its counting submission's values and ranks, then the baselines; only
-    the JSON columns that ``columns`` read are loaded."""
+def _entries(phase: Phase, columns: Sequence[Column]) -> tuple[list[Entry], list[Entry]]:
+    """Every team of the task with its counting submission's values and ranks in the phase,
+    then the phase's baselines; only the JSON columns that ``columns`` read are loaded."""
     fields = score_fields(columns)
-    counting = counting_submissions(task, fields=fields)
+    counting = counting_submissions(phase, fields=fields)
     entries = []
-    for team in Team.objects.filter(task=task, removed_at__isnull=True).only("id", "name", "task_id"):
+    for team in Team.objects.filter(task=phase.task_id, removed_at__isnull=True).only("id", "name", "task_id"):
         submission = counting.get(team.pk)
         values = {c.id: c.value(submission) for c in columns}
-        rescoring = submission is not None and submission.scored_gold_version != task.gold_version
+        rescoring = submission is not None and submission.scored_gold_version != phase.gold_version
         entries.append(Entry(name=team.name, team=team, submission=submission, values=values, being_rescored=rescoring))
     for column in columns:
         ranks = ranking.competition_ranks([e.values[column.id] for e in entries])
@@ -149,36 +150,36 @@ def _entries(task: Task, columns: Sequence[Column]) -> tuple[list[Entry], list[E
             entry.ranks[column.id] = rank
     baselines = [
         Entry(name=b.name, values={c.id: c.value(b) for c in columns})
-        for b in Baseline.objects.filter(task=task).only("id", "name", "task_id", *fields)
+        for b in Baseline.objects.filter(phase=phase).only("id", "name", "phase_id", *fields)
     ]
     return entries, baselines
 
 
-def sorted_by(task: Task, columns: Sequence[Column], sort: str | None) -> Column:
+def sorted_by(task: Task | Phase, columns: Sequence[Column], sort: str | None) -> Column:
     """The column a board sorts by: ``sort`` if it is one of ``columns``, else the primary metric."""
     return board_columns.column_by_id(columns, sort or "") or next(
         (c for c in columns if c.label is None and c.key == task.primary_metric), columns[0]
     )
 
 
-def leaderboard(*, task: Task, calibrated: bool | None = False, sort: str | None = None) -> Board:
-    """The task's leaderboard: every team, a column per ranking metric, each with its rank.
+def leaderboard(*, phase: Phase, calibrated: bool | None = False, sort: str | None = None) -> Board:
+    """The phase's leaderboard: every team, a column per ranking metric, each with its rank.
 
     ``calibrated``: raw columns, calibrated ones, or (``None``, for the exports) both. Rows
     sort by ``sort`` (a column id; default the primary metric), undefined values last, ties
     by name.
     """
-    columns = columns_of(task, calibrated=calibrated)
-    sort_column = sorted_by(task, columns, sort)
-    entries, baselines = _entries(task, columns)
+    columns = columns_of(phase.task, calibrated=calibrated)
+    sort_column = sorted_by(phase.task, columns, sort)
+    entries, baselines = _entries(phase, columns)
     entries.sort(key=lambda e: (*ranking.sort_key(e.values[sort_column.id]), e.name.lower()))
     baselines.sort(key=lambda e: (*ranking.sort_key(e.values[sort_column.id]), e.name.lower()))
-    return Board(task=task, columns=columns, entries=entries, baselines=baselines, sort=sort_column)
+    return Board(phase=phase, columns=columns, entries=entries, baselines=baselines, sort=sort_column)
 
 
-def team_values(task: Task, columns: Sequence[Column]) -> tuple[list[str], dict[str, list[Value]]]:
-    """Team names and, per column id, the teams' values in that order."""
-    entries, _ = _entries(task, columns)
+def team_values(phase: Phase, columns: Sequence[Column]) -> tuple[list[str], dict[str, list[Value]]]:
+    """Team names and, per column id, the teams' values in the phase, in that order."""
+    entries, _ = _entries(phase, columns)
     return [e.name for e in entries], {c.id: [e.values[c.id] for e in entries] for c in columns}
 
 
@@ -190,13 +191,14 @@ class Correlations:
     matrix: dict[str, dict[str, ranking.Correlation]]
 
 
-def rank_correlations(*, task: Task, column_ids: Iterable[str] | None = None) -> Correlations:
-    """Spearman's rho between the team rankings of every pair of columns (paper 000, Fig. 2)."""
-    columns = columns_of(task, calibrated=None)
+def rank_correlations(*, phase: Phase, column_ids: Iterable[str] | None = None) -> Correlations:
+    """Spearman's rho between the team rankings of every pair of columns in a phase (paper 000,
+    Fig. 2)."""
+    columns = columns_of(phase.task, calibrated=None)
     if column_ids is not None:
         wanted = list(column_ids)
         columns = [c for c in columns if c.id in wanted]
-    teams, values = team_values(task, columns)
+    teams, values = team_values(phase, columns)
     return correlations_of(columns=columns, teams=teams, values=values)
 
 
@@ -218,9 +220,9 @@ class Comparison:
     correlation: ranking.Correlation
 
 
-def compare_columns(*, task: Task, first: Column, second: Column) -> Comparison:
-    """How two metrics order the teams differently: rank moves and swapped pairs."""
-    teams, values = team_values(task, [first, second])
+def compare_columns(*, phase: Phase, first: Column, second: Column) -> Comparison:
+    """How two metrics order the teams of a phase differently: rank moves and swapped pairs."""
+    teams, values = team_values(phase, [first, second])
     return compare_values(first=first, second=second, teams=teams, values=values)
 
 

@@ -1,7 +1,7 @@
-"""What a person sees of a submission's scores: the task's feedback policy (DESIGN, contract).
+"""What a person sees of a submission's scores: its phase's feedback policy (DESIGN, contract).
 
 Organisers, and everyone once results are public, see everything. While results are hidden a
-team sees its own submissions as the task's policy says: *full* (every metric, four decimals),
+team sees its own submissions as the phase's policy says: *full* (every metric, four decimals),
 *primary score only* (rounded to two decimals) or *validated only* (the file was valid and has
 been scored). Confusion matrices and per-class tables, exact per-item-derived numbers, are
 never shown to a team while results are hidden: they leak the gold. Every page, status answer
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from leaderboard.models import Submission, Task
+from leaderboard.models import Feedback, Phase, Submission
 from scoring.engine.formatting import value_text
 
 PRIMARY_DIGITS = 2
@@ -21,9 +21,9 @@ PRIMARY_DIGITS = 2
 
 class Level(StrEnum):
     ALL = "all"
-    FULL = Task.Feedback.FULL.value
-    PRIMARY = Task.Feedback.PRIMARY.value
-    VALIDATED = Task.Feedback.VALIDATED.value
+    FULL = Feedback.FULL.value
+    PRIMARY = Feedback.PRIMARY.value
+    VALIDATED = Feedback.VALIDATED.value
 
     @property
     def shows_metrics(self) -> bool:
@@ -34,11 +34,11 @@ class Level(StrEnum):
         return self is Level.ALL
 
 
-def feedback_level(*, task: Task, user) -> Level:
-    """How much of its submissions' scores this person may see in this task."""
-    if task.results_public() or task.is_organiser(user):
+def feedback_level(*, phase: Phase, user) -> Level:
+    """How much of its submissions' scores in this phase this person may see."""
+    if phase.results_public() or phase.task.is_organiser(user):
         return Level.ALL
-    return Level(task.feedback)
+    return Level(phase.feedback)
 
 
 def primary_text(submission: Submission, level: Level) -> str | None:

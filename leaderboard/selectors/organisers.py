@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
-from leaderboard.models import Membership, OrganiserAction, Submission, Task, Team
+from leaderboard.models import Membership, OrganiserAction, Phase, Submission, Task, Team
 
 SUBMISSIONS_PER_PAGE = 50
 
@@ -17,6 +17,7 @@ SUBMISSIONS_PER_PAGE = 50
 class SubmissionFilter:
     team: int | None = None
     status: str | None = None
+    phase: str | None = None
 
     @classmethod
     def parse(cls, query) -> SubmissionFilter:
@@ -26,12 +27,15 @@ class SubmissionFilter:
         return cls(
             team=int(team) if team.isdigit() else None,
             status=status if status in Submission.Status.values else None,
+            phase=query.get("phase") or None,
         )
 
 
 def task_submissions(*, task: Task, where: SubmissionFilter, page: str | int | None) -> Page:
     """Every submission of the task, newest first, filtered; one page of them (no silent cap)."""
-    submissions = task.submissions.select_related("team", "file").defer("file__content")
+    submissions = task.submissions.select_related("team", "file", "phase").defer("file__content")
+    if where.phase is not None:
+        submissions = submissions.filter(phase__slug=where.phase)
     if where.team is not None:
         submissions = submissions.filter(team_id=where.team)
     if where.status is not None:
@@ -39,9 +43,13 @@ def task_submissions(*, task: Task, where: SubmissionFilter, page: str | int | N
     return Paginator(submissions, SUBMISSIONS_PER_PAGE).get_page(page)
 
 
-def organiser_actions(*, task: Task) -> QuerySet[OrganiserAction]:
-    """The decisions taken about the task's teams and submissions, newest first."""
-    return task.organiser_actions.select_related("actor", "team", "submission")
+def organiser_actions(*, task: Task, phase: Phase | None = None) -> QuerySet[OrganiserAction]:
+    """The decisions taken about the task's teams and submissions (of one phase: the teams
+    removed and the phase's submissions disqualified), newest first."""
+    actions = task.organiser_actions.select_related("actor", "team", "submission")
+    if phase is not None:
+        actions = actions.filter(Q(submission__isnull=True) | Q(submission__phase=phase))
+    return actions
 
 
 def participants(*, task: Task) -> QuerySet[Team]:
@@ -58,6 +66,7 @@ def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | N
         "page": task_submissions(task=task, where=where, page=page),
         "where": where,
         "teams": task.teams.order_by("name"),
+        "phases": task.ordered_phases(),
         "statuses": Submission.Status.choices,
         "decisions": organiser_actions(task=task),
     }

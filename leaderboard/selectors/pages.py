@@ -11,13 +11,17 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
+import numpy as np
+from django.core.cache import cache
 from django.utils import timezone
 
 from leaderboard import caching, charts, presenters
-from leaderboard.models import Submission, Task
+from leaderboard.models import Counting, Phase, PhaseFile, Submission, Task
 from leaderboard.permissions import can_view_board, is_member
+from leaderboard.samples import format_rules
 from leaderboard.selectors.boards import (
     Comparison,
     column_by_id,
@@ -34,12 +38,16 @@ from leaderboard.selectors.boards import (
 )
 from leaderboard.selectors.feedback import Level, feedback_level, primary_text
 from leaderboard.selectors.organisers import organiser_actions
-from leaderboard.selectors.participation import counting_reason, quota, team_of, visible_submissions
+from leaderboard.selectors.participation import Quota, counting_reason, quota, team_of, visible_submissions
+from leaderboard.uploads import stored_gold
+from scoring.engine import columns as board_columns
+from scoring.engine import ranking
 from scoring.engine.columns import PAPER_SET_KEYS, Column
 from scoring.engine.gold import GoldChange
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import Correlation
 from scoring.engine.registry import BY_KEY, CLASS_MEASURES, PROPERTY_NAMES
+from scoring.engine.whatif import UNIFORM, TargetError, WhatIf, parse_target, what_if
 
 COLUMN_SETS: dict[str, str] = {"paper": "Opitz's SemEval-2017 set (Table 8)", "all": "all metrics"}
 """The heatmap's column sets (``?set=``); the first is the default."""
@@ -61,7 +69,7 @@ DISAGREEMENT_FIGURES: dict[str, tuple[str, str]] = {
 (key in the cached analysis, heading)."""
 
 ORGANISER_SUBMISSIONS_SHOWN = 10
-"""How many of a task's latest submissions its page lists for an organiser (the organisers'
+"""How many of a task's latest submissions (of any phase) its page lists for an organiser (the organisers'
 submissions page lists them all, paginated)."""
 
 
@@ -82,42 +90,49 @@ class DecisionNote:
         )
 
 
-def board_page(*, task: Task, calibrated: bool, sort: str | None) -> dict[str, Any]:
-    """The leaderboard: its columns, the sorted column and the rows as ready HTML (cached)."""
+def board_page(*, phase: Phase, calibrated: bool, sort: str | None) -> dict[str, Any]:
+    """A phase's leaderboard: its columns, the sorted column and the rows as ready HTML (cached)."""
+    task = phase.task
     columns = columns_of(task, calibrated=calibrated)
     sort_column = sorted_by(task, columns, sort)
-    stamp = caching.scores_stamp(task)
+    stamp = caching.scores_stamp(phase)
     rows = caching.cached(
-        task,
+        phase,
         stamp,
         ("leaderboard", calibrated, sort_column.id),
-        lambda: presenters.board_rows(leaderboard(task=task, calibrated=calibrated, sort=sort_column.id)),
+        lambda: presenters.board_rows(leaderboard(phase=phase, calibrated=calibrated, sort=sort_column.id)),
     )
     return {
         "task": task,
+        "phase": phase,
         "board": presenters.BoardPage(columns=columns, sort=sort_column, rows=rows),
         "calibrated": calibrated,
         "switch_sort": sort_column.counterpart().id,
         "decisions": caching.cached(
-            task, stamp, ("decisions",), lambda: [DecisionNote.of(action) for action in organiser_actions(task=task)]
+            phase,
+            stamp,
+            ("decisions",),
+            lambda: [DecisionNote.of(action) for action in organiser_actions(task=task, phase=phase)],
         ),
     }
 
 
-def metric_page(*, task: Task, column_id: str) -> dict[str, Any] | None:
-    """One column's page: definition, properties, chance baseline, its ranking and how far it
-    is from the primary metric's ranking. ``None`` if the task has no such column."""
+def metric_page(*, phase: Phase, column_id: str) -> dict[str, Any] | None:
+    """One column's page in a phase: definition, properties, chance baseline, its ranking and
+    how far it is from the primary metric's ranking. ``None`` if the task has no such column."""
+    task = phase.task
     column = column_by_id(task, column_id)
     if column is None:
         return None
-    board = leaderboard(task=task, calibrated=column.calibrated, sort=column.id)
+    board = leaderboard(phase=phase, calibrated=column.calibrated, sort=column.id)
     primary = primary_column(task)
-    comparison = compare_columns(task=task, first=primary, second=column) if primary != column else None
+    comparison = compare_columns(phase=phase, first=primary, second=column) if primary != column else None
     moves = {change.team: change for change in comparison.changes} if comparison else {}
     metric = column.metric
     n_classes = len(task.labels)
     return {
         "task": task,
+        "phase": phase,
         "column": column,
         "metric": metric,
         "board": board,
@@ -142,10 +157,10 @@ def most_disagreeing(
     return min(candidates, key=lambda pair: pair[0])[1] if candidates else None
 
 
-def _analysis(task: Task, *, columns: list[Column], every_column: list[Column]) -> dict[str, Any]:
+def _analysis(phase: Phase, *, columns: list[Column], every_column: list[Column]) -> dict[str, Any]:
     """The disagreement page's costly part: every column's team values, the correlations of
     ``columns`` and both figures."""
-    teams, values = team_values(task, every_column)
+    teams, values = team_values(phase, every_column)
     correlations = correlations_of(columns=columns, teams=teams, values=values)
     return {
         "teams": teams,
@@ -167,55 +182,56 @@ class SetAnalysis:
     results: dict[str, Any]
 
 
-def _set_analysis(task: Task, set_name: str | None) -> SetAnalysis:
+def _set_analysis(phase: Phase, set_name: str | None) -> SetAnalysis:
     """The cached analysis of the column set ``set_name`` (the first set when unknown)."""
     set_name = set_name if set_name in COLUMN_SETS else next(iter(COLUMN_SETS))
-    columns = paired_columns(task, paper_set=set_name == "paper")
-    every_column = paired_columns(task)
-    stamp = caching.scores_stamp(task)
+    columns = paired_columns(phase.task, paper_set=set_name == "paper")
+    every_column = paired_columns(phase.task)
+    stamp = caching.scores_stamp(phase)
     results = caching.cached(
-        task,
+        phase,
         stamp,
         ("disagreements", [c.id for c in columns]),
-        lambda: _analysis(task, columns=columns, every_column=every_column),
+        lambda: _analysis(phase, columns=columns, every_column=every_column),
     )
     return SetAnalysis(set_name=set_name, columns=columns, every_column=every_column, stamp=stamp, results=results)
 
 
-def figure_stem(*, task: Task, figure: str, set_name: str) -> str:
+def figure_stem(*, phase: Phase, figure: str, set_name: str) -> str:
     """The file name, without extension, of a disagreement figure downloaded as HTML, PNG or SVG:
-    ``semeval-2017-4a-heatmap-paper``. Slugs, figure and set names are ASCII letters, digits and
-    hyphens already (URL patterns and the dicts above), so nothing needs quoting."""
-    return f"{task.slug}-{figure}-{set_name}"
+    ``semeval-2017-4a-evaluation-heatmap-paper``. Slugs, figure and set names are ASCII letters,
+    digits and hyphens already (URL patterns and the dicts above), so nothing needs quoting."""
+    return f"{phase.task.slug}-{phase.slug}-{figure}-{set_name}"
 
 
-def disagreement_figure(*, task: Task, set_name: str | None, figure: str) -> dict[str, Any]:
+def disagreement_figure(*, phase: Phase, set_name: str | None, figure: str) -> dict[str, Any]:
     """One figure of the disagreement page for download (``figure`` a key of
     :data:`DISAGREEMENT_FIGURES`): the same cached JSON the page draws, for the same column set."""
-    analysis = _set_analysis(task, set_name)
+    analysis = _set_analysis(phase, set_name)
     key, heading = DISAGREEMENT_FIGURES[figure]
     return {
         "figure": analysis.results[key],
-        "title": f"{heading} · {task.title}",
+        "title": f"{heading} · {phase.task.title} · {phase.name}",
         "note": f"Metrics: {COLUMN_SETS[analysis.set_name]}.",
-        "filename": figure_stem(task=task, figure=figure, set_name=analysis.set_name),
+        "filename": figure_stem(phase=phase, figure=figure, set_name=analysis.set_name),
     }
 
 
 def disagreement_page(
-    *, task: Task, set_name: str | None, first_id: str | None, second_id: str | None
+    *, phase: Phase, set_name: str | None, first_id: str | None, second_id: str | None
 ) -> dict[str, Any]:
-    """Where the rankings disagree: the Spearman heatmap of a column set (paper 000, Figure 2),
-    the rank chart, and a comparison of two columns (by default the primary metric and the
-    column that disagrees with it most)."""
-    cached = _set_analysis(task, set_name)
+    """Where the rankings of a phase disagree: the Spearman heatmap of a column set (paper 000,
+    Figure 2), the rank chart, and a comparison of two columns (by default the primary metric
+    and the column that disagrees with it most)."""
+    task = phase.task
+    cached = _set_analysis(phase, set_name)
     columns, analysis = cached.columns, cached.results
     matrix = analysis["matrix"]
     by_id = {c.id: c for c in cached.every_column}
     first = by_id.get(first_id or "") or primary_column(task)
     second = by_id.get(second_id or "") or most_disagreeing(first, columns, matrix) or first.counterpart()
     comparison: Comparison = caching.cached(
-        task,
+        phase,
         cached.stamp,
         ("comparison", first.id, second.id),
         lambda: compare_values(first=first, second=second, teams=analysis["teams"], values=analysis["values"]),
@@ -224,6 +240,7 @@ def disagreement_page(
     n_scored = max(defined_counts.values(), default=0)
     return {
         "task": task,
+        "phase": phase,
         "set_name": cached.set_name,
         "column_sets": COLUMN_SETS,
         "column_set_notes": COLUMN_SET_NOTES,
@@ -235,7 +252,7 @@ def disagreement_page(
         "heatmap": analysis["heatmap"],
         "rank_chart": analysis["rank_chart"],
         "figure_stems": {
-            name: figure_stem(task=task, figure=name, set_name=cached.set_name) for name in DISAGREEMENT_FIGURES
+            name: figure_stem(phase=phase, figure=name, set_name=cached.set_name) for name in DISAGREEMENT_FIGURES
         },
         "first": first,
         "second": second,
@@ -270,8 +287,8 @@ def submission_scores(*, submission: Submission, user) -> SubmissionScores:
     """Every metric of a scored submission, raw and calibrated, with its ranks where this person
     may see the board (the page's table and the API's answer both come from here; whether the
     person may see metrics at all is the feedback policy's, asked before)."""
-    task = submission.task
-    board = leaderboard(task=task, calibrated=None) if can_view_board(user, task) else None
+    phase = submission.phase
+    board = leaderboard(phase=phase, calibrated=None) if can_view_board(user, phase) else None
     entry = board.entry_of(submission) if board else None
     ranks = entry.ranks if entry else {}
     rows = [
@@ -282,7 +299,7 @@ def submission_scores(*, submission: Submission, user) -> SubmissionScores:
             rank=ranks.get(raw.id),
             calibrated_rank=ranks.get(raw.counterpart().id),
         )
-        for raw in columns_of(task, calibrated=False)
+        for raw in columns_of(phase.task, calibrated=False)
     ]
     return SubmissionScores(rows=rows, ranked=entry is not None, n_teams=len(board.entries) if board else 0)
 
@@ -293,16 +310,17 @@ def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
     (where the board may be shown and this submission counts), the confusion matrices, the
     per-class table and the two macro F1s; or the primary score alone; or only that it was
     scored."""
-    task = submission.task
-    level = feedback_level(task=task, user=user)
+    task, phase = submission.task, submission.phase
+    level = feedback_level(phase=phase, user=user)
     context: dict[str, Any] = {
         "task": task,
+        "phase": phase,
         "submission": submission,
         "is_member": is_member(user, submission),
         "feedback": level,
         "primary_text": primary_text(submission, level),
         "primary_metric": BY_KEY[task.primary_metric],
-        "can_choose": task.counting == Task.Counting.CHOSEN and not task.is_closed(),
+        "can_choose": phase.counting == Counting.CHOSEN and not phase.is_closed(),
     }
     if submission.status != Submission.Status.SCORED or not level.shows_metrics:
         return context
@@ -328,15 +346,15 @@ def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
     return context
 
 
-def gold_change_page(*, task: Task, change: GoldChange) -> dict[str, Any]:
-    """The preview of a new gold file: what changes, and which submissions would fail."""
-    submissions = task.submissions.exclude(status=Submission.Status.FAILED)
+def gold_change_page(*, phase: Phase, change: GoldChange) -> dict[str, Any]:
+    """The preview of a phase's new gold file: what changes, and which submissions would fail."""
+    submissions = phase.submissions.exclude(status=Submission.Status.FAILED)
     return {
         "change": change,
-        "pending_name": task.pending_gold_file.name if task.pending_gold_file else "",
-        "class_counts": [(label, change.counts_old[label], change.counts_new[label]) for label in task.labels],
+        "pending_name": phase.pending_gold_file.name if phase.pending_gold_file else "",
+        "class_counts": [(label, change.counts_old[label], change.counts_new[label]) for label in phase.task.labels],
         "would_fail": 0 if change.same_ids else submissions.count(),
-        "n_submissions": task.submissions.count(),
+        "n_submissions": phase.submissions.count(),
     }
 
 
@@ -350,35 +368,82 @@ class SubmissionRow:
     counts: bool = False
 
 
-def _team_rows(*, task: Task, team, user, level: Level) -> tuple[list[SubmissionRow], str | None]:
-    """A team's submissions for its own members, newest first, with the one that counts marked
-    and why. Under "best" counting the mark compares scores, so it is shown only where scores
-    are (a hidden board's "validated only" team must not learn which upload scored best)."""
-    mine = list(visible_submissions(task=task, user=user).filter(team=team))
-    show_mark = task.counting != Task.Counting.BEST or level.shows_metrics
-    counting = counting_submissions(task, fields=()).get(team.pk) if show_mark else None
+@dataclass(frozen=True)
+class PhaseSection:
+    """A team's part of one phase: its submissions there (the one that counts marked, and why)
+    and the phase's quota."""
+
+    phase: Phase
+    rows: list[SubmissionRow]
+    counting_reason: str | None
+    quota: Quota
+
+
+def _team_rows(*, phase: Phase, team, user, level: Level) -> tuple[list[SubmissionRow], str | None]:
+    """A team's submissions in a phase for its own members, newest first, with the one that
+    counts marked and why. Under "best" counting the mark compares scores, so it is shown only
+    where scores are (a hidden board's "validated only" team must not learn which upload scored
+    best)."""
+    mine = list(visible_submissions(task=phase.task, user=user, phase=phase).filter(team=team))
+    show_mark = phase.counting != Counting.BEST or level.shows_metrics
+    counting = counting_submissions(phase, fields=()).get(team.pk) if show_mark else None
     rows = [SubmissionRow(s, primary_text(s, level), counts=counting is not None and s.pk == counting.pk) for s in mine]
-    return rows, counting_reason(task, team) if counting else None
+    return rows, counting_reason(phase, team) if counting else None
+
+
+def team_sections(*, task: Task, team, user, now: dt.datetime) -> list[PhaseSection]:
+    """The team's part of every phase that has opened, the latest first."""
+    sections = []
+    for phase in reversed(task.ordered_phases()):
+        if not phase.has_opened(now):
+            continue
+        level = feedback_level(phase=phase, user=user)
+        rows, reason = _team_rows(phase=phase, team=team, user=user, level=level)
+        sections.append(PhaseSection(phase, rows, reason, quota(phase=phase, team=team, now=now)))
+    return sections
+
+
+@dataclass(frozen=True)
+class PhaseStep:
+    """A phase on the task's timeline, as the task page shows it."""
+
+    phase: Phase
+    state: str
+    """"open", "upcoming" or "closed"."""
+    board_visible: bool
+    data_files: list[PhaseFile]
+
+
+def timeline(*, task: Task, user, now: dt.datetime) -> list[PhaseStep]:
+    """Every phase of the task in time order, with whether it is open, to come or over."""
+    steps = []
+    for phase in task.ordered_phases():
+        state = "open" if phase.is_open(now) else ("closed" if phase.is_closed(now) else "upcoming")
+        files = list(phase.data_files.select_related("file").defer("file__content"))
+        steps.append(PhaseStep(phase, state, can_view_board(user, phase), files))
+    return steps
 
 
 def task_page(*, task: Task, user) -> dict[str, Any]:
-    """A task's page: its description, the person's team, its submissions (which counts, the
-    quota used and left), and for organisers the latest submissions of every team."""
+    """A task's page: its description, its phases on a timeline with their data files, sample
+    submissions and boards, the person's team and its submissions in each phase (which counts,
+    the quota used and left), and for organisers the latest submissions of every team."""
+    now = timezone.now()
     team = team_of(task=task, user=user)
     is_organiser = task.is_organiser(user)
-    level = feedback_level(task=task, user=user)
+    current = task.current_phase(now)
     context = {
         "task": task,
+        "phase": current,
+        "open_phase": task.open_phase(now),
+        "timeline": timeline(task=task, user=user, now=now),
         "team": team,
         "is_organiser": is_organiser,
-        "board_visible": can_view_board(user, task),
-        "feedback": level,
-        "submissions": [],
+        "task_over": task.is_over(now),
+        "sections": team_sections(task=task, team=team, user=user, now=now) if team is not None else [],
         "primary_metric": BY_KEY[task.primary_metric],
+        "format_rules": format_rules(current),
     }
-    if team is not None:
-        rows, reason = _team_rows(task=task, team=team, user=user, level=level)
-        context.update(submissions=rows, counting_reason=reason, quota=quota(task=task, team=team, now=timezone.now()))
     if is_organiser:
         latest = visible_submissions(task=task, user=user)[:ORGANISER_SUBMISSIONS_SHOWN]
         context["all_submissions"] = [SubmissionRow(s, primary_text(s, Level.ALL)) for s in latest]
@@ -386,19 +451,121 @@ def task_page(*, task: Task, user) -> dict[str, Any]:
 
 
 def team_page(*, task: Task, user) -> dict[str, Any] | None:
-    """A member's page of their team: members, invite code, system description, submissions
-    with the one that counts and the quota. ``None`` when the person has no team here."""
+    """A member's page of their team: members, invite code, system description, and in each
+    phase its submissions with the one that counts and the quota. ``None`` when the person has
+    no team here."""
     team = team_of(task=task, user=user)
     if team is None:
         return None
-    level = feedback_level(task=task, user=user)
-    rows, reason = _team_rows(task=task, team=team, user=user, level=level)
+    now = timezone.now()
     return {
         "task": task,
+        "phase": task.current_phase(now),
         "team": team,
         "members": list(team.members.order_by("username").values_list("username", flat=True)),
-        "submissions": rows,
-        "counting_reason": reason,
-        "quota": quota(task=task, team=team, now=timezone.now()),
-        "editable": not task.is_closed(),
+        "sections": team_sections(task=task, team=team, user=user, now=now),
+        "editable": not task.is_over(now),
+    }
+
+
+@dataclass(frozen=True)
+class WhatIfRow:
+    """One team under the chosen metric: today and at the target."""
+
+    team: str
+    rank_today: int | None
+    value_today: Value
+    rank: int | None
+    value: Value
+    shift: int | None
+
+
+@dataclass(frozen=True)
+class RankCell:
+    """A team's rank under one metric today and at the target."""
+
+    column: Column
+    today: int | None
+    at_target: int | None
+
+    @property
+    def shift(self) -> int | None:
+        """Places climbed at the target (negative: dropped); ``None`` where a rank is undefined."""
+        return None if self.today is None or self.at_target is None else self.today - self.at_target
+
+
+def gold_counts(phase: Phase) -> list[int]:
+    """Items per class in the phase's gold file (cached per gold version)."""
+    key = f"leaderboard:gold-counts:{phase.pk}:{phase.gold_version}:{phase.gold_file_id}"
+    counts = cache.get(key)
+    if counts is None:
+        codes = stored_gold(phase).codes
+        counts = [int(n) for n in np.bincount(codes, minlength=len(phase.task.labels))]
+        cache.set(key, counts, caching.CACHE_TIMEOUT_S)
+    return counts
+
+
+def what_if_board(*, phase: Phase, target: tuple[Fraction, ...]) -> WhatIf:
+    """Every team's counting submission in the phase re-scored at ``target`` (cached)."""
+    stamp = caching.scores_stamp(phase)
+
+    def build() -> WhatIf:
+        board = leaderboard(phase=phase, calibrated=False)
+        matrices = {entry.name: entry.submission.confusion_matrix for entry in board.scored}
+        return what_if(matrices, labels=phase.task.labels, target=target)
+
+    return caching.cached(phase, stamp, ("what-if", [str(share) for share in target]), build)
+
+
+def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None) -> dict[str, Any]:
+    """The prevalence what-if of a phase (paper 000, Eq. 5 and 26-27): the target (default
+    uniform, i.e. calibration), every team re-ranked under the chosen metric next to today's,
+    and the rank of every team under every metric at the target, the movers marked. A target
+    that cannot be used comes back as ``problem``, with the uniform target shown instead."""
+    task = phase.task
+    labels = list(task.labels)
+    counts = gold_counts(phase)
+    problem = None
+    try:
+        target = parse_target(target_text or UNIFORM, labels=labels, gold_counts=counts)
+    except TargetError as error:
+        problem = str(error)
+        target = parse_target(UNIFORM, labels=labels, gold_counts=counts)
+    board = what_if_board(phase=phase, target=target)
+    columns = board.columns()
+    column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
+    today, at_target = board.ranks_today(column), board.ranks(column)
+    rows = [
+        WhatIfRow(
+            team,
+            today[team],
+            value_today,
+            at_target[team],
+            value,
+            RankCell(column, today[team], at_target[team]).shift,
+        )
+        for team, value_today, value in zip(board.teams, board.values_today(column), board.values(column), strict=True)
+    ]
+    rows.sort(key=lambda row: (*ranking.sort_key(row.value), row.team.lower()))
+    total = sum(counts)
+    all_ranks = {c.id: (board.ranks_today(c), board.ranks(c)) for c in columns}
+    return {
+        "task": task,
+        "phase": phase,
+        "labels": labels,
+        "shares": [
+            (label, float(share), count / total if total else 0.0)
+            for label, share, count in zip(labels, target, counts, strict=True)
+        ],
+        "is_uniform": len(set(target)) == 1,
+        "problem": problem,
+        "column": column,
+        "columns": columns,
+        "rows": rows,
+        "movers": board.moves(column),
+        "every_metric": [
+            (row.team, [RankCell(c, all_ranks[c.id][0][row.team], all_ranks[c.id][1][row.team]) for c in columns])
+            for row in rows
+        ],
+        "columns_with_movers": sum(1 for c in columns if board.moves(c)),
     }

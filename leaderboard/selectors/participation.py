@@ -6,13 +6,27 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
+from django.http import Http404
 
-from leaderboard.models import Submission, Task, Team
+from leaderboard import errors
+from leaderboard.models import Phase, Submission, Task, Team
 
 
 def listed_tasks() -> QuerySet[Task]:
-    """Every task for the home page, with its teams (for the count) and without descriptions."""
-    return Task.objects.defer("description").prefetch_related("teams")
+    """Every task for the home page, with its teams (for the count) and phases, without
+    descriptions."""
+    return Task.objects.defer("description").prefetch_related("teams", "phases")
+
+
+def phase_of(task: Task, slug: str | None) -> Phase:
+    """The task's phase ``slug``, or (``None``) its current one (:meth:`Task.current_phase`);
+    ``Http404`` if there is no such phase."""
+    phases = task.ordered_phases()
+    phase = task.current_phase() if slug is None else next((p for p in phases if p.slug == slug), None)
+    if phase is None:
+        raise Http404(errors.NO_SUCH_PHASE.format(slug=slug, known=", ".join(p.slug for p in phases) or "none"))
+    phase.task = task
+    return phase
 
 
 def team_of(*, task: Task, user) -> Team | None:
@@ -22,9 +36,12 @@ def team_of(*, task: Task, user) -> Team | None:
     return Team.objects.filter(task=task, membership__user=user).first()
 
 
-def visible_submissions(*, task: Task, user) -> QuerySet[Submission]:
-    """Submissions a person may list: organisers all; participants their team's; visitors none."""
-    submissions = task.submissions.select_related("team", "file").defer("file__content")
+def visible_submissions(*, task: Task, user, phase: Phase | None = None) -> QuerySet[Submission]:
+    """Submissions a person may list (of one phase, or of every phase): organisers all;
+    participants their team's; visitors none."""
+    submissions = task.submissions.select_related("team", "file", "phase").defer("file__content")
+    if phase is not None:
+        submissions = submissions.filter(phase=phase)
     if task.is_organiser(user):
         return submissions
     if not user.is_authenticated:
@@ -39,7 +56,7 @@ def day_start(moment: dt.datetime) -> dt.datetime:
 
 @dataclass(frozen=True)
 class Quota:
-    """A team's submissions counted against the task's limits (refused files and failures that
+    """A team's submissions counted against a phase's limits (refused files and failures that
     were not the team's never count), and what is left."""
 
     used_today: int
@@ -57,28 +74,28 @@ class Quota:
         return max(0, self.total - self.used_total)
 
 
-def quota(*, task: Task, team: Team, now: dt.datetime) -> Quota:
-    used = Submission.objects.filter(team=team).counted_against_limits()
+def quota(*, phase: Phase, team: Team, now: dt.datetime) -> Quota:
+    used = Submission.objects.filter(team=team, phase=phase).counted_against_limits()
     today = day_start(now)
     return Quota(
         used_today=used.filter(created_at__gte=today).count(),
-        per_day=task.max_per_day,
+        per_day=phase.max_per_day,
         used_total=used.count(),
-        total=task.max_total,
+        total=phase.max_total,
         resets_at=today + dt.timedelta(days=1),
     )
 
 
 COUNTING_REASONS = {
-    Task.Counting.LATEST: "counts: the latest scored submission",
-    Task.Counting.BEST: "counts: the best under the primary metric",
-    Task.Counting.CHOSEN: "counts: chosen by the team",
+    Phase.Counting.LATEST: "counts: the latest scored submission",
+    Phase.Counting.BEST: "counts: the best under the primary metric",
+    Phase.Counting.CHOSEN: "counts: chosen by the team",
 }
 NOT_CHOSEN_REASON = "counts: the latest scored submission (none is chosen)"
 
 
-def counting_reason(task: Task, team: Team) -> str:
-    """Why a team's counting submission is the one that counts, in words."""
-    if task.counting == Task.Counting.CHOSEN and team.chosen_submission_id is None:
+def counting_reason(phase: Phase, team: Team) -> str:
+    """Why a team's counting submission in a phase is the one that counts, in words."""
+    if phase.counting == Phase.Counting.CHOSEN and not team.submissions.filter(phase=phase, chosen=True).exists():
         return NOT_CHOSEN_REASON
-    return COUNTING_REASONS[Task.Counting(task.counting)]
+    return COUNTING_REASONS[Phase.Counting(phase.counting)]

@@ -34,12 +34,12 @@ from leaderboard.selectors.notifications import EMAIL_CONFIRMATION_SALT, email_c
 
 logger = logging.getLogger(__name__)
 
-SCORED = "Scored: submission #{number} ({file}) of {team} to “{task}”. Its page has the details."
+SCORED = "Scored: submission #{number} ({file}) of {team} to “{task}”, {phase} phase. Its page has the details."
 RESCORED = (
-    "Scored again, against the organisers' new gold file: submission #{number} ({file}) of {team} to “{task}”. "
-    "Its page has the details."
+    "Scored again, against the organisers' new gold file: submission #{number} ({file}) of {team} to “{task}”, "
+    "{phase} phase. Its page has the details."
 )
-FAILED = "Failed: submission #{number} ({file}) of {team} to “{task}”. {reason}"
+FAILED = "Failed: submission #{number} ({file}) of {team} to “{task}”, {phase} phase. {reason}"
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,7 @@ def _finished_message(submission: Submission, file_name: str) -> str:
         "file": file_name,
         "team": submission.team.name,
         "task": submission.task.title,
+        "phase": submission.phase.name,
     }
     if submission.status == Submission.Status.FAILED:
         return FAILED.format(**values, reason=submission.failure)
@@ -100,7 +101,7 @@ def submission_finished_notify(*, submission: Submission) -> list[Notification]:
     Called by the scoring task inside the transaction that writes the outcome, so a submission
     is never finished without its notes, nor noted without being finished.
     """
-    submission = Submission.objects.select_related("task", "team").get(pk=submission.pk)
+    submission = Submission.objects.select_related("task", "phase", "team").get(pk=submission.pk)
     file_name = StoredFile.objects.values_list("name", flat=True).get(pk=submission.file_id)
     message = _finished_message(submission, file_name)
     link = submission.get_absolute_url()

@@ -1,4 +1,4 @@
-"""Uploading a prediction file, within the task's dates and limits, and choosing the one that
+"""Uploading a prediction file, within a phase's dates and limits, and choosing the one that
 counts."""
 
 from __future__ import annotations
@@ -12,22 +12,37 @@ from django.utils import timezone
 
 from leaderboard import errors
 from leaderboard import tasks as scoring_queue  # the module, not its names: it imports a service
-from leaderboard.models import DESCRIPTION_MAX_LENGTH, Membership, StoredFile, Submission, Task, Team
+from leaderboard.models import DESCRIPTION_MAX_LENGTH, Membership, Phase, StoredFile, Submission, Task, Team
 from leaderboard.selectors.notifications import email_is_confirmed
 from leaderboard.selectors.participation import quota, team_of
 from leaderboard.uploads import prediction_kind, safe_file_name
 
 
-def check_window(*, task: Task, now: dt.datetime) -> None:
-    if now < task.opens_at:
-        raise errors.NOT_OPEN_YET.error(opens_at=task.opens_at)
-    if now >= task.closes_at:
-        raise errors.DEADLINE_PASSED.error(closes_at=task.closes_at)
+def uploading_phase(*, task: Task, now: dt.datetime) -> Phase:
+    """The phase an upload at ``now`` goes to: the open one; else the refusal says when the
+    next phase opens, or that the last one has closed."""
+    phase = task.open_phase(now)
+    if phase is not None:
+        return phase
+    phases = task.ordered_phases()
+    upcoming = next((p for p in phases if now < p.opens_at), None)
+    if upcoming is not None:
+        raise errors.NOT_OPEN_YET.error(phase=upcoming.name, opens_at=upcoming.opens_at)
+    last = phases[-1]
+    raise errors.DEADLINE_PASSED.error(phase=last.name, closes_at=last.closes_at)
 
 
-def check_limits(*, task: Task, team: Team, now: dt.datetime) -> None:
-    """Daily and total limits; bad files never reach here, so they count against nothing."""
-    used = quota(task=task, team=team, now=now)
+def check_window(*, phase: Phase, now: dt.datetime) -> None:
+    if now < phase.opens_at:
+        raise errors.NOT_OPEN_YET.error(phase=phase.name, opens_at=phase.opens_at)
+    if now >= phase.closes_at:
+        raise errors.DEADLINE_PASSED.error(phase=phase.name, closes_at=phase.closes_at)
+
+
+def check_limits(*, phase: Phase, team: Team, now: dt.datetime) -> None:
+    """Daily and total limits of the phase; bad files never reach here, so they count against
+    nothing."""
+    used = quota(phase=phase, team=team, now=now)
     if used.used_total >= used.total:
         raise errors.TOTAL_LIMIT.error(limit=used.total)
     if used.used_today >= used.per_day:
@@ -35,9 +50,17 @@ def check_limits(*, task: Task, team: Team, now: dt.datetime) -> None:
 
 
 def submission_create(
-    *, task: Task, user, name: str, content: bytes, description: str = "", now: dt.datetime | None = None
+    *,
+    task: Task,
+    user,
+    name: str,
+    content: bytes,
+    description: str = "",
+    now: dt.datetime | None = None,
+    phase: Phase | None = None,
 ) -> Submission:
-    """Validate and store an upload, then queue it for scoring once the transaction commits.
+    """Validate and store an upload to ``phase`` (default: the phase open now), then queue it
+    for scoring once the transaction commits.
 
     The deadline is checked against the upload time: a file uploaded before it counts even if
     it is scored after it. The team row is locked while limits are checked, so two uploads
@@ -45,21 +68,24 @@ def submission_create(
     uploader's e-mail address must be confirmed first.
     """
     now = now or timezone.now()
-    check_window(task=task, now=now)
+    if phase is None:
+        phase = uploading_phase(task=task, now=now)
+    check_window(phase=phase, now=now)
     if settings.EMAIL_VERIFICATION == "mandatory" and not email_is_confirmed(user=user):
         raise (errors.EMAIL_NOT_VERIFIED.error(email=user.email) if user.email else errors.EMAIL_MISSING.error())
     team = team_of(task=task, user=user)
     if team is None:
         raise errors.NO_TEAM.error()
     name = safe_file_name(name)
-    kind = prediction_kind(task=task, name=name, content=content)
+    kind = prediction_kind(phase=phase, name=name, content=content)
     with transaction.atomic():
         Team.objects.select_for_update().get(pk=team.pk)
-        check_limits(task=task, team=team, now=now)
+        check_limits(phase=phase, team=team, now=now)
         stored = StoredFile.of(name=name, content=content)
         stored.save()
         submission = Submission.objects.create(
             task=task,
+            phase=phase,
             team=team,
             submitted_by=user,
             file=stored,
@@ -74,15 +100,18 @@ def submission_create(
 
 @transaction.atomic
 def submission_choose(*, submission: Submission, user) -> None:
-    """Let a team pick the submission that counts (tasks whose counting policy is 'chosen'),
-    until the task closes: the final ranking cannot be reordered afterwards."""
+    """Let a team pick the submission that counts in its phase (phases whose counting policy is
+    'chosen'), until the phase closes: the final ranking cannot be reordered afterwards."""
     if not Membership.objects.filter(team=submission.team, user=user).exists():
         raise PermissionDenied(errors.NOT_A_MEMBER)
-    if submission.task.is_closed():
-        raise errors.TASK_CLOSED.error(closes_at=submission.task.closes_at)
+    phase = submission.phase
+    if phase.is_closed():
+        raise errors.PHASE_CLOSED.error(phase=phase.name, closes_at=phase.closes_at)
     if submission.status != Submission.Status.SCORED:
         raise errors.NOT_SCORED.error()
-    Team.objects.filter(pk=submission.team_id).update(chosen_submission=submission)
+    Team.objects.select_for_update().get(pk=submission.team_id)
+    Submission.objects.filter(team=submission.team_id, phase=phase, chosen=True).update(chosen=False)
+    Submission.objects.filter(pk=submission.pk).update(chosen=True)
 
 
 @transaction.atomic

@@ -1,4 +1,4 @@
-"""Creating a task, replacing its gold file, re-scoring, and its baseline rows."""
+"""Creating a task and its phases, replacing a phase's gold file, re-scoring, and baseline rows."""
 
 from __future__ import annotations
 
@@ -15,23 +15,25 @@ from leaderboard.models import (
     DEFAULT_MAX_TOTAL,
     STUCK_AFTER,
     Baseline,
+    Phase,
+    PhaseFile,
     StoredFile,
     Submission,
     Task,
 )
-from leaderboard.uploads import clean_labels, parse_gold, safe_file_name, stored_gold
+from leaderboard.uploads import check_size, clean_labels, parse_gold, safe_file_name, stored_gold
 from scoring.engine.baselines import baseline_matrices, baseline_names
 from scoring.engine.gold import GoldChange, compare_gold
 from scoring.engine.io import LabelFile
 from scoring.engine.suite import score_matrix
 
 
-def baselines_refresh(*, task: Task, gold: LabelFile) -> None:
-    """(Re)compute the task's baseline rows from its gold file."""
+def baselines_refresh(*, phase: Phase, gold: LabelFile) -> None:
+    """(Re)compute the phase's baseline rows from its gold file."""
     counts = np.bincount(gold.codes, minlength=len(gold.labels)).astype(np.float64)
     names = baseline_names(counts, gold.labels)
     for kind, matrix in baseline_matrices(counts).items():
-        baseline = Baseline.objects.filter(task=task, kind=kind).first() or Baseline(task=task, kind=kind)
+        baseline = Baseline.objects.filter(phase=phase, kind=kind).first() or Baseline(phase=phase, kind=kind)
         baseline.name = names[kind]
         baseline.apply(score_matrix(matrix, labels=gold.labels, n_items=len(gold.ids)))
         baseline.save()
@@ -43,6 +45,66 @@ def _store_gold(*, labels: list[str], name: str, content: bytes) -> tuple[LabelF
     gold_file = StoredFile.of(name=safe_file_name(name), content=content)
     gold_file.save()
     return gold, gold_file
+
+
+def _check_dates(*, task: Task, opens_at: dt.datetime, closes_at: dt.datetime, phase: Phase | None = None) -> None:
+    """A phase closes after it opens, and overlaps no other phase of its task."""
+    if closes_at <= opens_at:
+        raise errors.BAD_DATES.error("closes_at")
+    others = Phase.objects.filter(task=task, opens_at__lt=closes_at, closes_at__gt=opens_at)
+    if phase is not None and phase.pk is not None:
+        others = others.exclude(pk=phase.pk)
+    other = others.order_by("opens_at").first()
+    if other is not None:
+        raise errors.PHASES_OVERLAP.error(
+            "opens_at", other=other.name, opens_at=other.opens_at, closes_at=other.closes_at
+        )
+
+
+PHASE_DEFAULT_NAME = "Evaluation"
+PHASE_DEFAULT_SLUG = "evaluation"
+
+
+@transaction.atomic
+def phase_create(
+    *,
+    task: Task,
+    name: str,
+    slug: str,
+    gold_name: str,
+    gold_content: bytes,
+    opens_at: dt.datetime,
+    closes_at: dt.datetime,
+    description: str = "",
+    max_per_day: int = DEFAULT_MAX_PER_DAY,
+    max_total: int = DEFAULT_MAX_TOTAL,
+    counting: str = Phase.Counting.LATEST,
+    visibility: str = Phase.Visibility.PUBLIC,
+    feedback: str | None = None,
+) -> Phase:
+    """Add a phase to a task, with its own gold file (checked against the task's labels), dates,
+    limits and policies, and its baselines; ``feedback`` defaults to what the visibility
+    suggests (:meth:`Phase.default_feedback`)."""
+    _check_dates(task=task, opens_at=opens_at, closes_at=closes_at)
+    if Phase.objects.filter(task=task, slug=slug).exists():
+        raise errors.PHASE_SLUG_TAKEN.error("slug", slug=slug)
+    gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
+    phase = Phase.objects.create(
+        task=task,
+        name=name,
+        slug=slug,
+        description=description,
+        gold_file=gold_file,
+        opens_at=opens_at,
+        closes_at=closes_at,
+        max_per_day=max_per_day,
+        max_total=max_total,
+        counting=counting,
+        visibility=visibility,
+        feedback=feedback or Phase.default_feedback(visibility),
+    )
+    baselines_refresh(phase=phase, gold=gold)
+    return phase
 
 
 @transaction.atomic
@@ -58,44 +120,40 @@ def task_create(
     primary_metric: str,
     opens_at: dt.datetime,
     closes_at: dt.datetime,
-    max_per_day: int = DEFAULT_MAX_PER_DAY,
-    max_total: int = DEFAULT_MAX_TOTAL,
-    counting: str = Task.Counting.LATEST,
-    visibility: str = Task.Visibility.PUBLIC,
-    feedback: str | None = None,
+    phase_name: str = PHASE_DEFAULT_NAME,
+    phase_slug: str = PHASE_DEFAULT_SLUG,
+    **phase_options,
 ) -> Task:
-    """Create a task with its gold file and baselines; ``feedback`` defaults to what the
-    visibility suggests (:meth:`Task.default_feedback`)."""
+    """Create a task with its first phase (its gold file, dates, limits and policies:
+    ``phase_options`` go to :func:`phase_create`). More phases come with :func:`phase_create`."""
     labels = clean_labels(labels)
     if closes_at <= opens_at:
         raise errors.BAD_DATES.error("closes_at")
     if Task.objects.filter(slug=slug).exists():
         raise errors.SLUG_TAKEN.error("slug", slug=slug)
-    gold, gold_file = _store_gold(labels=labels, name=gold_name, content=gold_content)
     task = Task.objects.create(
-        slug=slug,
-        title=title,
-        description=description,
-        labels=labels,
-        gold_file=gold_file,
-        primary_metric=primary_metric,
-        opens_at=opens_at,
-        closes_at=closes_at,
-        max_per_day=max_per_day,
-        max_total=max_total,
-        counting=counting,
-        visibility=visibility,
-        feedback=feedback or Task.default_feedback(visibility),
+        slug=slug, title=title, description=description, labels=labels, primary_metric=primary_metric
     )
     task.organisers.add(organiser)
-    baselines_refresh(task=task, gold=gold)
+    phase_create(
+        task=task,
+        name=phase_name,
+        slug=phase_slug,
+        gold_name=gold_name,
+        gold_content=gold_content,
+        opens_at=opens_at,
+        closes_at=closes_at,
+        **phase_options,
+    )
     return task
 
 
-SETTINGS_FIELDS = (
-    "title",
+TASK_SETTINGS_FIELDS = ("title", "description", "primary_metric")
+"""What an organiser may change of a task at any time (the labels are fixed)."""
+
+PHASE_SETTINGS_FIELDS = (
+    "name",
     "description",
-    "primary_metric",
     "opens_at",
     "closes_at",
     "max_per_day",
@@ -104,68 +162,108 @@ SETTINGS_FIELDS = (
     "visibility",
     "feedback",
 )
-"""What an organiser may change at any time (the labels and the gold file have their own ways)."""
+"""What an organiser may change of a phase at any time (the gold file has its own way)."""
+
+
+def _check_settings(settings: dict, allowed: tuple[str, ...], what: str) -> None:
+    unknown = set(settings) - set(allowed)
+    if unknown:
+        raise ValueError(f"not a {what} setting: {', '.join(sorted(unknown))}")
 
 
 @transaction.atomic
 def task_update(*, task: Task, settings: dict) -> Task:
-    """Change a task's settings (any of :data:`SETTINGS_FIELDS`)."""
-    unknown = set(settings) - set(SETTINGS_FIELDS)
-    if unknown:
-        raise ValueError(f"not a task setting: {', '.join(sorted(unknown))}")
+    """Change a task's settings (any of :data:`TASK_SETTINGS_FIELDS`)."""
+    _check_settings(settings, TASK_SETTINGS_FIELDS, "task")
     for name, value in settings.items():
         setattr(task, name, value)
-    if task.closes_at <= task.opens_at:
-        raise errors.BAD_DATES.error("closes_at")
     task.save(update_fields=list(settings))
     return task
 
 
-def gold_preview(*, task: Task, gold_name: str, gold_content: bytes) -> GoldChange:
-    """Validate a new gold file, keep it waiting for confirmation, and say what it would change.
+@transaction.atomic
+def phase_update(*, phase: Phase, settings: dict) -> Phase:
+    """Change a phase's settings (any of :data:`PHASE_SETTINGS_FIELDS`); its dates may not come
+    to overlap another phase's."""
+    _check_settings(settings, PHASE_SETTINGS_FIELDS, "phase")
+    for name, value in settings.items():
+        setattr(phase, name, value)
+    _check_dates(task=phase.task, opens_at=phase.opens_at, closes_at=phase.closes_at, phase=phase)
+    phase.save(update_fields=list(settings))
+    return phase
+
+
+def gold_preview(*, phase: Phase, gold_name: str, gold_content: bytes) -> GoldChange:
+    """Validate a new gold file for a phase, keep it waiting for confirmation, and say what it
+    would change.
 
     Nothing else changes until :func:`gold_confirm`: the current gold file and every score stay.
     """
-    gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
+    gold, gold_file = _store_gold(labels=list(phase.task.labels), name=gold_name, content=gold_content)
     with transaction.atomic():
-        Task.objects.filter(pk=task.pk).update(pending_gold_file=gold_file)
-    task.pending_gold_file = gold_file
-    return compare_gold(stored_gold(task), gold)
+        Phase.objects.filter(pk=phase.pk).update(pending_gold_file=gold_file)
+    phase.pending_gold_file = gold_file
+    return compare_gold(stored_gold(phase), gold)
 
 
 @transaction.atomic
-def gold_confirm(*, task: Task) -> int:
-    """Make the previewed gold file the task's, and re-score every submission; returns how many.
+def gold_confirm(*, phase: Phase) -> int:
+    """Make the previewed gold file the phase's, and re-score its submissions; returns how many.
 
     Old scores stay on the board, marked as being re-scored, until the new ones are written; a
     submission that no longer matches the gold file fails with a message that says it is the
     organisers' change, and counts against no limit.
     """
-    locked = Task.objects.select_for_update(of=("self",)).select_related("pending_gold_file").get(pk=task.pk)
+    locked = Phase.objects.select_for_update(of=("self",)).select_related("pending_gold_file").get(pk=phase.pk)
     if locked.pending_gold_file is None:
         raise errors.GOLD_NOT_PENDING.error("gold")
-    gold = parse_gold(content=bytes(locked.pending_gold_file.content), labels=list(locked.labels))
-    Task.objects.filter(pk=task.pk).update(
+    gold = parse_gold(content=bytes(locked.pending_gold_file.content), labels=list(phase.task.labels))
+    Phase.objects.filter(pk=phase.pk).update(
         gold_file=locked.pending_gold_file, pending_gold_file=None, gold_version=F("gold_version") + 1
     )
-    task.refresh_from_db()
-    baselines_refresh(task=task, gold=gold)
-    ids = list(task.submissions.values_list("pk", flat=True))
-    task.submissions.filter(status=Submission.Status.FAILED).update(status=Submission.Status.QUEUED)
+    phase.refresh_from_db()
+    baselines_refresh(phase=phase, gold=gold)
+    ids = list(phase.submissions.values_list("pk", flat=True))
+    phase.submissions.filter(status=Submission.Status.FAILED).update(status=Submission.Status.QUEUED)
     scoring_queue.enqueue_on_commit(ids)
     return len(ids)
 
 
-def gold_replace(*, task: Task, gold_name: str, gold_content: bytes) -> int:
+def gold_replace(*, phase: Phase, gold_name: str, gold_content: bytes) -> int:
     """Preview and confirm in one step (for scripts): see :func:`gold_confirm`."""
-    gold_preview(task=task, gold_name=gold_name, gold_content=gold_content)
-    return gold_confirm(task=task)
+    gold_preview(phase=phase, gold_name=gold_name, gold_content=gold_content)
+    return gold_confirm(phase=phase)
 
 
 @transaction.atomic
 def task_rescore(*, task: Task) -> int:
     """Queue for scoring what is queued, stuck in scoring (lost jobs) or scored against an older
-    gold file; scoring is idempotent per gold version. Returns how many."""
+    gold file of its phase, in every phase; scoring is idempotent per gold version. Returns how
+    many."""
     ids = list(task.submissions.needing_scoring(stuck_after=STUCK_AFTER).values_list("pk", flat=True))
     scoring_queue.enqueue_on_commit(ids)
     return len(ids)
+
+
+DATA_FILE_FIELD = "file"
+
+
+@transaction.atomic
+def phase_file_add(*, phase: Phase, title: str, name: str, content: bytes) -> PhaseFile:
+    """Attach a file for participants to a phase (inputs without labels, trial data, a README or
+    a licence), stored exactly as uploaded."""
+    check_size(content, field=DATA_FILE_FIELD)
+    if not content:
+        raise errors.FILE_EMPTY.error(DATA_FILE_FIELD)
+    title = " ".join(title.split()) or safe_file_name(name)
+    stored = StoredFile.of(name=safe_file_name(name), content=content)
+    stored.save()
+    return PhaseFile.objects.create(phase=phase, file=stored, title=title[:120])
+
+
+@transaction.atomic
+def phase_file_remove(*, data_file: PhaseFile) -> None:
+    """Take a data file off its phase (its bytes go too)."""
+    stored = data_file.file
+    data_file.delete()
+    stored.delete()

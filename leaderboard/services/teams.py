@@ -15,8 +15,9 @@ INVITE_FIELD = "invite_code"
 
 
 def _refuse_after_close(task: Task) -> None:
-    if task.is_closed():
-        raise errors.TASK_CLOSED.error(closes_at=task.closes_at)
+    """Teams are formed, joined, left and renamed until the task's last phase closes."""
+    if task.is_over():
+        raise errors.TASK_CLOSED.error(closes_at=max(phase.closes_at for phase in task.ordered_phases()))
 
 
 def _refuse_second_team(*, task: Task, user) -> None:

@@ -53,10 +53,10 @@ def get_item(mapping: Mapping | None, key: Any) -> Any:
 
 
 @register.simple_tag(takes_context=True)
-def organiser_banner(context, task) -> str:
-    """On a page of a task whose results are still hidden, a banner for its organisers: what
+def organiser_banner(context, phase) -> str:
+    """On a page of a phase whose results are still hidden, a banner for its organisers: what
     they see here, participants do not (yet)."""
     request = context.get("request")
-    if request is None or task.results_public() or not task.is_organiser(request.user):
+    if request is None or phase is None or phase.results_public() or not phase.task.is_organiser(request.user):
         return ""
-    return formatting.organiser_banner(task.closes_at, task.get_feedback_display())
+    return formatting.organiser_banner(phase.name, phase.closes_at, phase.get_feedback_display())

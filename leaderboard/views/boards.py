@@ -1,8 +1,9 @@
 """Leaderboards and their analyses: the board, its exports, a metric's page, the disagreements.
 
-Every view here shows results, so every view goes through :func:`board_view`: an unknown task
-is a 404, and a task whose results are still hidden answers 403 with a page that says until
-when, rather than a bare error.
+Every view here shows the results of one phase (named in the URL, or the task's current phase),
+so every view goes through :func:`board_view`: an unknown task or phase is a 404, and a phase
+whose results are still hidden answers 403 with a page that says until when, rather than a bare
+error.
 """
 
 from __future__ import annotations
@@ -17,23 +18,26 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from leaderboard import charts, exports, selectors
-from leaderboard.models import Task
+from leaderboard.models import Phase, Task
 from leaderboard.permissions import can_view_board
 from leaderboard.selectors import pages
+from leaderboard.selectors.participation import phase_of
 from scoring.engine.latex import latex_table
 
 BoardView = Callable[..., HttpResponse]
 
 
 def board_view(view: BoardView) -> BoardView:
-    """Resolve ``slug`` to a task and check that its results may be shown to this person."""
+    """Resolve ``slug`` and ``phase`` (absent: the current phase) and check that the phase's
+    results may be shown to this person."""
 
     @functools.wraps(view)
-    def wrapper(request: HttpRequest, slug: str, **kwargs: Any) -> HttpResponse:
-        task = get_object_or_404(Task, slug=slug)
-        if not can_view_board(request.user, task):
-            return render(request, "leaderboard/hidden.html", {"task": task}, status=403)
-        return view(request, task, **kwargs)
+    def wrapper(request: HttpRequest, slug: str, phase: str | None = None, **kwargs: Any) -> HttpResponse:
+        task = get_object_or_404(Task.objects.prefetch_related("phases"), slug=slug)
+        resolved = phase_of(task, phase)
+        if not can_view_board(request.user, resolved):
+            return render(request, "leaderboard/hidden.html", {"task": task, "phase": resolved}, status=403)
+        return view(request, resolved, **kwargs)
 
     return require_safe(wrapper)
 
@@ -45,68 +49,80 @@ def _download(content: str, *, content_type: str, filename: str) -> HttpResponse
 
 
 @board_view
-def leaderboard(request: HttpRequest, task: Task) -> HttpResponse:
-    context = pages.board_page(task=task, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort"))
+def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
+    context = pages.board_page(
+        phase=phase, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
+    )
     return render(request, "leaderboard/leaderboard.html", context)
 
 
 @board_view
-def leaderboard_csv(request: HttpRequest, task: Task) -> HttpResponse:
-    board = selectors.leaderboard(task=task, calibrated=None)
+def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
+    board = selectors.leaderboard(phase=phase, calibrated=None)
     return _download(
         exports.board_csv(board),
         content_type="text/csv; charset=utf-8",
-        filename=exports.download_name(task.slug, "csv"),
+        filename=exports.download_name(phase, "csv"),
     )
 
 
 @board_view
-def leaderboard_json(request: HttpRequest, task: Task) -> HttpResponse:
-    board = selectors.leaderboard(task=task, calibrated=None)
+def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
+    board = selectors.leaderboard(phase=phase, calibrated=None)
     return _download(
         exports.board_json(board),
         content_type="application/json",
-        filename=exports.download_name(task.slug, "json"),
+        filename=exports.download_name(phase, "json"),
     )
 
 
 @board_view
-def leaderboard_tex(request: HttpRequest, task: Task) -> HttpResponse:
+def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
     """The board as a LaTeX table in the style of Table 8 of Opitz 2024: the columns the page shows (raw,
     or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order."""
     board = selectors.leaderboard(
-        task=task, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
+        phase=phase, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
     )
     table = latex_table(
         teams=[entry.name for entry in board.scored],
         columns=board.columns,
         values={column.id: [entry.values[column.id] for entry in board.scored] for column in board.columns},
-        title=task.title,
+        title=f"{phase.task.title} ({phase.name})",
     )
-    return _download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(task.slug, "tex"))
+    return _download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(phase, "tex"))
 
 
 @board_view
-def metric_detail(request: HttpRequest, task: Task, column: str) -> HttpResponse:
-    context = pages.metric_page(task=task, column_id=column)
+def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpResponse:
+    context = pages.metric_page(phase=phase, column_id=column)
     if context is None:
         raise Http404("This task has no such metric column.")
     return render(request, "leaderboard/metric_detail.html", context)
 
 
 @board_view
-def disagreements(request: HttpRequest, task: Task) -> HttpResponse:
+def disagreements(request: HttpRequest, phase: Phase) -> HttpResponse:
     context = pages.disagreement_page(
-        task=task, set_name=request.GET.get("set"), first_id=request.GET.get("a"), second_id=request.GET.get("b")
+        phase=phase, set_name=request.GET.get("set"), first_id=request.GET.get("a"), second_id=request.GET.get("b")
     )
     return render(request, "leaderboard/disagreements.html", context)
 
 
 @board_view
-def disagreement_figure(request: HttpRequest, task: Task, figure: str) -> HttpResponse:
+def what_if(request: HttpRequest, phase: Phase) -> HttpResponse:
+    """Every team re-ranked at a class distribution of the visitor's choosing (``?target=``:
+    shares in label order, or the form's ``share`` fields; ``?metric=``: a raw column id)."""
+    shares = request.GET.getlist("share")
+    target = ",".join(shares) if shares else request.GET.get("target")
+    context = pages.what_if_page(phase=phase, target_text=target, column_id=request.GET.get("metric"))
+    return render(request, "leaderboard/what_if.html", context)
+
+
+@board_view
+def disagreement_figure(request: HttpRequest, phase: Phase, figure: str) -> HttpResponse:
     """A figure of the disagreement page (``figure``: ``heatmap`` or ``rank-chart``, from the
     URL) for the column set ``?set=``, as one HTML file with plotly.js inlined: it opens offline."""
-    download = pages.disagreement_figure(task=task, set_name=request.GET.get("set"), figure=figure)
+    download = pages.disagreement_figure(phase=phase, set_name=request.GET.get("set"), figure=figure)
     page = charts.standalone_html(
         download["figure"], title=download["title"], note=download["note"], filename=download["filename"]
     )

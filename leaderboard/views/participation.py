@@ -14,9 +14,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
-from leaderboard import errors, exports, services, uploads
+from leaderboard import errors, exports, samples, services, uploads
 from leaderboard.forms import (
     GoldReplaceForm,
+    PhaseCreateForm,
+    PhaseFileForm,
+    PhaseSettingsForm,
     SubmissionForm,
     SubmissionNoteForm,
     TaskCreateForm,
@@ -25,13 +28,13 @@ from leaderboard.forms import (
     TeamJoinForm,
     TeamProfileForm,
 )
-from leaderboard.models import Submission, Task, Team
+from leaderboard.models import Phase, PhaseFile, Submission, Task, Team
 from leaderboard.permissions import can_view_submission, is_member
 from leaderboard.selectors import organisers, pages, participation
 
 
 def _task(slug: str) -> Task:
-    return get_object_or_404(Task.objects.select_related("gold_file").defer("gold_file__content"), slug=slug)
+    return get_object_or_404(Task.objects.prefetch_related("phases"), slug=slug)
 
 
 def _organiser_task(request: HttpRequest, slug: str) -> Task:
@@ -39,6 +42,16 @@ def _organiser_task(request: HttpRequest, slug: str) -> Task:
     if not task.is_organiser(request.user):
         raise PermissionDenied(errors.NOT_ORGANISER)
     return task
+
+
+def _organiser_phase(request: HttpRequest, slug: str, phase: str) -> Phase:
+    return participation.phase_of(_organiser_task(request, slug), phase)
+
+
+def _download(content: bytes | str, *, filename: str, content_type: str = "text/csv; charset=utf-8") -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
+    return response
 
 
 def _refused(error: ValidationError) -> str:
@@ -68,50 +81,124 @@ def task_edit(request: HttpRequest, slug: str) -> HttpResponse:
     task = _organiser_task(request, slug)
     form = TaskSettingsForm(request.POST or None, instance=task)
     if request.method == "POST" and form.is_valid():
-        try:
-            services.task_update(task=task, settings=form.cleaned_data)
-        except ValidationError as error:
-            form.add_error(None, error)
-        else:
-            messages.success(request, "The task settings are saved.")
-            return redirect(task)
-    return render(request, "leaderboard/task_form.html", {"form": form, "task": task, "creating": False})
+        services.task_update(task=task, settings=form.cleaned_data)
+        messages.success(request, "The task settings are saved.")
+        return redirect(task)
+    context = {"form": form, "task": task, "creating": False, "phases": task.ordered_phases()}
+    return render(request, "leaderboard/task_form.html", context)
 
 
 @login_required
-def gold_replace(request: HttpRequest, slug: str) -> HttpResponse:
-    """Two steps: upload and preview what the new gold file changes, then confirm."""
+def phase_create(request: HttpRequest, slug: str) -> HttpResponse:
     task = _organiser_task(request, slug)
-    if request.method == "POST" and request.POST.get("confirm"):
-        try:
-            count = services.gold_confirm(task=task)
-        except ValidationError as error:
-            messages.error(request, _refused(error))
-            return redirect("leaderboard:gold_replace", slug=task.slug)
-        messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
-        return redirect(task)
-    form = GoldReplaceForm(request.POST or None, request.FILES or None)
-    context = {"form": form, "task": task}
+    form = PhaseCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["gold"]
         try:
-            change = services.gold_preview(task=task, gold_name=upload.name, gold_content=upload.read())
+            phase = services.phase_create(task=task, **form.service_arguments())
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            context.update(pages.gold_change_page(task=task, change=change))
+            messages.success(request, f"The phase “{phase.name}” is added.")
+            return redirect(task)
+    return render(request, "leaderboard/phase_form.html", {"form": form, "task": task, "creating": True})
+
+
+@login_required
+def phase_edit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    phase_row = _organiser_phase(request, slug, phase)
+    form = PhaseSettingsForm(request.POST or None, instance=phase_row)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.phase_update(phase=phase_row, settings=form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"The settings of the phase “{phase_row.name}” are saved.")
+            return redirect(phase_row.task)
+    context = {"form": form, "task": phase_row.task, "phase": phase_row, "creating": False}
+    return render(request, "leaderboard/phase_form.html", context)
+
+
+@login_required
+def phase_files(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """The files participants download for a phase: attach one, or take one off."""
+    phase_row = _organiser_phase(request, slug, phase)
+    form = PhaseFileForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and request.POST.get("remove"):
+        data_file = get_object_or_404(PhaseFile, phase=phase_row, pk=request.POST["remove"])
+        services.phase_file_remove(data_file=data_file)
+        messages.success(request, f"“{data_file.title}” is removed.")
+        return redirect("leaderboard:phase_files", slug=slug, phase=phase)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            added = services.phase_file_add(
+                phase=phase_row, title=form.cleaned_data["title"], name=upload.name, content=upload.read()
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"“{added.title}” is attached to the phase “{phase_row.name}”.")
+            return redirect("leaderboard:phase_files", slug=slug, phase=phase)
+    files = phase_row.data_files.select_related("file").defer("file__content")
+    context = {"form": form, "task": phase_row.task, "phase": phase_row, "files": files}
+    return render(request, "leaderboard/phase_files.html", context)
+
+
+def phase_file_download(request: HttpRequest, slug: str, phase: str, pk: int) -> HttpResponse:
+    """A phase's data file, for anyone who can see the task."""
+    phase_row = participation.phase_of(_task(slug), phase)
+    data_file = get_object_or_404(PhaseFile.objects.select_related("file"), phase=phase_row, pk=pk)
+    return _download(
+        bytes(data_file.file.content), filename=data_file.file.name, content_type="application/octet-stream"
+    )
+
+
+def sample_download(request: HttpRequest, slug: str, phase: str, kind: str) -> HttpResponse:
+    """A generated sample submission of a phase: every gold id with a valid label, or with a
+    probability for each label (:mod:`leaderboard.samples`)."""
+    if kind not in samples.SAMPLE_KINDS:
+        raise Http404("No such sample file.")
+    phase_row = participation.phase_of(_task(slug), phase)
+    return _download(
+        samples.sample_file(phase=phase_row, kind=kind), filename=samples.sample_name(phase=phase_row, kind=kind)
+    )
+
+
+@login_required
+def gold_replace(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Two steps: upload and preview what a phase's new gold file changes, then confirm."""
+    phase_row = _organiser_phase(request, slug, phase)
+    task = phase_row.task
+    if request.method == "POST" and request.POST.get("confirm"):
+        try:
+            count = services.gold_confirm(phase=phase_row)
+        except ValidationError as error:
+            messages.error(request, _refused(error))
+            return redirect("leaderboard:gold_replace", slug=task.slug, phase=phase_row.slug)
+        messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
+        return redirect(task)
+    form = GoldReplaceForm(request.POST or None, request.FILES or None)
+    context = {"form": form, "task": task, "phase": phase_row}
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["gold"]
+        try:
+            change = services.gold_preview(phase=phase_row, gold_name=upload.name, gold_content=upload.read())
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            context.update(pages.gold_change_page(phase=phase_row, change=change))
     return render(request, "leaderboard/gold_form.html", context)
 
 
 @login_required
-def gold_download(request: HttpRequest, slug: str) -> HttpResponse:
-    """The gold file, for the task's organisers only; everyone else gets a 404."""
+def gold_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """A phase's gold file, for the task's organisers only; everyone else gets a 404."""
     task = _task(slug)
     if not task.is_organiser(request.user):
         raise Http404("No such file.")
-    response = HttpResponse(uploads.gold_bytes(task), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{task.slug}-gold.csv"'
-    return response
+    phase_row = participation.phase_of(task, phase)
+    return _download(uploads.gold_bytes(phase_row), filename=f"{task.slug}-{phase_row.slug}-gold.csv")
 
 
 @login_required
@@ -193,13 +280,19 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
     except ValidationError as error:
         messages.error(request, "The file was refused: " + _refused(error))
         return redirect(task)
-    messages.success(request, f"Submission #{submission.pk} is stored and {submission.get_status_display()}.")
+    messages.success(
+        request,
+        f"Submission #{submission.pk} to the {submission.phase.name} phase is stored and "
+        f"{submission.get_status_display()}.",
+    )
     return redirect(submission)
 
 
 def _submission(request: HttpRequest, slug: str, pk: int) -> Submission:
     submission = get_object_or_404(
-        Submission.objects.select_related("task", "team", "file").defer("file__content"), task__slug=slug, pk=pk
+        Submission.objects.select_related("task", "phase", "team", "file").defer("file__content"),
+        task__slug=slug,
+        pk=pk,
     )
     if not can_view_submission(request.user, submission):
         raise Http404("No such submission.")
@@ -288,9 +381,7 @@ def submission_file(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     submission = _submission(request, slug, pk)
     if not (is_member(request.user, submission) or submission.task.is_organiser(request.user)):
         raise Http404("No such file.")
-    response = HttpResponse(uploads.submission_bytes(submission), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=submission.file.name)
-    return response
+    return _download(uploads.submission_bytes(submission), filename=submission.file.name)
 
 
 @login_required
@@ -338,8 +429,6 @@ def _organiser_decision(request: HttpRequest, task: Task) -> HttpResponse:
 def participants_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """Teams and their members with e-mail addresses, for the task's mailing list."""
     task = _organiser_task(request, slug)
-    response = HttpResponse(exports.participants_csv(organisers.participants(task=task)), content_type="text/csv")
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=f"{task.slug}-participants.csv"
+    return _download(
+        exports.participants_csv(organisers.participants(task=task)), filename=f"{task.slug}-participants.csv"
     )
-    return response

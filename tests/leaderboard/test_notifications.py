@@ -61,7 +61,7 @@ def test_a_scored_submission_is_noted_for_every_member_and_e_mailed_to_those_wit
     submission = submit(task, alice, MOSTLY_A)
     assert submission.status == Submission.Status.SCORED
 
-    expected = SCORED.format(number=submission.pk, file="run.csv", team="Alpha", task=task.title)
+    expected = SCORED.format(number=submission.pk, file="run.csv", team="Alpha", task=task.title, phase=task.current_phase().name)
     for member in (alice, bob):
         [note] = selectors.notifications_of(user=member)
         assert (note.message, note.link, note.submission_id) == (expected, submission.get_absolute_url(), submission.pk)
@@ -99,7 +99,12 @@ def test_a_failed_submission_is_noted_and_e_mailed_with_the_reason(
     assert submission.status == Submission.Status.FAILED
 
     expected = FAILED.format(
-        number=submission.pk, file="run.csv", team="Alpha", task=task.title, reason=submission.failure
+        number=submission.pk,
+        file="run.csv",
+        team="Alpha",
+        task=task.title,
+        phase=task.current_phase().name,
+        reason=submission.failure,
     )
     newest = selectors.notifications_of(user=alice).first()
     assert newest.message == expected
@@ -117,7 +122,7 @@ def test_a_submission_scored_again_against_a_new_gold_file_says_so(
     with django_capture_on_commit_callbacks(execute=True):
         services.gold_replace(task=task, gold_name="new.csv", gold_content=GOLD.replace(b"8,a", b"8,b"))
     newest = selectors.notifications_of(user=alice).first()
-    assert newest.message == RESCORED.format(number=submission.pk, file="run.csv", team="Alpha", task=task.title)
+    assert newest.message == RESCORED.format(number=submission.pk, file="run.csv", team="Alpha", task=task.title, phase=task.current_phase().name)
     assert Notification.objects.filter(user=alice).count() == 2
 
 

@@ -61,14 +61,21 @@ def submitter_of(task: Task, team_name: str):
     return membership.user
 
 
-def already_submitted(task: Task, team_name: str, content: bytes) -> bool:
+def already_submitted(task: Task, team_name: str, content: bytes, now: dt.datetime) -> bool:
+    """The team uploaded these very bytes to the phase open at ``now`` already."""
     return Submission.objects.filter(
-        task=task, team__name_key=name_key(team_name), file__sha256=hashlib.sha256(content).hexdigest()
+        task=task,
+        phase=task.open_phase(now),
+        team__name_key=name_key(team_name),
+        file__sha256=hashlib.sha256(content).hexdigest(),
     ).exists()
 
 
 class Command(BaseCommand):
-    help = "Import a folder of prediction files into a task: a team per file, named by the file's stem."
+    help = (
+        "Import a folder of prediction files into the phase of a task open at --submitted-at: a team per file, "
+        "named by the file's stem."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("task", help="the task's slug")
@@ -98,7 +105,7 @@ class Command(BaseCommand):
             content = path.read_bytes()
             team_name = path.stem
             try:
-                if already_submitted(task, team_name, content):
+                if already_submitted(task, team_name, content, now):
                     skipped.append(path)
                     continue
                 with transaction.atomic():  # a refused file leaves no team behind; scoring runs on commit

@@ -1,20 +1,25 @@
-"""Load the demo: a SemEval-2017 Task 4A-like task whose eight teams reproduce Table 8 of
-paper 000 (Opitz, *From Bias and Prevalence to Macro F1, Kappa, and MCC*).
+"""Load the demo: a SemEval-2017 Task 4A-like task in two phases, whose eight teams reproduce
+Table 8 of paper 000 (Opitz, *From Bias and Prevalence to Macro F1, Kappa, and MCC*) in its
+evaluation phase.
 
-The gold file has 12,284 tweets' ids with 3,972 negative, 5,937 neutral and 2,375 positive
-labels; each team's prediction file is built item by item from its reconstructed confusion
-matrix (``leaderboard/demo_table8.py``) and uploaded through the same service as any upload,
-so it is validated and scored like one. Re-running the command leaves an existing demo alone
-unless ``--reset`` is given.
+- **Development** (closed, public board, full feedback): its own smaller gold file of
+  1,500 tweets; each team's predictions are drawn from its Table 8 matrix's per-class rates.
+- **Evaluation** (closed; hidden until the close, so public now): the gold file has 12,284
+  tweets' ids with 3,972 negative, 5,937 neutral and 2,375 positive labels; each team's
+  prediction file is built item by item from its reconstructed confusion matrix
+  (``leaderboard/demo_table8.py``).
+
+Each phase has its data file (the ids to predict) and, as every phase, generated sample
+submissions. Every file is uploaded through the same service as any upload, so it is validated
+and scored like one. Re-running the command leaves an existing demo alone unless ``--reset`` is
+given.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 import numpy as np
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -22,19 +27,31 @@ from django.utils import timezone
 
 from leaderboard import services
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES
-from leaderboard.models import Task
+from leaderboard.models import Phase, Task
 
 SLUG = "semeval-2017-task-4a"
 DEMO_PASSWORD = "demo-password"
 SEED = 2017
 
 
-def demo_gold(rng: np.random.Generator) -> tuple[list[str], np.ndarray]:
-    """Ids and gold codes in a shuffled order, with Table 8's class counts."""
-    codes = np.repeat(np.arange(len(LABELS)), GOLD_COUNTS)
+DEV_ITEMS = 1500
+"""Tweets in the development phase's gold file (the evaluation phase has Table 8's 12,284)."""
+
+
+def demo_gold(rng: np.random.Generator, counts, prefix: str) -> tuple[list[str], np.ndarray]:
+    """Ids and gold codes in a shuffled order, with ``counts`` items of each class."""
+    codes = np.repeat(np.arange(len(LABELS)), counts)
     rng.shuffle(codes)
-    ids = [f"tweet-{i:05d}" for i in range(1, len(codes) + 1)]
+    ids = [f"{prefix}-{i:05d}" for i in range(1, len(codes) + 1)]
     return ids, codes
+
+
+def dev_counts() -> list[int]:
+    """The development set's class counts: the evaluation set's shares on :data:`DEV_ITEMS`."""
+    total = sum(GOLD_COUNTS)
+    counts = [round(DEV_ITEMS * count / total) for count in GOLD_COUNTS]
+    counts[-1] += DEV_ITEMS - sum(counts)
+    return counts
 
 
 def predictions_for(matrix: tuple[tuple[int, ...], ...], gold: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -49,9 +66,22 @@ def predictions_for(matrix: tuple[tuple[int, ...], ...], gold: np.ndarray, rng: 
     return predicted
 
 
+def predictions_like(matrix: tuple[tuple[int, ...], ...], gold: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Predicted codes for ``gold`` drawn with ``matrix``'s per-class rates (each gold column
+    normalised): a team that behaves on other data as it did in Table 8."""
+    rates = np.asarray(matrix, dtype=np.float64)
+    rates /= rates.sum(axis=0, keepdims=True)
+    return np.array([rng.choice(len(LABELS), p=rates[:, j]) for j in gold])
+
+
 def as_csv(ids: list[str], codes: np.ndarray) -> bytes:
     lines = ["id,label", *(f"{i},{LABELS[c]}" for i, c in zip(ids, codes, strict=True))]
     return ("\n".join(lines) + "\n").encode()
+
+
+def ids_csv(ids: list[str]) -> bytes:
+    """The data file of a phase: the ids to predict, without labels."""
+    return ("\n".join(["id", *ids]) + "\n").encode()
 
 
 class Command(BaseCommand):
@@ -80,8 +110,11 @@ class Command(BaseCommand):
 
     def _load(self) -> None:
         rng = np.random.default_rng(SEED)
-        ids, gold = demo_gold(rng)
+        ids, gold = demo_gold(rng, GOLD_COUNTS, "tweet")
+        dev_ids, dev_gold = demo_gold(rng, dev_counts(), "dev-tweet")
         now = timezone.now()
+        dev_opens, dev_closes = now - dt.timedelta(days=60), now - dt.timedelta(days=30)
+        eval_opens, eval_closes = now - dt.timedelta(days=21), now - dt.timedelta(days=7)
         task = services.task_create(
             organiser=self._user("organiser"),
             slug=SLUG,
@@ -89,26 +122,64 @@ class Command(BaseCommand):
             description=(
                 "Classify the sentiment of a tweet as negative, neutral or positive. This demo "
                 "reconstructs the study of Opitz (From Bias and Prevalence to Macro F1, Kappa, and "
-                "MCC, Appendix G): eight teams whose confusion matrices reproduce every column of "
-                "its Table 8. The official ranking metric was macro recall. Sign up, form a team "
-                "and upload a prediction file to join them."
+                "MCC, Appendix G): eight teams whose confusion matrices in the evaluation phase "
+                "reproduce every column of its Table 8. The official ranking metric was macro recall. "
+                "Both phases have closed: browse the boards, or log in as team-a to see a team's view."
             ),
             labels=list(LABELS),
-            gold_name="semeval2017-task4a-gold.csv",
-            gold_content=as_csv(ids, gold),
+            gold_name="semeval2017-task4a-dev-gold.csv",
+            gold_content=as_csv(dev_ids, dev_gold),
             primary_metric="macro_recall",
-            opens_at=now - dt.timedelta(days=7),
-            closes_at=now + dt.timedelta(days=60),
+            opens_at=dev_opens,
+            closes_at=dev_closes,
+            phase_name="Development",
+            phase_slug="development",
             max_per_day=10,
             max_total=100,
+        )
+        dev = task.phases.get()
+        services.phase_update(
+            phase=dev,
+            settings={"description": "Practice on a development set of 1,500 tweets; the board is public throughout."},
+        )
+        # Teams can be formed until the last phase closes: the evaluation phase opens its
+        # window to the future while the teams are made, then takes its true dates.
+        evaluation = services.phase_create(
+            task=task,
+            name="Evaluation",
+            slug="evaluation",
+            description="The official test set of 12,284 tweets; results were hidden until the close.",
+            gold_name="semeval2017-task4a-gold.csv",
+            gold_content=as_csv(ids, gold),
+            opens_at=eval_opens,
+            closes_at=now + dt.timedelta(days=1),
+            max_per_day=10,
+            max_total=100,
+            visibility=Phase.Visibility.AFTER_CLOSE,
+        )
+        services.phase_file_add(
+            phase=dev, title="Development tweets to label (ids only)", name="dev-tweets.csv", content=ids_csv(dev_ids)
+        )
+        services.phase_file_add(
+            phase=evaluation, title="Test tweets to label (ids only)", name="test-tweets.csv", content=ids_csv(ids)
         )
         for name, matrix in MATRICES.items():
             user = self._user(f"team-{name.lower()}")
             services.team_create(task=task, user=user, name=f"Team {name}")
-            content = as_csv(ids, predictions_for(matrix, gold, rng))
-            services.submission_create(task=task, user=user, name=f"team-{name.lower()}.csv", content=content)
-        sample_dir = Path(settings.VAR_DIR) / "demo"
-        sample_dir.mkdir(parents=True, exist_ok=True)
-        sample = rng.integers(0, len(LABELS), size=len(ids))
-        (sample_dir / "sample-predictions.csv").write_bytes(as_csv(ids, sample))
-        self.stdout.write(f"A sample prediction file to upload: {sample_dir / 'sample-predictions.csv'}")
+            services.submission_create(
+                task=task,
+                phase=dev,
+                user=user,
+                name=f"team-{name.lower()}-dev.csv",
+                content=as_csv(dev_ids, predictions_like(matrix, dev_gold, rng)),
+                now=dev_opens + dt.timedelta(days=7),
+            )
+            services.submission_create(
+                task=task,
+                phase=evaluation,
+                user=user,
+                name=f"team-{name.lower()}.csv",
+                content=as_csv(ids, predictions_for(matrix, gold, rng)),
+                now=eval_opens + dt.timedelta(days=7),
+            )
+        services.phase_update(phase=evaluation, settings={"closes_at": eval_closes})

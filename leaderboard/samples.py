@@ -1,0 +1,124 @@
+"""Sample submissions and the format section of a task page.
+
+Every phase offers two generated sample files, both valid by construction for its current gold
+file: its ids in gold order with a label each (hard labels) and with one probability column per
+label (probabilities). The labels say nothing about the gold: the hard sample draws each label
+from a fixed-seed random generator, whatever the ids, and the probability sample gives every
+label the same share. The format section
+shows their first lines and the rules the validator applies, written from the validator's own
+settings so that the page cannot drift from what an upload meets.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from django.conf import settings
+from django.core.cache import cache
+
+from leaderboard.models import Phase
+from leaderboard.uploads import stored_gold
+from scoring.engine.io import PROBABILITY_TOLERANCE
+
+SAMPLE_KINDS = ("labels", "probabilities")
+"""The sample files of a phase, by the name they have in URLs and file names."""
+
+PREVIEW_LINES = 4
+"""Lines of each sample (the header included) that the format section shows."""
+
+PROBABILITY_DIGITS = 6
+SAMPLE_SEED = 0
+"""The seed of the hard sample's labels: the same file on every download."""
+
+
+def _csv(rows) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerows(rows)
+    return out.getvalue().encode()
+
+
+def uniform_shares(n_labels: int) -> list[str]:
+    """Equal shares written with :data:`PROBABILITY_DIGITS` decimals, the last one taking the
+    rounding so that the written numbers sum to exactly 1."""
+    share = round(Fraction(1, n_labels), PROBABILITY_DIGITS)
+    last = 1 - share * (n_labels - 1)
+    return [f"{float(share):.{PROBABILITY_DIGITS}f}"] * (n_labels - 1) + [f"{float(last):.{PROBABILITY_DIGITS}f}"]
+
+
+def sample_rows(*, ids, labels: list[str], kind: str):
+    """The rows (header first) of a sample file for ``ids`` in the task's ``labels``."""
+    if kind == "labels":
+        yield ["id", "label"]
+        codes = np.random.default_rng(SAMPLE_SEED).integers(len(labels), size=len(ids))
+        for item, code in zip(ids, codes, strict=True):
+            yield [item, labels[code]]
+        return
+    shares = uniform_shares(len(labels))
+    yield ["id", *labels]
+    for item in ids:
+        yield [item, *shares]
+
+
+def _gold_ids(phase: Phase) -> list[str]:
+    """The phase's gold ids in file order, cached per gold version (the file is immutable)."""
+    key = f"leaderboard:gold-ids:{phase.pk}:{phase.gold_version}:{phase.gold_file_id}"
+    ids = cache.get(key)
+    if ids is None:
+        ids = [str(item) for item in stored_gold(phase).ids]
+        cache.set(key, ids, 60 * 60)
+    return ids
+
+
+def sample_file(*, phase: Phase, kind: str) -> bytes:
+    """A sample submission of ``kind`` (one of :data:`SAMPLE_KINDS`) for every id of the phase's
+    gold file, in its order."""
+    return _csv(sample_rows(ids=_gold_ids(phase), labels=list(phase.task.labels), kind=kind))
+
+
+def sample_name(*, phase: Phase, kind: str) -> str:
+    return f"{phase.task.slug}-{phase.slug}-sample-{kind}.csv"
+
+
+@dataclass(frozen=True)
+class FormatRules:
+    """The format section: the first lines of each sample and the rules, in words."""
+
+    labels_preview: str
+    probabilities_preview: str
+    rules: list[str]
+
+
+def format_rules(phase: Phase | None) -> FormatRules | None:
+    """What the format section shows for ``phase``'s files (``None`` without a phase)."""
+    if phase is None:
+        return None
+    labels = list(phase.task.labels)
+    ids = _gold_ids(phase)[: PREVIEW_LINES - 1]
+    preview = {
+        kind: _csv(sample_rows(ids=ids, labels=labels, kind=kind)).decode().rstrip("\n") for kind in SAMPLE_KINDS
+    }
+    label_list = ", ".join(repr(label) for label in labels)
+    return FormatRules(
+        labels_preview=preview["labels"],
+        probabilities_preview=preview["probabilities"],
+        rules=[
+            "UTF-8 text, comma-separated (CSV) or tab-separated (TSV: a tab in the header line decides); a "
+            "byte-order mark and Windows line ends are accepted.",
+            "Line 1 is the header: id,label for hard labels, or id and one column per label, named exactly "
+            f"as the task's labels ({label_list}) in any order, for probabilities. 'id' and 'label' may be "
+            "written in any case; nothing may come before the header, not even a blank line.",
+            "One line per id of the phase's gold file: every id exactly once, no id that is not in the gold "
+            "file. Lines may come in any order; ids are compared as exact strings ('007' is not '7').",
+            f"A hard label is exactly one of {label_list} (case and spaces count).",
+            "Probabilities are numbers between 0 and 1; each line's sum to 1 within "
+            f"{PROBABILITY_TOLERANCE:g}, and is then divided by its sum so that every item weighs one.",
+            f"At most {settings.MAX_FILE_ROWS:,} data lines and {settings.MAX_UPLOAD_BYTES / 2**20:g} MiB. A file "
+            "that breaks a rule is refused with the line and what was expected, and counts against no limit.",
+        ],
+    )

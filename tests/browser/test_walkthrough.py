@@ -1,0 +1,234 @@
+"""A shared task run whole in headless Chromium, as its organiser and a newcomer would.
+
+The organiser creates a task whose first phase is a development phase, adds an evaluation
+phase and attaches a data file to each; a newcomer signs up with an e-mail address from the
+task page and lands back on it, forms a team, downloads the data file and the sample
+submission, uploads the sample, is told that it was scored (a note on the site and an e-mail),
+and sees the counting mark and the quota. The organiser then switches the phases over; the team
+uploads to the evaluation phase; the organiser disqualifies that submission with a reason, and
+the evaluation board shows the reason. Every page is checked for console errors and failed
+requests on the way.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.utils import timezone
+
+from leaderboard.models import Phase, Submission, Task
+from tools.processes import CHROMIUM, CHROMIUM_ARGS
+
+if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
+    pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+PASSWORD = "a-long-and-unusual-passphrase"
+SLUG = "walk"
+LABELS = ["neg", "neu", "pos"]
+DEV_GOLD = b"id,label\n" + b"".join(f"d{i},{LABELS[i % 3]}\n".encode() for i in range(30))
+TEST_GOLD = b"id,label\n" + b"".join(f"t{i},{LABELS[(i * 7) % 3]}\n".encode() for i in range(60))
+
+
+def local(moment: dt.datetime) -> str:
+    """A moment as a ``datetime-local`` field takes it (the site's time zone is UTC)."""
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M")
+
+
+class Browser:
+    """One person's browser: a page that records console errors, page errors and failed
+    requests, and the few gestures the walk needs."""
+
+    def __init__(self, browser, base_url: str) -> None:
+        self.base_url = base_url
+        self.context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        self.page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"{r.status} for {r.url}"))
+
+    def open(self, path: str) -> None:
+        response = self.page.goto(self.base_url + path, wait_until="load")
+        assert response is not None and response.status == 200, f"{path}: {response and response.status}"
+
+    def submit(self, selector: str = "main form.stacked button[type=submit]") -> None:
+        with self.page.expect_navigation(wait_until="load"):
+            self.page.click(selector)
+
+    def login(self, username: str) -> None:
+        self.open("/accounts/login/")
+        self.page.fill("input[name=username]", username)
+        self.page.fill("input[name=password]", PASSWORD)
+        self.submit("main button[type=submit]")
+
+    def download(self, link_text: str, folder: Path, *, phase: str) -> Path:
+        """Download the file behind ``link_text`` in the task page's entry of ``phase``."""
+        entry = self.page.locator(".timeline > li", has=self.page.get_by_role("heading", name=phase, exact=True))
+        with self.page.expect_download() as info:
+            entry.get_by_role("link", name=link_text).click()
+        target = folder / info.value.suggested_filename
+        info.value.save_as(target)
+        return target
+
+    def text(self) -> str:
+        return self.page.locator("main").inner_text()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM) or CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def people(chromium, live_server):
+    get_user_model().objects.create_user("organiser", "organiser@example.org", PASSWORD)
+    organiser, newcomer = Browser(chromium, live_server.url), Browser(chromium, live_server.url)
+    yield organiser, newcomer
+    organiser.context.close()
+    newcomer.context.close()
+
+
+def create_task(organiser: Browser, tmp_path: Path, now: dt.datetime) -> None:
+    """The organiser hosts a task (its development phase first), adds the evaluation phase, and
+    attaches the inputs to label to each."""
+    organiser.login("organiser")
+    organiser.open("/tasks/new/")
+    gold = tmp_path / "dev-gold.csv"
+    gold.write_bytes(DEV_GOLD)
+    page = organiser.page
+    page.fill("input[name=title]", "Walk-through sentiment")
+    page.fill("input[name=slug]", SLUG)
+    page.fill("textarea[name=labels]", ", ".join(LABELS))
+    page.select_option("select[name=primary_metric]", "macro_recall")
+    page.fill("input[name=phase_name]", "Development")
+    page.fill("input[name=phase_slug]", "dev")
+    page.set_input_files("input[name=gold]", str(gold))
+    page.fill("input[name=opens_at]", local(now - dt.timedelta(hours=1)))
+    page.fill("input[name=closes_at]", local(now + dt.timedelta(days=1)))
+    page.select_option("select[name=visibility]", "public")
+    organiser.submit()
+    assert page.url.endswith(f"/tasks/{SLUG}/"), organiser.text()
+
+    organiser.page.get_by_role("link", name="Add a phase").first.click()
+    organiser.page.wait_for_load_state("load")
+    gold = tmp_path / "test-gold.csv"
+    gold.write_bytes(TEST_GOLD)
+    page.fill("input[name=name]", "Evaluation")
+    page.fill("input[name=slug]", "eval")
+    page.set_input_files("input[name=gold]", str(gold))
+    page.fill("input[name=opens_at]", local(now + dt.timedelta(days=2)))
+    page.fill("input[name=closes_at]", local(now + dt.timedelta(days=9)))
+    page.select_option("select[name=visibility]", "public")
+    organiser.submit()
+    assert "The phase “Evaluation” is added." in organiser.text()
+
+    for phase, ids in (("dev", "d"), ("eval", "t")):
+        organiser.open(f"/tasks/{SLUG}/phases/{phase}/files/")
+        inputs = tmp_path / f"{phase}-inputs.csv"
+        count = 30 if phase == "dev" else 60
+        inputs.write_text("id\n" + "".join(f"{ids}{i}\n" for i in range(count)))
+        page.fill("input[name=title]", f"{phase} inputs to label")
+        page.set_input_files("input[name=file]", str(inputs))
+        organiser.submit()
+        assert f"{phase} inputs to label" in organiser.text()
+
+
+def sign_up_and_form_a_team(newcomer: Browser) -> None:
+    """From the task page: sign up (the link keeps ?next=), land back on the task, form a team."""
+    newcomer.open(f"/tasks/{SLUG}/")
+    newcomer.page.locator("main").get_by_role("link", name="sign up", exact=True).click()
+    newcomer.page.wait_for_load_state("load")
+    page = newcomer.page
+    page.fill("input[name=username]", "newcomer")
+    page.fill("input[name=email]", "newcomer@example.org")
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    newcomer.submit()
+    assert page.url.endswith(f"/tasks/{SLUG}/"), "the sign-up brings the newcomer back to the task"
+    page.fill("input[name=name]", "Walkers")
+    newcomer.submit("form[action$='/team/new/'] button[type=submit]")
+    assert "You are in Walkers" in newcomer.text()
+
+
+def test_a_shared_task_from_creation_to_a_disqualification(people, tmp_path):
+    organiser, newcomer = people
+    now = timezone.now()
+    create_task(organiser, tmp_path, now)
+    sign_up_and_form_a_team(newcomer)
+
+    timeline = newcomer.page.locator(".timeline").inner_text().lower()  # the state tags are set in capitals
+    assert "development" in timeline and "open now" in timeline
+    assert "evaluation" in timeline and "to come" in timeline
+    data = newcomer.download("dev inputs to label", tmp_path, phase="Development")
+    assert data.read_text().splitlines()[:2] == ["id", "d0"]
+    sample = newcomer.download("Sample submission, labels", tmp_path, phase="Development")
+    assert sample.name == f"{SLUG}-dev-sample-labels.csv"
+    assert len(sample.read_text().splitlines()) == 1 + 30
+    assert {line.split(",")[1] for line in sample.read_text().splitlines()[1:]} <= set(LABELS)
+
+    mail.outbox.clear()
+    newcomer.page.set_input_files("input[name=file]", str(sample))
+    newcomer.submit("form[action$='/submit/'] button[type=submit]")
+    assert "/submissions/" in newcomer.page.url
+    assert newcomer.page.locator("#submission-status").inner_text() == "scored"
+    assert "Submission" in newcomer.text() and "Development phase" in newcomer.text()
+    assert [message.to for message in mail.outbox] == [["newcomer@example.org"]]
+    assert "Scored: submission #" in mail.outbox[0].body and "Development phase" in mail.outbox[0].body
+    newcomer.open("/accounts/notifications/")
+    assert "Scored: submission #" in newcomer.text()
+
+    newcomer.open(f"/tasks/{SLUG}/")
+    text = newcomer.text()
+    assert "#1 counts" in newcomer.page.locator("table.table").first.inner_text().lower()
+    assert "4 uploads left today" in text and "99 of 100 left in all" in text
+
+    # The phases switch: development closes, evaluation opens.
+    organiser.open(f"/tasks/{SLUG}/phases/eval/edit/")
+    organiser.page.fill("input[name=opens_at]", local(now + dt.timedelta(minutes=1)))
+    organiser.submit()
+    assert "overlap" in organiser.text()  # the development phase still runs until tomorrow
+    organiser.open(f"/tasks/{SLUG}/phases/dev/edit/")
+    organiser.page.fill("input[name=closes_at]", local(now))
+    organiser.submit()
+    organiser.open(f"/tasks/{SLUG}/phases/eval/edit/")
+    organiser.page.fill("input[name=opens_at]", local(now))
+    organiser.submit()
+    assert Task.objects.get(slug=SLUG).open_phase().slug == "eval"
+
+    newcomer.open(f"/tasks/{SLUG}/")
+    assert "Upload to the Evaluation phase" in newcomer.text()
+    sample = newcomer.download("Sample submission, probabilities", tmp_path, phase="Evaluation")
+    assert sample.read_text().splitlines()[:2] == ["id," + ",".join(LABELS), "t0,0.333333,0.333333,0.333334"]
+    newcomer.page.set_input_files("input[name=file]", str(sample))
+    newcomer.submit("form[action$='/submit/'] button[type=submit]")
+    assert newcomer.page.locator("#submission-status").inner_text() == "scored"
+    evaluation = Submission.objects.get(phase__slug="eval")
+    assert evaluation.kind == Submission.Kind.SOFT
+
+    organiser.open(f"/tasks/{SLUG}/submissions/?phase=eval")
+    row = organiser.page.locator("tr", has_text=f"#{evaluation.pk}")
+    row.locator("input[name=reason]").fill("uniform probabilities are not a system")
+    with organiser.page.expect_navigation(wait_until="load"):
+        row.get_by_role("button", name="Disqualify").click()
+    assert f"Submission #{evaluation.pk} is disqualified." in organiser.text()
+
+    newcomer.open(f"/tasks/{SLUG}/phases/eval/leaderboard/")
+    assert "uniform probabilities are not a system" in newcomer.text()
+    newcomer.open(f"/tasks/{SLUG}/phases/dev/leaderboard/")
+    assert "Walkers" in newcomer.text()
+    assert Phase.objects.filter(task__slug=SLUG).count() == 2
+    assert organiser.problems == [] and newcomer.problems == []
