@@ -72,12 +72,22 @@ def scores_stamp(phase: Phase) -> str:
     return repr((sorted(counts.items()), teams))
 
 
-def page_key(phase: Phase, stamp: str, *parts: object) -> str:
-    """The cache key of one page (or piece of a page) of ``phase`` under ``stamp``."""
+def _digest(phase: Phase, stamp: str, parts: tuple) -> str:
     task = phase.task
     settings = (phase.pk, phase.gold_version, phase.counting, task.primary_metric, list(task.labels))
-    digest = hashlib.sha256(repr((settings, parts, stamp)).encode()).hexdigest()
-    return f"{KEY_PREFIX}{phase.pk}:{digest}"
+    return hashlib.sha256(repr((settings, parts, stamp)).encode()).hexdigest()
+
+
+def page_key(phase: Phase, stamp: str, *parts: object) -> str:
+    """The cache key of one page (or piece of a page) of ``phase`` under ``stamp``."""
+    return f"{KEY_PREFIX}{phase.pk}:{_digest(phase, stamp, parts)}"
+
+
+def scores_digest(phase: Phase, stamp: str) -> str:
+    """A 64-character digest of everything the phase's boards depend on (its settings and
+    ``stamp``): what a result computed from the scores, such as the bootstrap intervals, is
+    stored under in the database, to be compared with the digest of the scores now."""
+    return _digest(phase, stamp, ("scores",))
 
 
 def cached(phase: Phase, stamp: str, parts: tuple, build: Callable[[], T]) -> T:

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from django.utils.html import escape
 
+from leaderboard.stability import Intervals
 from scoring.engine import ranking
 from scoring.engine.columns import Column
 from scoring.engine.formatting import mass_text, rho_text, value_text
@@ -78,18 +79,42 @@ def _tick_angle(columns: Sequence[Column]) -> int:
     return -45 if len(columns) <= MAX_CELLS_WITH_TEXT else -90
 
 
-def correlation_heatmap(*, columns: Sequence[Column], matrix: Mapping[str, Mapping[str, ranking.Correlation]]) -> str:
+def _rho_interval_text(intervals: Intervals | None, first: Column, second: Column) -> str:
+    """The hover's line about rho's bootstrap interval ("" when the page shows none)."""
+    if intervals is None or not intervals.shown:
+        return ""
+    bounds = intervals.rho(first, second)
+    text = "undefined" if bounds is None else f"[{rho_text(bounds[0])}, {rho_text(bounds[1])}]"
+    return f"<br>95% interval {text}" + (" (previous scores; being recomputed)" if intervals.stale else "")
+
+
+def correlation_heatmap(
+    *,
+    columns: Sequence[Column],
+    matrix: Mapping[str, Mapping[str, ranking.Correlation]],
+    intervals: Intervals | None = None,
+) -> str:
     """Spearman's rho between the team rankings of every pair of columns (paper 000, Fig. 2).
 
     The colour scale is fixed to [-1, 1]; a cell whose rho is undefined stays blank and says
-    so on hover. Hover also names the two metrics and the number of teams rho rests on.
+    so on hover. Hover also names the two metrics, the number of teams rho rests on and, when
+    ``intervals`` has them, rho's 95 % paired-bootstrap interval.
     """
     labels = [_label(c) for c in columns]
     cells = [[matrix[row.id][col.id] for col in columns] for row in columns]
     z = [[cell.rho for cell in row] for row in cells]
     text = [["" if cell.rho is None else rho_text(cell.rho) for cell in row] for row in cells]
     customdata = [
-        [[labels[i], labels[j], rho_text(cell.rho), cell.n_teams] for j, cell in enumerate(row)]
+        [
+            [
+                labels[i],
+                labels[j],
+                rho_text(cell.rho),
+                cell.n_teams,
+                _rho_interval_text(intervals, columns[i], columns[j]),
+            ]
+            for j, cell in enumerate(row)
+        ]
         for i, row in enumerate(cells)
     ]
     heatmap = go.Heatmap(
@@ -104,7 +129,7 @@ def correlation_heatmap(*, columns: Sequence[Column], matrix: Mapping[str, Mappi
         customdata=customdata,
         hovertemplate=(
             "<b>%{customdata[0]}</b> vs <b>%{customdata[1]}</b><br>"
-            "ρ = %{customdata[2]}<br>on %{customdata[3]} teams<extra></extra>"
+            "ρ = %{customdata[2]}%{customdata[4]}<br>on %{customdata[3]} teams<extra></extra>"
         ),
         hoverongaps=True,
         xgap=1,

@@ -120,3 +120,21 @@ EMAIL_LINK_STALE = Problem(
     "This link confirms {email}, which is no longer the address of this account. Use the link sent to the "
     "current address, or ask for a new one on your account page.",
 )
+NOT_REGISTERED = Problem(
+    "NOT_REGISTERED", "Register for this task first: its page shows the terms to accept{approval}."
+)
+REGISTRATION_PENDING = Problem(
+    "REGISTRATION_PENDING", "Your request to take part is waiting for the organisers' approval."
+)
+REGISTRATION_REFUSED = Problem("REGISTRATION_REFUSED", "The organisers refused your request to take part: {reason}")
+TERMS_CHANGED = Problem(
+    "TERMS_CHANGED",
+    "The task's terms have changed since you accepted them (version {accepted}, now {current}); read and accept "
+    "them again on the task's page.",
+)
+TERMS_NOT_ACCEPTED = Problem("TERMS_NOT_ACCEPTED", "Accept the task's terms to take part.")
+ALREADY_REGISTERED = Problem("ALREADY_REGISTERED", "You have registered for this task already ({status}).")
+ORGANISERS_DO_NOT_REGISTER = Problem(
+    "ORGANISERS_DO_NOT_REGISTER", "You organise this task, so you do not take part in it."
+)
+ANNOUNCEMENT_EMPTY = Problem("ANNOUNCEMENT_EMPTY", "An announcement needs a title and a text.")

@@ -70,3 +70,33 @@ def organiser_banner(phase_name: str, closes_at, feedback: str) -> SafeString:
         closes_at.strftime("%Y-%m-%d %H:%M"),
         feedback,
     )
+
+
+def rank_interval_html(rank: list[int] | None, *, stale: bool = False, tied: bool = False) -> SafeString:
+    """A team's 95 % bootstrap rank interval as ``[best, worst]``, with a mark when it includes
+    rank 1 but the team is not first on the board (statistically tied with the leader); a dash
+    when it has none. A stale interval (from older scores) is drawn apart and says so."""
+    if rank is None:
+        return mark_safe('<span class="interval interval-none" title="no interval">–</span>')
+    title = f"95% bootstrap interval of the rank: best {rank[0]}, worst {rank[1]}"
+    if stale:
+        title += " (from the previous scores; being recomputed)"
+    mark = format_html(
+        ' <span class="tag tag-tied{}" title="its rank interval includes 1">tied with #1</span>',
+        " tag-stale" if stale else "",
+    )
+    return format_html(
+        '<span class="interval{}" title="{}">[{}, {}]</span>{}',
+        " interval-stale" if stale else "",
+        title,
+        rank[0],
+        rank[1],
+        mark if tied else "",
+    )
+
+
+def score_interval_text(score: list[float] | None, digits: int = VALUE_DIGITS) -> str:
+    """A 95 % score interval as ``[lo, hi]`` in the values' digits; "undefined" when it is."""
+    if score is None:
+        return UNDEFINED
+    return f"[{value_text(score[0], digits)}, {value_text(score[1], digits)}]"

@@ -48,6 +48,7 @@ class TaskSettingsForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["primary_metric"].choices = metric_choices()
+        self.fields["terms"].widget = forms.Textarea(attrs={"rows": 6})
 
 
 class PhaseSettingsForm(forms.ModelForm):
@@ -120,7 +121,18 @@ class TaskCreateForm(forms.ModelForm):
     phase_slug = forms.SlugField(max_length=40, initial=PHASE_DEFAULT_SLUG, help_text="the first phase's address")
     gold = UploadField(label="Gold file", help_text="CSV or TSV with the header id,label; never shown to participants")
 
-    field_order = ["title", "slug", "description", "labels", "primary_metric", "phase_name", "phase_slug", "gold"]
+    field_order = [
+        "title",
+        "slug",
+        "description",
+        "labels",
+        "primary_metric",
+        "registration",
+        "terms",
+        "phase_name",
+        "phase_slug",
+        "gold",
+    ]
 
     class Meta:
         model = Phase
@@ -131,6 +143,12 @@ class TaskCreateForm(forms.ModelForm):
     title = forms.CharField(max_length=200)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}), required=False)
     primary_metric = forms.ChoiceField(choices=metric_choices, initial="macro_f1")
+    registration = forms.ChoiceField(choices=Task.Registration.choices, initial=Task.Registration.OPEN)
+    terms = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}),
+        required=False,
+        help_text=Task._meta.get_field("terms").help_text,
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -154,6 +172,8 @@ class TaskCreateForm(forms.ModelForm):
             "title": data["title"],
             "description": data["description"],
             "primary_metric": data["primary_metric"],
+            "registration": data["registration"],
+            "terms": data["terms"],
             "slug": data["slug"],
             "labels": self.cleaned_labels(),
             "phase_name": data["phase_name"],
@@ -274,3 +294,15 @@ class TeamProfileForm(forms.ModelForm):
 
 class SubmissionNoteForm(forms.Form):
     note = forms.CharField(max_length=200, required=False, help_text="what this run was")
+
+
+class RegistrationForm(forms.Form):
+    accept_terms = forms.BooleanField(required=False, label="I accept the terms above")
+
+
+class AnnouncementForm(forms.Form):
+    title = forms.CharField(max_length=200)
+    body = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 6}), help_text="plain text; shown as written, line breaks kept"
+    )
+    email = forms.BooleanField(required=False, label="Also e-mail it to every participant (except those who opted out)")

@@ -23,6 +23,7 @@ from django.utils import timezone
 from leaderboard import errors
 from leaderboard.names import name_key
 from scoring.engine.calibration import calibrate
+from scoring.engine.items import pack_items, unpack_items
 from scoring.engine.registry import BY_KEY
 from scoring.engine.suite import Report
 
@@ -72,8 +73,16 @@ class Feedback(models.TextChoices):
     VALIDATED = "validated", "validated only: the file was valid and has been scored"
 
 
+class Registration(models.TextChoices):
+    OPEN = "open", "open: whoever accepts the terms takes part"
+    APPROVAL = "approval", "on approval: the organisers approve each participant"
+
+
 class Task(models.Model):
-    """A shared task: its labels and primary metric, its organisers, and its phases."""
+    """A shared task: its labels and primary metric, its organisers, its terms and how people
+    register, and its phases."""
+
+    Registration = Registration
 
     slug = models.SlugField(unique=True, max_length=60)
     title = models.CharField(max_length=200)
@@ -81,6 +90,13 @@ class Task(models.Model):
     labels = models.JSONField(help_text="the ordered label set")
     primary_metric = models.CharField(max_length=60, choices=metric_choices, default="macro_f1")
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_tasks")
+    registration = models.CharField(max_length=10, choices=Registration.choices, default=Registration.OPEN)
+    terms = models.TextField(
+        blank=True,
+        help_text="the data licence and the rules (e.g. one system description per team), shown at registration "
+        "and accepted by every participant; a change asks everyone to accept again",
+    )
+    terms_version = models.PositiveIntegerField(default=0, help_text="increases whenever the terms change")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -115,6 +131,12 @@ class Task(models.Model):
 
     def is_organiser(self, user) -> bool:
         return user.is_authenticated and (user.is_staff or self.organisers.filter(pk=user.pk).exists())
+
+    @property
+    def needs_registration(self) -> bool:
+        """People take part only once registered: the task has terms to accept, or organisers
+        approve each participant. Otherwise anyone signed in may form a team and upload."""
+        return self.registration == Registration.APPROVAL or bool(self.terms.strip())
 
 
 class Phase(models.Model):
@@ -363,6 +385,14 @@ class Submission(Scored):
     )
     disqualified_reason = models.TextField(blank=True, help_text="shown on the leaderboard")
     chosen = models.BooleanField(default=False, help_text="the team chose it to count in its phase")
+    items = models.BinaryField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="per-item predictions in the gold file's order at the scored gold version (class codes or "
+        "probability rows, compressed: scoring.engine.items), written with the scores; what a paired bootstrap "
+        "resamples. Empty for submissions scored before they were kept.",
+    )
 
     objects = SubmissionQuerySet.as_manager()
 
@@ -389,6 +419,19 @@ class Submission(Scored):
     def is_being_rescored(self) -> bool:
         """Scored against an older gold file: its scores stand until the new ones land."""
         return self.status == self.Status.SCORED and self.scored_gold_version != self.phase.gold_version
+
+    def apply(self, report: Report, *, items: np.ndarray | None = None) -> None:
+        """Take the scores of ``report`` and the per-item predictions they come from (not saved)."""
+        super().apply(report)
+        self.items = None if items is None else pack_items(items, len(report.labels))
+
+    def clear_scores(self) -> None:
+        super().clear_scores()
+        self.items = None
+
+    def item_predictions(self) -> np.ndarray | None:
+        """The stored per-item predictions (codes or probability rows), if any."""
+        return None if self.items is None else unpack_items(self.items)
 
 
 class Baseline(Scored):
@@ -520,3 +563,90 @@ class OrganiserAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor} {self.get_kind_display()} ({self.created_at:%Y-%m-%d %H:%M})"
+
+
+class Participant(models.Model):
+    """A person's registration in a task: requested, then approved or refused (with a reason),
+    and the version of the terms they last accepted."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "waiting for approval"
+        APPROVED = "approved", "approved"
+        REFUSED = "refused", "refused"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="participants")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="registrations")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
+    reason = models.TextField(blank=True, help_text="why the request was refused, shown to the person")
+    terms_version = models.PositiveIntegerField(default=0, help_text="the version of the terms last accepted")
+    requested_at = models.DateTimeField(default=timezone.now)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    announcement_emails = models.BooleanField(default=True, help_text="e-mail me the task's announcements")
+
+    class Meta:
+        ordering = ["requested_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["task", "user"], name="one_registration_per_task")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.task} ({self.status})"
+
+
+class TermsAcceptance(models.Model):
+    """A record that a person accepted a version of a task's terms, and when."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="terms_acceptances")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField()
+    terms = models.TextField(help_text="the terms as they read when accepted")
+    accepted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-accepted_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} accepted version {self.version} of the terms of {self.task}"
+
+
+class Announcement(models.Model):
+    """News from the organisers on the task page, newest first; optionally e-mailed to every
+    approved participant who has not opted out (sent from the background queue)."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="announcements")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    title = models.CharField(max_length=200)
+    body = models.TextField(help_text="plain text: shown escaped, with line breaks kept")
+    email = models.BooleanField(default=False, help_text="also e-mail it to the participants")
+    emailed_at = models.DateTimeField(null=True, blank=True)
+    recipients = models.PositiveIntegerField(default=0, help_text="how many e-mails were sent")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class PhaseStability(models.Model):
+    """The paired-bootstrap intervals of a phase's board (leaderboard.stability computes them in
+    the background): the latest result, the scores it was computed from, and whether a
+    computation is under way. One row per phase; the result of older scores stays until the new
+    one is written, so pages can show it marked as stale."""
+
+    phase = models.OneToOneField(Phase, on_delete=models.CASCADE, related_name="stability")
+    stamp = models.CharField(
+        max_length=64, blank=True, help_text="digest of the scores the result was computed from (leaderboard.caching)"
+    )
+    result = models.JSONField(null=True, blank=True, help_text="intervals in the layout of the CLI's board JSON")
+    replicates = models.PositiveIntegerField(default=0)
+    seed = models.BigIntegerField(default=0)
+    computed_at = models.DateTimeField(null=True, blank=True)
+    requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="when a computation was last handed to the queue; cleared when it ends"
+    )
+
+    def __str__(self) -> str:
+        return f"intervals of {self.phase}"

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.formatting import rank_badge, value_html
+from leaderboard.formatting import rank_badge, rank_interval_html, value_html
 from leaderboard.selectors.boards import Board, Entry
+from leaderboard.stability import Intervals
 from scoring.engine.columns import Column
 
 BASELINE_RANK_CELL = mark_safe(
@@ -76,32 +77,44 @@ def _cells(values: Sequence[SafeString | str], badges: Sequence[SafeString], ope
     return mark_safe("".join(f"{opening}{value}</span>{badge}</td>" for opening, value, badge in cells))
 
 
-def _team_row(entry: Entry, board: Board, openings: Sequence[str], badges: _Badges) -> SafeString:
+def _interval_cell(entry: Entry, board: Board, intervals: Intervals | None) -> SafeString | str:
+    """The rank interval under the sorted column, when the board shows intervals."""
+    if intervals is None or not intervals.shown:
+        return ""
+    rank = intervals.rank(board.sort, entry.team.pk) if entry.team else None
+    tied = rank is not None and rank[0] == 1 and entry.ranks[board.sort.id] != 1
+    return format_html('<td class="col-interval">{}</td>', rank_interval_html(rank, stale=intervals.stale, tied=tied))
+
+
+def _team_row(
+    entry: Entry, board: Board, openings: Sequence[str], badges: _Badges, intervals: Intervals | None = None
+) -> SafeString:
     cells = _cells(
         [value_html(entry.values[column.id]) for column in board.columns],
         [badges[entry.ranks[column.id]] for column in board.columns],
         openings,
     )
     return format_html(
-        '<tr class="team-row"><td class="col-rank">{}</td><th scope="row" class="col-team">{}{}</th>{}</tr>',
+        '<tr class="team-row"><td class="col-rank">{}</td><th scope="row" class="col-team">{}{}</th>{}{}</tr>',
         badges[entry.ranks[board.sort.id]],
         entry.name,
         RESCORING_TAG if entry.being_rescored else "",
+        _interval_cell(entry, board, intervals),
         cells,
     )
 
 
-def _unscored_row(entry: Entry, board: Board, badges: _Badges) -> SafeString:
+def _unscored_row(entry: Entry, board: Board, badges: _Badges, extra: int = 0) -> SafeString:
     return format_html(
         '<tr class="unscored-row"><td class="col-rank">{}</td><th scope="row" class="col-team">{}</th>'
         '<td class="muted no-score" colspan="{}">no scored submission</td></tr>',
         badges[None],
         entry.name,
-        len(board.columns),
+        len(board.columns) + extra,
     )
 
 
-def _baseline_row(entry: Entry, board: Board, openings: Sequence[str]) -> SafeString:
+def _baseline_row(entry: Entry, board: Board, openings: Sequence[str], extra: int = 0) -> SafeString:
     cells = _cells(
         [value_html(entry.values[column.id]) for column in board.columns],
         [BASELINE_PLACEHOLDER] * len(board.columns),
@@ -109,20 +122,23 @@ def _baseline_row(entry: Entry, board: Board, openings: Sequence[str]) -> SafeSt
     )
     return format_html(
         '<tr class="baseline-row">{}<th scope="row" class="col-team">{} '
-        '<span class="baseline-note">baseline, not ranked</span></th>{}</tr>',
+        '<span class="baseline-note">baseline, not ranked</span></th>{}{}</tr>',
         BASELINE_RANK_CELL,
         entry.name,
+        mark_safe('<td class="col-interval"></td>' * extra),
         cells,
     )
 
 
-def board_rows(board: Board) -> BoardRows:
+def board_rows(board: Board, intervals: Intervals | None = None) -> BoardRows:
     """The board's rows: teams with a scored submission in board order, then the others
-    (listed apart, never ranked), then the baselines."""
+    (listed apart, never ranked), then the baselines. With ``intervals`` to show, each row
+    has a cell after the team's name: its rank interval under the sorted column."""
     openings = [format_html('<td class="{}"><span class="value">', cell_classes(board, c)) for c in board.columns]
     badges = _Badges()
+    extra = 1 if intervals is not None and intervals.shown else 0
     return BoardRows(
-        ranked=[_team_row(e, board, openings, badges) for e in board.scored],
-        unscored=[_unscored_row(e, board, badges) for e in board.unscored],
-        baselines=[_baseline_row(e, board, openings) for e in board.baselines],
+        ranked=[_team_row(e, board, openings, badges, intervals) for e in board.scored],
+        unscored=[_unscored_row(e, board, badges, extra) for e in board.unscored],
+        baselines=[_baseline_row(e, board, openings, extra) for e in board.baselines],
     )

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-
 from django.conf import settings
 from django.core.cache import cache
 
@@ -94,12 +93,18 @@ class FormatRules:
     rules: list[str]
 
 
-def format_rules(phase: Phase | None) -> FormatRules | None:
-    """What the format section shows for ``phase``'s files (``None`` without a phase)."""
+PLACEHOLDER_IDS = [f"item-{n}" for n in range(1, PREVIEW_LINES)]
+"""Ids the format section shows to a person who may not see the phase's data yet."""
+
+
+def format_rules(phase: Phase | None, *, show_ids: bool = True) -> FormatRules | None:
+    """What the format section shows for ``phase``'s files (``None`` without a phase): its
+    first gold ids, or placeholders where ``show_ids`` is false (the data is for registered
+    participants)."""
     if phase is None:
         return None
     labels = list(phase.task.labels)
-    ids = _gold_ids(phase)[: PREVIEW_LINES - 1]
+    ids = _gold_ids(phase)[: PREVIEW_LINES - 1] if show_ids else PLACEHOLDER_IDS
     preview = {
         kind: _csv(sample_rows(ids=ids, labels=labels, kind=kind)).decode().rstrip("\n") for kind in SAMPLE_KINDS
     }

@@ -20,7 +20,7 @@ from django_tasks import task
 from leaderboard.models import Phase, Submission
 from leaderboard.services.notifications import submission_finished_notify
 from scoring.engine.io import InputFileError
-from scoring.engine.scorer import score_files
+from scoring.engine.scorer import score_files_with_items
 
 logger = logging.getLogger(__name__)
 
@@ -50,12 +50,12 @@ def score_stored_submission(*, submission_id: int) -> str:
         predictions, name = bytes(submission.file.content), submission.file.name
 
     try:
-        report = score_files(gold, predictions, labels=labels, gold_name="gold file", predictions_name=name)
+        scored = score_files_with_items(gold, predictions, labels=labels, gold_name="gold file", predictions_name=name)
         failure = ""
     except InputFileError as error:
         # Validated at upload against the gold file of the time: the organiser's new gold file
         # no longer matches it, which is no fault of the team's.
-        report, failure = None, GOLD_NO_LONGER_MATCHES.format(version=gold_version, problem=error)
+        scored, failure = None, GOLD_NO_LONGER_MATCHES.format(version=gold_version, problem=error)
 
     with transaction.atomic():
         submission = Submission.objects.select_for_update().get(pk=submission_id)
@@ -67,8 +67,9 @@ def score_stored_submission(*, submission_id: int) -> str:
             return "gold changed; queued again"
         if submission.is_scored_against(gold_version):
             return "already scored"
-        if report is not None:
-            submission.apply(report)
+        if scored is not None:
+            # The items are aligned to the gold file of ``gold_version``, as the scores are.
+            submission.apply(scored.report, items=scored.items)
         else:
             submission.clear_scores()
         submission.status = Submission.Status.FAILED if failure else Submission.Status.SCORED

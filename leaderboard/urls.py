@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from leaderboard.views import boards, participation, reference
+from leaderboard.views import boards, participation, reference, registrations
 
 app_name = "leaderboard"
 
@@ -58,6 +58,10 @@ urlpatterns = [
     path("tasks/<slug:slug>/submissions/<int:pk>/choose/", participation.submission_choose, name="submission_choose"),
     path("tasks/<slug:slug>/submissions/<int:pk>/file/", participation.submission_file, name="submission_file"),
     path("tasks/<slug:slug>/submissions/<int:pk>/note/", participation.submission_note, name="submission_note"),
+    path("tasks/<slug:slug>/register/", registrations.register, name="register"),
+    path("tasks/<slug:slug>/announcement-emails/", registrations.announcement_emails, name="announcement_emails"),
+    path("tasks/<slug:slug>/registrations/", registrations.registrations, name="registrations"),
+    path("tasks/<slug:slug>/announcements/", registrations.announcements, name="announcements"),
     path("tasks/<slug:slug>/phases/new/", participation.phase_create, name="phase_create"),
     path("tasks/<slug:slug>/phases/<slug:phase>/edit/", participation.phase_edit, name="phase_edit"),
     path("tasks/<slug:slug>/phases/<slug:phase>/gold/", participation.gold_replace, name="gold_replace"),

@@ -25,6 +25,8 @@ from django.db import transaction
 
 from leaderboard import services
 from leaderboard.models import Phase, StoredFile, Submission, Task, Team
+from leaderboard.uploads import stored_gold
+from scoring.engine.items import codes_with_matrix
 from scoring.engine.suite import score_matrix
 
 TEAM_NAME = "Team {n:03d}"
@@ -138,12 +140,19 @@ class ScoredRun:
 
 
 def scored_submissions_create(
-    *, task: Task, runs: Iterable[ScoredRun], batch_size: int, phase: Phase | None = None
+    *, task: Task, runs: Iterable[ScoredRun], batch_size: int, phase: Phase | None = None, seed: int = 0
 ) -> list[Submission]:
     """Store ``runs`` as submissions to ``phase`` (default: the task's current phase) scored
     against its current gold, uploaded and scored at their ``at``, each scored once; ``file``
-    rows must be saved already."""
+    rows must be saved already.
+
+    Each gets per-item predictions that give its matrix against the phase's gold codes (each
+    gold class's predictions in a random order, from ``seed``), as an upload scored by the
+    scoring task would have, so that bootstrap intervals can be computed; a matrix whose
+    columns do not sum to the gold counts gets none (its row then shows no interval)."""
     phase = phase or task.current_phase()
+    gold = stored_gold(phase).codes
+    rng = np.random.default_rng(seed)
     submissions = []
     for run in runs:
         submission = Submission(
@@ -159,6 +168,10 @@ def scored_submissions_create(
             scored_gold_version=phase.gold_version,
             score_count=1,
         )
-        submission.apply(score_matrix(run.matrix, labels=task.labels))
+        try:
+            items = codes_with_matrix(run.matrix, gold, rng)
+        except ValueError:
+            items = None
+        submission.apply(score_matrix(run.matrix, labels=task.labels), items=items)
         submissions.append(submission)
     return Submission.objects.bulk_create(submissions, batch_size=batch_size)

@@ -106,6 +106,16 @@ if TASKS_BACKEND == "rq":
 else:
     TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 
+# Ranking stability (leaderboard.stability): paired-bootstrap intervals of each phase's board,
+# computed in the background when a board is looked at and its intervals are not current.
+BOOTSTRAP_REPLICATES = int(os.environ.get("BOOTSTRAP_REPLICATES", "1000"))
+"""Replicates per phase; 0 turns the intervals off."""
+BOOTSTRAP_SEED = int(os.environ.get("BOOTSTRAP_SEED", "1"))
+"""The seed stored with every result: the CLI's ``--seed`` gives the same intervals."""
+BOOTSTRAP_IN_THREAD = TASKS_BACKEND != "rq"
+"""The immediate backend would run the bootstrap inside the request that asked for it: run it
+in a thread of the web process instead, so that no page waits for it. RQ runs it on a worker."""
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

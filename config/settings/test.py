@@ -23,3 +23,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     DATABASES["default"]["TEST"] = {  # noqa: F405
         "NAME": str(Path(tempfile.gettempdir()) / f"leaderboard-test-{os.getpid()}.sqlite3")
     }
+
+# No bootstrap intervals unless a test turns them on with a replicate count (tests/*/
+# test_stability*.py): other tests count a board's queries and read its rows. When on, the job
+# runs on commit in the test's own thread.
+BOOTSTRAP_REPLICATES = 0
+BOOTSTRAP_IN_THREAD = False

@@ -21,7 +21,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.files import UploadedFile
 
-from leaderboard import errors, exports, selectors, services
+from leaderboard import caching, errors, exports, selectors, services, stability
 from leaderboard.api import problems, schemas
 from leaderboard.api.auth import ApiAuth, Caller
 from leaderboard.api.problems import ApiError
@@ -271,7 +271,8 @@ def leaderboard(
         raise ApiError.of(400, problems.UNKNOWN_COLUMN, column=sort, columns=", ".join(column.id for column in columns))
     board = selectors.leaderboard(phase=found, calibrated=calibrated, sort=sort)
     data = exports.board_data(board)  # the download's very shape, built in one place
-    return {**data, "sort": board.sort.id, "calibrated": calibrated}
+    intervals = stability.intervals_of(phase=found, stamp=caching.scores_stamp(found))
+    return {**data, "sort": board.sort.id, "calibrated": calibrated, "intervals": intervals.as_api()}
 
 
 @api.get(
@@ -289,14 +290,18 @@ def correlations(
     found = _board_phase(request, slug, phase)
     columns = selectors.paired_columns(found.task, paper_set=column_set == "paper")
     teams, values = selectors.team_values(found, columns)
-    found = selectors.correlations_of(columns=columns, teams=teams, values=values)
+    matrix = selectors.correlations_of(columns=columns, teams=teams, values=values).matrix
+    intervals = stability.intervals_of(phase=found, stamp=caching.scores_stamp(found))
+    current = intervals.status == stability.CURRENT and intervals.shown
     return {
         "phase": found.slug,
         "set": column_set,
         "columns": [exports.column_json(column) for column in columns],
         "teams": len(teams),
-        "rho": [[json_value(found.matrix[a.id][b.id].rho) for b in columns] for a in columns],
-        "n_teams": [[found.matrix[a.id][b.id].n_teams for b in columns] for a in columns],
+        "rho": [[json_value(matrix[a.id][b.id].rho) for b in columns] for a in columns],
+        "n_teams": [[matrix[a.id][b.id].n_teams for b in columns] for a in columns],
+        "intervals_status": intervals.status,
+        "spearman_intervals": [[intervals.rho(a, b) for b in columns] for a in columns] if current else None,
     }
 
 

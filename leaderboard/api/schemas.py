@@ -4,6 +4,7 @@ describes. Undefined values are ``null``, never NaN."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from ninja import Schema
 from pydantic import Field
@@ -119,6 +120,13 @@ class BoardOut(Schema):
     calibrated: bool
     columns: list[ColumnOut]
     rows: list[BoardRowOut]
+    intervals: dict[str, Any] = Field(
+        description='95 % paired-bootstrap intervals: "status" (current; recomputing, while the intervals of the '
+        "latest scores are computed in the background; or unavailable) and, when current, the CLI's layout: "
+        '"raw" and "calibrated", per raw column id, per team, {"score": [lo, hi], "rank": [best, worst]} (null: '
+        'undefined), "tied_with_leader", "indistinguishable", "bootstrap" (replicates, seed, ...), "skipped" '
+        "(teams without intervals, and why)"
+    )
 
 
 class CorrelationsOut(Schema):
@@ -128,6 +136,11 @@ class CorrelationsOut(Schema):
     teams: int = Field(description="teams on the board")
     rho: list[list[float | None]] = Field(description="Spearman's rho between the columns' rankings; null: undefined")
     n_teams: list[list[int]] = Field(description="the teams each rho rests on (defined under both columns)")
+    intervals_status: str = Field(description="current, recomputing or unavailable (as the leaderboard's intervals)")
+    spearman_intervals: list[list[list[float] | None]] | None = Field(
+        description="the layout of rho, a 95 % paired-bootstrap [lo, hi] per cell (null: undefined); null unless "
+        "the intervals are current"
+    )
 
 
 class SubmissionCreatedOut(Schema):

@@ -33,9 +33,22 @@ def one_phase_per_task(apps, schema_editor):
     Submission.objects.filter(pk__in=list(chosen)).update(chosen=True)
 
 
+def back_to_the_task(apps, schema_editor):
+    """The reverse: each task takes back the settings of its latest phase, and each team the
+    submission it chose there (the phases themselves go with 0008's reverse)."""
+    Phase = apps.get_model("leaderboard", "Phase")
+    Submission = apps.get_model("leaderboard", "Submission")
+    Team = apps.get_model("leaderboard", "Team")
+    for phase in Phase.objects.order_by("task", "opens_at"):  # the latest phase of a task is saved last
+        phase.task.__dict__.update({name: getattr(phase, name) for name in PHASE_FIELDS})
+        phase.task.save()
+    for submission in Submission.objects.filter(chosen=True).order_by("phase__opens_at"):
+        Team.objects.filter(pk=submission.team_id).update(chosen_submission=submission)
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("leaderboard", "0008_phases"),
     ]
 
-    operations = [migrations.RunPython(one_phase_per_task)]
+    operations = [migrations.RunPython(one_phase_per_task, back_to_the_task)]

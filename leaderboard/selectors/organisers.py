@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.core.paginator import Page, Paginator
 from django.db.models import Prefetch, Q, QuerySet
 
-from leaderboard.models import Membership, OrganiserAction, Phase, Submission, Task, Team
+from leaderboard.models import Membership, OrganiserAction, Participant, Phase, Submission, Task, Team
 
 SUBMISSIONS_PER_PAGE = 50
 
@@ -69,4 +69,21 @@ def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | N
         "phases": task.ordered_phases(),
         "statuses": Submission.Status.choices,
         "decisions": organiser_actions(task=task),
+    }
+
+
+def registrations_page(*, task: Task, status: str | None) -> dict:
+    """The organisers' list of requests to take part: every registration (or those with
+    ``status``), oldest request first, each with its team, and how many wait."""
+    registrations = task.participants.select_related("user", "decided_by")
+    counts = {value: registrations.filter(status=value).count() for value in Participant.Status.values}
+    if status in Participant.Status.values:
+        registrations = registrations.filter(status=status)
+    teams = dict(Membership.objects.filter(task=task).values_list("user_id", "team__name"))
+    return {
+        "task": task,
+        "rows": [(registration, teams.get(registration.user_id)) for registration in registrations],
+        "status": status if status in Participant.Status.values else None,
+        "statuses": Participant.Status.choices,
+        "counts": counts,
     }

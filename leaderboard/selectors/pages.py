@@ -18,7 +18,7 @@ import numpy as np
 from django.core.cache import cache
 from django.utils import timezone
 
-from leaderboard import caching, charts, presenters
+from leaderboard import caching, charts, presenters, stability
 from leaderboard.models import Counting, Phase, PhaseFile, Submission, Task
 from leaderboard.permissions import can_view_board, is_member
 from leaderboard.samples import format_rules
@@ -38,7 +38,16 @@ from leaderboard.selectors.boards import (
 )
 from leaderboard.selectors.feedback import Level, feedback_level, primary_text
 from leaderboard.selectors.organisers import organiser_actions
-from leaderboard.selectors.participation import Quota, counting_reason, quota, team_of, visible_submissions
+from leaderboard.selectors.participation import (
+    Quota,
+    counting_reason,
+    may_download_data,
+    participation_problem,
+    quota,
+    registration_of,
+    team_of,
+    visible_submissions,
+)
 from leaderboard.uploads import stored_gold
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
@@ -96,11 +105,14 @@ def board_page(*, phase: Phase, calibrated: bool, sort: str | None) -> dict[str,
     columns = columns_of(task, calibrated=calibrated)
     sort_column = sorted_by(task, columns, sort)
     stamp = caching.scores_stamp(phase)
+    intervals = stability.intervals_of(phase=phase, stamp=stamp)
     rows = caching.cached(
         phase,
         stamp,
-        ("leaderboard", calibrated, sort_column.id),
-        lambda: presenters.board_rows(leaderboard(phase=phase, calibrated=calibrated, sort=sort_column.id)),
+        ("leaderboard", calibrated, sort_column.id, intervals.token),
+        lambda: presenters.board_rows(
+            leaderboard(phase=phase, calibrated=calibrated, sort=sort_column.id), intervals=intervals
+        ),
     )
     return {
         "task": task,
@@ -108,6 +120,8 @@ def board_page(*, phase: Phase, calibrated: bool, sort: str | None) -> dict[str,
         "board": presenters.BoardPage(columns=columns, sort=sort_column, rows=rows),
         "calibrated": calibrated,
         "switch_sort": sort_column.counterpart().id,
+        "intervals": intervals,
+        "tied_with_leader": intervals.tied_with_leader(sort_column),
         "decisions": caching.cached(
             phase,
             stamp,
@@ -115,6 +129,13 @@ def board_page(*, phase: Phase, calibrated: bool, sort: str | None) -> dict[str,
             lambda: [DecisionNote.of(action) for action in organiser_actions(task=task, phase=phase)],
         ),
     }
+
+
+def _interval_of(intervals: stability.Intervals, column: Column, entry) -> tuple[dict | None, bool]:
+    """A team's intervals under ``column``, and whether it is tied with a leader it is not."""
+    interval = intervals.interval(column, entry.team.pk) if entry.team else None
+    rank = interval and interval["rank"]
+    return interval, bool(rank) and rank[0] == 1 and entry.ranks[column.id] != 1
 
 
 def metric_page(*, phase: Phase, column_id: str) -> dict[str, Any] | None:
@@ -128,6 +149,7 @@ def metric_page(*, phase: Phase, column_id: str) -> dict[str, Any] | None:
     primary = primary_column(task)
     comparison = compare_columns(phase=phase, first=primary, second=column) if primary != column else None
     moves = {change.team: change for change in comparison.changes} if comparison else {}
+    intervals = stability.intervals_of(phase=phase, stamp=caching.scores_stamp(phase))
     metric = column.metric
     n_classes = len(task.labels)
     return {
@@ -137,6 +159,10 @@ def metric_page(*, phase: Phase, column_id: str) -> dict[str, Any] | None:
         "metric": metric,
         "board": board,
         "rows": [(entry, moves.get(entry.name)) for entry in board.scored],
+        "team_intervals": {entry.name: _interval_of(intervals, column, entry) for entry in board.scored},
+        "intervals": intervals,
+        "tied_with_leader": intervals.tied_with_leader(column),
+        "groups": intervals.groups(column),
         "unscored": board.unscored,
         "primary": primary,
         "comparison": comparison,
@@ -157,16 +183,18 @@ def most_disagreeing(
     return min(candidates, key=lambda pair: pair[0])[1] if candidates else None
 
 
-def _analysis(phase: Phase, *, columns: list[Column], every_column: list[Column]) -> dict[str, Any]:
+def _analysis(
+    phase: Phase, *, columns: list[Column], every_column: list[Column], intervals: stability.Intervals
+) -> dict[str, Any]:
     """The disagreement page's costly part: every column's team values, the correlations of
-    ``columns`` and both figures."""
+    ``columns`` and both figures (the heatmap's hover with rho's bootstrap intervals)."""
     teams, values = team_values(phase, every_column)
     correlations = correlations_of(columns=columns, teams=teams, values=values)
     return {
         "teams": teams,
         "values": values,
         "matrix": correlations.matrix,
-        "heatmap": charts.correlation_heatmap(columns=columns, matrix=correlations.matrix),
+        "heatmap": charts.correlation_heatmap(columns=columns, matrix=correlations.matrix, intervals=intervals),
         "rank_chart": charts.rank_lines(columns=columns, teams=teams, values=correlations.values),
     }
 
@@ -180,6 +208,7 @@ class SetAnalysis:
     every_column: list[Column]
     stamp: str
     results: dict[str, Any]
+    intervals: stability.Intervals
 
 
 def _set_analysis(phase: Phase, set_name: str | None) -> SetAnalysis:
@@ -188,13 +217,16 @@ def _set_analysis(phase: Phase, set_name: str | None) -> SetAnalysis:
     columns = paired_columns(phase.task, paper_set=set_name == "paper")
     every_column = paired_columns(phase.task)
     stamp = caching.scores_stamp(phase)
+    intervals = stability.intervals_of(phase=phase, stamp=stamp)
     results = caching.cached(
         phase,
         stamp,
-        ("disagreements", [c.id for c in columns]),
-        lambda: _analysis(phase, columns=columns, every_column=every_column),
+        ("disagreements", [c.id for c in columns], intervals.token),
+        lambda: _analysis(phase, columns=columns, every_column=every_column, intervals=intervals),
     )
-    return SetAnalysis(set_name=set_name, columns=columns, every_column=every_column, stamp=stamp, results=results)
+    return SetAnalysis(
+        set_name=set_name, columns=columns, every_column=every_column, stamp=stamp, results=results, intervals=intervals
+    )
 
 
 def figure_stem(*, phase: Phase, figure: str, set_name: str) -> str:
@@ -257,6 +289,8 @@ def disagreement_page(
         "first": first,
         "second": second,
         "comparison": comparison,
+        "intervals": cached.intervals,
+        "rho_interval": cached.intervals.rho(first, second),
     }
 
 
@@ -432,6 +466,7 @@ def task_page(*, task: Task, user) -> dict[str, Any]:
     team = team_of(task=task, user=user)
     is_organiser = task.is_organiser(user)
     current = task.current_phase(now)
+    may_download = may_download_data(task=task, user=user)
     context = {
         "task": task,
         "phase": current,
@@ -442,7 +477,11 @@ def task_page(*, task: Task, user) -> dict[str, Any]:
         "task_over": task.is_over(now),
         "sections": team_sections(task=task, team=team, user=user, now=now) if team is not None else [],
         "primary_metric": BY_KEY[task.primary_metric],
-        "format_rules": format_rules(current),
+        "format_rules": format_rules(current, show_ids=may_download),
+        "registration": registration_of(task=task, user=user),
+        "participation_problem": None if is_organiser else participation_problem(task=task, user=user),
+        "may_download": may_download,
+        "announcements": list(task.announcements.all()),
     }
     if is_organiser:
         latest = visible_submissions(task=task, user=user)[:ORGANISER_SUBMISSIONS_SHOWN]

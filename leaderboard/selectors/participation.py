@@ -5,11 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import Http404
 
 from leaderboard import errors
-from leaderboard.models import Phase, Submission, Task, Team
+from leaderboard.models import Participant, Phase, Submission, Task, Team
 
 
 def listed_tasks() -> QuerySet[Task]:
@@ -99,3 +100,37 @@ def counting_reason(phase: Phase, team: Team) -> str:
     if phase.counting == Phase.Counting.CHOSEN and not team.submissions.filter(phase=phase, chosen=True).exists():
         return NOT_CHOSEN_REASON
     return COUNTING_REASONS[Phase.Counting(phase.counting)]
+
+
+def registration_of(*, task: Task, user) -> Participant | None:
+    """The person's registration in the task, if any."""
+    if not user.is_authenticated:
+        return None
+    return Participant.objects.filter(task=task, user=user).first()
+
+
+def participation_problem(*, task: Task, user) -> ValidationError | None:
+    """Why this person may not take part now (form or join a team, download data, upload), or
+    ``None``: registration needed and missing, waiting for approval, refused, or the terms
+    changed since they were accepted. Organisers never take part; tasks without terms and with
+    open registration need no registration."""
+    if not task.needs_registration:
+        return None
+    participant = registration_of(task=task, user=user)
+    if participant is None:
+        approval = " and ask the organisers to approve you" if task.registration == Task.Registration.APPROVAL else ""
+        return errors.NOT_REGISTERED.error(approval=approval)
+    if participant.status == Participant.Status.PENDING:
+        return errors.REGISTRATION_PENDING.error()
+    if participant.status == Participant.Status.REFUSED:
+        return errors.REGISTRATION_REFUSED.error(reason=participant.reason)
+    if participant.terms_version < task.terms_version:
+        return errors.TERMS_CHANGED.error(accepted=participant.terms_version, current=task.terms_version)
+    return None
+
+
+def may_download_data(*, task: Task, user) -> bool:
+    """Data files and sample submissions: for organisers, and for whoever may take part."""
+    return task.is_organiser(user) or (
+        participation_problem(task=task, user=user) is None and (user.is_authenticated or not task.needs_registration)
+    )

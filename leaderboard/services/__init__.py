@@ -13,6 +13,12 @@ from leaderboard.services.notifications import (
     submission_finished_notify,
 )
 from leaderboard.services.organisers import submission_disqualify, team_remove
+from leaderboard.services.registrations import (
+    announcement_emails_set,
+    announcement_post,
+    registration_decide,
+    registration_request,
+)
 from leaderboard.services.submissions import submission_choose, submission_create, submission_note
 from leaderboard.services.tasks import (
     baselines_refresh,
@@ -31,6 +37,8 @@ from leaderboard.services.teams import team_create, team_invite_regenerate, team
 
 __all__ = [
     "account_email_change",
+    "announcement_emails_set",
+    "announcement_post",
     "baselines_refresh",
     "email_confirm",
     "email_confirmation_send",
@@ -43,6 +51,8 @@ __all__ = [
     "phase_file_add",
     "phase_file_remove",
     "phase_update",
+    "registration_decide",
+    "registration_request",
     "submission_choose",
     "submission_create",
     "submission_disqualify",

@@ -14,7 +14,7 @@ from leaderboard import errors
 from leaderboard import tasks as scoring_queue  # the module, not its names: it imports a service
 from leaderboard.models import DESCRIPTION_MAX_LENGTH, Membership, Phase, StoredFile, Submission, Task, Team
 from leaderboard.selectors.notifications import email_is_confirmed
-from leaderboard.selectors.participation import quota, team_of
+from leaderboard.selectors.participation import participation_problem, quota, team_of
 from leaderboard.uploads import prediction_kind, safe_file_name
 
 
@@ -73,6 +73,9 @@ def submission_create(
     check_window(phase=phase, now=now)
     if settings.EMAIL_VERIFICATION == "mandatory" and not email_is_confirmed(user=user):
         raise (errors.EMAIL_NOT_VERIFIED.error(email=user.email) if user.email else errors.EMAIL_MISSING.error())
+    problem = participation_problem(task=task, user=user)
+    if problem is not None:
+        raise problem
     team = team_of(task=task, user=user)
     if team is None:
         raise errors.NO_TEAM.error()

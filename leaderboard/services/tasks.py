@@ -21,6 +21,7 @@ from leaderboard.models import (
     Submission,
     Task,
 )
+from leaderboard.services.registrations import bump_terms_version, terms_changed
 from leaderboard.uploads import check_size, clean_labels, parse_gold, safe_file_name, stored_gold
 from scoring.engine.baselines import baseline_matrices, baseline_names
 from scoring.engine.gold import GoldChange, compare_gold
@@ -122,17 +123,27 @@ def task_create(
     closes_at: dt.datetime,
     phase_name: str = PHASE_DEFAULT_NAME,
     phase_slug: str = PHASE_DEFAULT_SLUG,
+    registration: str = Task.Registration.OPEN,
+    terms: str = "",
     **phase_options,
 ) -> Task:
     """Create a task with its first phase (its gold file, dates, limits and policies:
-    ``phase_options`` go to :func:`phase_create`). More phases come with :func:`phase_create`."""
+    ``phase_options`` go to :func:`phase_create`). More phases come with :func:`phase_create`.
+    Terms, if any, are version 1."""
     labels = clean_labels(labels)
     if closes_at <= opens_at:
         raise errors.BAD_DATES.error("closes_at")
     if Task.objects.filter(slug=slug).exists():
         raise errors.SLUG_TAKEN.error("slug", slug=slug)
     task = Task.objects.create(
-        slug=slug, title=title, description=description, labels=labels, primary_metric=primary_metric
+        slug=slug,
+        title=title,
+        description=description,
+        labels=labels,
+        primary_metric=primary_metric,
+        registration=registration,
+        terms=terms.strip(),
+        terms_version=1 if terms.strip() else 0,
     )
     task.organisers.add(organiser)
     phase_create(
@@ -148,8 +159,9 @@ def task_create(
     return task
 
 
-TASK_SETTINGS_FIELDS = ("title", "description", "primary_metric")
-"""What an organiser may change of a task at any time (the labels are fixed)."""
+TASK_SETTINGS_FIELDS = ("title", "description", "primary_metric", "registration", "terms")
+"""What an organiser may change of a task at any time (the labels are fixed). A change of the
+terms raises their version: every participant accepts them again before taking part."""
 
 PHASE_SETTINGS_FIELDS = (
     "name",
@@ -175,9 +187,12 @@ def _check_settings(settings: dict, allowed: tuple[str, ...], what: str) -> None
 def task_update(*, task: Task, settings: dict) -> Task:
     """Change a task's settings (any of :data:`TASK_SETTINGS_FIELDS`)."""
     _check_settings(settings, TASK_SETTINGS_FIELDS, "task")
+    new_terms = "terms" in settings and terms_changed(task, settings["terms"])
     for name, value in settings.items():
         setattr(task, name, value)
     task.save(update_fields=list(settings))
+    if new_terms:
+        bump_terms_version(task)
     return task
 
 

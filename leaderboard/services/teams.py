@@ -8,7 +8,8 @@ from django.db import IntegrityError, transaction
 from leaderboard import errors
 from leaderboard.models import Membership, Task, Team, new_invite_code
 from leaderboard.names import canonical_name, name_key
-from leaderboard.selectors.participation import team_of
+from leaderboard.selectors.participation import participation_problem, team_of
+from leaderboard.services.registrations import register_implicitly
 
 NAME_FIELD = "name"
 INVITE_FIELD = "invite_code"
@@ -26,7 +27,14 @@ def _refuse_second_team(*, task: Task, user) -> None:
         raise errors.ALREADY_IN_TEAM.error(team=existing.name)
 
 
+def _refuse_non_participant(*, task: Task, user) -> None:
+    problem = participation_problem(task=task, user=user)
+    if problem is not None:
+        raise problem
+
+
 def _join(*, team: Team, user) -> None:
+    register_implicitly(task=team.task, user=user)
     try:
         with transaction.atomic():
             Membership.objects.create(user=user, team=team, task=team.task)
@@ -40,6 +48,7 @@ def team_create(*, task: Task, user, name: str) -> Team:
     """A new team with its first member. The name is canonical (NFKC, single spaces, nothing
     hidden: :mod:`leaderboard.names`) and unique in the task whatever its case."""
     _refuse_after_close(task)
+    _refuse_non_participant(task=task, user=user)
     name = canonical_name(name, field=NAME_FIELD)
     if not name:
         raise errors.NAME_EMPTY.error(NAME_FIELD)
@@ -58,6 +67,7 @@ def team_create(*, task: Task, user, name: str) -> Team:
 @transaction.atomic
 def team_join(*, task: Task, user, invite_code: str) -> Team:
     _refuse_after_close(task)
+    _refuse_non_participant(task=task, user=user)
     team = Team.objects.filter(task=task, invite_code=invite_code.strip()).first()
     if team is None:
         raise errors.BAD_INVITE.error(INVITE_FIELD)

@@ -22,6 +22,8 @@ register.filter("mass", formatting.mass_html)
 register.filter("property_mark", formatting.property_mark)
 register.simple_tag(formatting.rank_badge, name="rank_badge")
 register.simple_tag(formatting.shift_arrow, name="shift_arrow")
+register.simple_tag(formatting.rank_interval_html, name="rank_interval")
+register.filter("score_interval", formatting.score_interval_text)
 register.filter("formula_mathml", mathml.formula_mathml)
 register.filter("cite_plain", references.plain)
 

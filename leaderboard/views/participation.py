@@ -145,9 +145,19 @@ def phase_files(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     return render(request, "leaderboard/phase_files.html", context)
 
 
+def _data_phase(request: HttpRequest, slug: str, phase: str) -> Phase:
+    """The phase whose data is asked for, if this person may download it (organisers, and
+    whoever may take part: registered, approved, with the current terms accepted)."""
+    task = _task(slug)
+    if not participation.may_download_data(task=task, user=request.user):
+        problem = participation.participation_problem(task=task, user=request.user)
+        raise PermissionDenied(_refused(problem) if problem else errors.NOT_REGISTERED.format(approval=""))
+    return participation.phase_of(task, phase)
+
+
 def phase_file_download(request: HttpRequest, slug: str, phase: str, pk: int) -> HttpResponse:
     """A phase's data file, for anyone who can see the task."""
-    phase_row = participation.phase_of(_task(slug), phase)
+    phase_row = _data_phase(request, slug, phase)
     data_file = get_object_or_404(PhaseFile.objects.select_related("file"), phase=phase_row, pk=pk)
     return _download(
         bytes(data_file.file.content), filename=data_file.file.name, content_type="application/octet-stream"
@@ -159,7 +169,7 @@ def sample_download(request: HttpRequest, slug: str, phase: str, kind: str) -> H
     probability for each label (:mod:`leaderboard.samples`)."""
     if kind not in samples.SAMPLE_KINDS:
         raise Http404("No such sample file.")
-    phase_row = participation.phase_of(_task(slug), phase)
+    phase_row = _data_phase(request, slug, phase)
     return _download(
         samples.sample_file(phase=phase_row, kind=kind), filename=samples.sample_name(phase=phase_row, kind=kind)
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,36 @@ def score_files(
 
     The names are what error messages call the files (default: the path, or "<upload>").
     """
+    return score_files_with_items(
+        gold, predictions, labels=labels, gold_name=gold_name, predictions_name=predictions_name
+    ).report
+
+
+@dataclass(frozen=True)
+class ScoredFile:
+    """A prediction file's report and its per-item predictions, aligned to the gold file's
+    order: class codes (hard) or probability rows (soft), what a paired bootstrap resamples."""
+
+    report: Report
+    items: np.ndarray
+
+
+def score_files_with_items(
+    gold: bytes | str | Path,
+    predictions: bytes | str | Path,
+    *,
+    labels: Sequence[str] | None = None,
+    gold_name: str | None = None,
+    predictions_name: str | None = None,
+) -> ScoredFile:
+    """:func:`score_files`, keeping the aligned predictions it built the matrix from (each file
+    read once)."""
     gold_file = read_labels(gold, labels=labels, name=gold_name)
     predicted = read_predictions(predictions, gold=gold_file, name=predictions_name)
-    return score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=len(gold_file.ids))
+    report = score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=len(gold_file.ids))
+    return ScoredFile(report=report, items=aligned_items(predicted))
+
+
+def aligned_items(predictions: Predictions) -> np.ndarray:
+    """The per-item predictions in the gold file's order: probability rows, or class codes."""
+    return predictions.probabilities if predictions.is_soft else predictions.codes

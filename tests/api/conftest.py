@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from leaderboard import services
 from leaderboard.api.tokens import token_create
-from leaderboard.models import Submission, Task
+from leaderboard.models import Phase, Submission, Task
 from tests.conftest import MOSTLY_A, PERFECT
 
 ROLES = ("anonymous", "member", "other", "organiser", "staff")
@@ -45,20 +45,24 @@ class World:
         client.force_login(self.users[role])
         return client
 
+    @property
+    def phase(self) -> Phase:
+        """The task's only phase."""
+        return self.task.current_phase()
+
     def enter(self, phase: str) -> None:
         """``hidden``: as set up (results hidden until the close); ``public``: the task closed."""
         if phase == "public":
             now = timezone.now()
-            Task.objects.filter(pk=self.task.pk).update(
+            Phase.objects.filter(task=self.task).update(
                 opens_at=now - dt.timedelta(days=3), closes_at=now - dt.timedelta(minutes=1)
             )
-            self.task.refresh_from_db()
-        assert self.task.results_public() == (phase == "public")
+        assert self.phase.results_public() == (phase == "public")
 
 
 @pytest.fixture
 def make_world(make_task, make_user, organiser, submit):
-    def make(*, feedback: str = Task.Feedback.FULL, visibility: str = Task.Visibility.AFTER_CLOSE) -> World:
+    def make(*, feedback: str = Phase.Feedback.FULL, visibility: str = Phase.Visibility.AFTER_CLOSE) -> World:
         task = make_task(visibility=visibility, feedback=feedback)
         users = {"anonymous": None, "organiser": organiser, "staff": make_user("staff", is_staff=True)}
         submissions = []

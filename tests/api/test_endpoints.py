@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard import errors
 from leaderboard.api import problems
-from leaderboard.models import Submission, Task
+from leaderboard.models import Phase, Submission
 from tests.api.conftest import ROLES
 from tests.conftest import PERFECT
 
@@ -65,7 +65,7 @@ def test_boards_obey_the_visibility_of_the_pages(world, endpoint, phase, role, s
     body = response.json()
     if status == 403:
         assert body["code"] == problems.RESULTS_HIDDEN.code
-        assert f"{world.task.closes_at:%Y-%m-%d %H:%M} UTC" in body["message"]
+        assert f"{world.phase.closes_at:%Y-%m-%d %H:%M} UTC" in body["message"]
 
 
 def test_leaderboard_rows_are_the_json_download_rows(world):
@@ -121,9 +121,9 @@ def test_submission_detail_under_every_role(world, phase, role, expected):
 @pytest.mark.parametrize(
     ("feedback", "shows"),
     [
-        (Task.Feedback.FULL, {"metrics": True, "primary": "1.0000"}),
-        (Task.Feedback.PRIMARY, {"metrics": False, "primary": "1.00"}),
-        (Task.Feedback.VALIDATED, {"metrics": False, "primary": None}),
+        (Phase.Feedback.FULL, {"metrics": True, "primary": "1.0000"}),
+        (Phase.Feedback.PRIMARY, {"metrics": False, "primary": "1.00"}),
+        (Phase.Feedback.VALIDATED, {"metrics": False, "primary": None}),
     ],
 )
 def test_a_team_sees_its_scores_as_the_feedback_policy_says(make_world, feedback, shows):
@@ -191,7 +191,9 @@ def test_an_upload_after_the_deadline_says_when_it_closed(world):
     world.enter("public")
     response = upload(world.client("member"))
     assert response.status_code == 400
-    assert response.json()["message"] == errors.DEADLINE_PASSED.format(closes_at=world.task.closes_at)
+    assert response.json()["message"] == errors.DEADLINE_PASSED.format(
+        phase=world.phase.name, closes_at=world.phase.closes_at
+    )
 
 
 def test_a_missing_file_is_a_json_400(world):
@@ -228,6 +230,7 @@ def test_the_openapi_schema_lists_every_endpoint(client):
         "/api/tasks/{slug}",
         "/api/tasks/{slug}/leaderboard",
         "/api/tasks/{slug}/correlations",
+        "/api/tasks/{slug}/what-if",
         "/api/tasks/{slug}/submissions",
         "/api/submissions/{pk}",
     }

@@ -68,7 +68,7 @@ def test_the_task_dates_and_limits_apply(make_task, tmp_path, run):
     run(task.slug, str(tmp_path))
     (tmp_path / "alpha.csv").write_bytes(MOSTLY_A)
     assert f"alpha.csv: {errors.DAILY_LIMIT.code}: " in run(task.slug, str(tmp_path))
-    late = (task.closes_at + dt.timedelta(hours=1)).isoformat()
+    late = (task.current_phase().closes_at + dt.timedelta(hours=1)).isoformat()
     assert f"{errors.DEADLINE_PASSED.code}: " in run(task.slug, str(tmp_path), "--submitted-at", late)
 
 

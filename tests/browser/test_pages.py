@@ -1,18 +1,24 @@
 """Pages render in headless Chromium without console errors, and a newcomer can take part.
 
 Drives Debian's Chromium (/usr/bin/chromium) through Playwright against the live test server,
-with the demo task loaded. Skipped with a reason where Chromium is missing, except on CI.
+with the demo task loaded (both its phases are closed, so the newcomer takes part in an open
+task of their own). Skipped with a reason where Chromium is missing, except on CI.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.urls import reverse
+from django.utils import timezone
 
+from leaderboard import services
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
 from leaderboard.models import Submission
 from tools.processes import CHROMIUM, CHROMIUM_ARGS
@@ -83,6 +89,10 @@ def test_every_page_renders_without_console_errors(page):
         f"/tasks/{SLUG}/metrics/recall[neutral]_c/",
         f"/tasks/{SLUG}/disagreements/",
         f"/tasks/{SLUG}/disagreements/?set=all&a=kappa_c&b=macro_recall",
+        f"/tasks/{SLUG}/phases/development/leaderboard/",
+        f"/tasks/{SLUG}/phases/development/metrics/macro_recall/",
+        f"/tasks/{SLUG}/phases/development/disagreements/",
+        f"/tasks/{SLUG}/phases/evaluation/leaderboard/?calibrated=1",
         "/accounts/login/",
         "/accounts/signup/",
     ]:
@@ -91,17 +101,49 @@ def test_every_page_renders_without_console_errors(page):
     page.page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=20_000)
     assert page.page.locator(".js-plotly-plot").count() >= 2
     page.login("team-a", DEMO_PASSWORD)
-    submission = Submission.objects.get(team__name="Team A")
+    submission = Submission.objects.get(team__name="Team A", phase__slug="evaluation")
     page.open(submission.get_absolute_url())
     page.page.wait_for_selector("#confusion-raw .heatmaplayer", timeout=20_000)
     page.page.wait_for_selector("#confusion-calibrated .heatmaplayer", timeout=20_000)
     assert page.problems == []
 
 
-def test_a_newcomer_signs_up_forms_a_team_uploads_and_is_ranked(page, settings, tmp_path):
-    from django.conf import settings as django_settings
+OPEN_SLUG = "open-task"
+OPEN_LABELS = ["neg", "neu", "pos"]
+OPEN_GOLD = b"id,label\n" + b"".join(f"item-{i},{OPEN_LABELS[(i // 2) % 3]}\n".encode() for i in range(30))
+"""Gold labels in pairs, so that the sample file (cycling through the labels) gets some right, not all."""
+RIVALS = 8
 
-    sample = Path(django_settings.VAR_DIR) / "demo" / "sample-predictions.csv"
+
+@pytest.fixture
+def open_task(demo):
+    """An open task with a public board where eight teams uploaded the gold labels (they tie first)."""
+    user_model = get_user_model()
+    now = timezone.now()
+    task = services.task_create(
+        organiser=user_model.objects.create_user("open-organiser", password=DEMO_PASSWORD),
+        slug=OPEN_SLUG,
+        title="An open task",
+        description="",
+        labels=OPEN_LABELS,
+        gold_name="gold.csv",
+        gold_content=OPEN_GOLD,
+        primary_metric="macro_recall",
+        opens_at=now - dt.timedelta(days=1),
+        closes_at=now + dt.timedelta(days=7),
+    )
+    for n in range(RIVALS):
+        rival = user_model.objects.create_user(f"rival-{n}", password=DEMO_PASSWORD)
+        services.team_create(task=task, user=rival, name=f"Rival {n}")
+        services.submission_create(task=task, user=rival, name="gold.csv", content=OPEN_GOLD)  # scored on commit
+    assert Submission.objects.filter(task=task, status=Submission.Status.SCORED).count() == RIVALS
+    return task
+
+
+def test_a_newcomer_signs_up_forms_a_team_uploads_and_is_ranked(page, open_task, tmp_path):
+    sample = tmp_path / "sample-labels.csv"
+    sample_url = reverse("leaderboard:sample_download", args=[OPEN_SLUG, "evaluation", "labels"])
+    sample.write_bytes(page.page.request.get(page.base_url + sample_url).body())
     page.open("/accounts/signup/")
     page.page.fill("input[name=username]", "newcomer")
     page.page.fill("input[name=email]", "newcomer@example.org")
@@ -109,11 +151,13 @@ def test_a_newcomer_signs_up_forms_a_team_uploads_and_is_ranked(page, settings, 
     page.page.fill("input[name=password2]", "a-long-and-unusual-passphrase")
     page.page.click("main button[type=submit]")
     page.page.wait_for_load_state("load")
-    page.open(f"/tasks/{SLUG}/")
+    page.open(f"/tasks/{OPEN_SLUG}/")
     page.page.fill("input[name=name]", "Newcomers")
     page.page.click("form[action$='/team/new/'] button[type=submit]")
     page.page.wait_for_load_state("load")
     assert "Newcomers" in page.page.content()
+    upload_button = page.page.locator("form[action$='/submit/'] button[type=submit]").inner_text()
+    assert upload_button == "Upload to the Evaluation phase and score"
     page.page.set_input_files("input[name=file]", str(sample))
     page.page.click("form[action$='/submit/'] button[type=submit]")
     page.page.wait_for_load_state("load")
@@ -123,7 +167,7 @@ def test_a_newcomer_signs_up_forms_a_team_uploads_and_is_ranked(page, settings, 
     body = page.page.content()
     assert "F1 of averages" in body and "Every metric" in body
     ranks = page.page.locator("table.table tbody tr td.num").all_inner_texts()
-    assert any(text.strip() == "9" for text in ranks), "the newcomer is ranked among nine teams"
-    page.open(f"/tasks/{SLUG}/leaderboard/")
+    assert any(text.strip() == str(RIVALS + 1) for text in ranks), "the newcomer is ranked after the eight rivals"
+    page.open(f"/tasks/{OPEN_SLUG}/leaderboard/")
     assert "Newcomers" in page.page.content()
     assert page.problems == []

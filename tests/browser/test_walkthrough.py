@@ -22,7 +22,8 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.utils import timezone
 
-from leaderboard.models import Phase, Submission, Task
+from leaderboard import services
+from leaderboard.models import Phase, Submission, Task, TermsAcceptance
 from tools.processes import CHROMIUM, CHROMIUM_ARGS
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
@@ -231,4 +232,58 @@ def test_a_shared_task_from_creation_to_a_disqualification(people, tmp_path):
     newcomer.open(f"/tasks/{SLUG}/phases/dev/leaderboard/")
     assert "Walkers" in newcomer.text()
     assert Phase.objects.filter(task__slug=SLUG).count() == 2
+    assert organiser.problems == [] and newcomer.problems == []
+
+
+def test_a_participant_registers_accepts_the_terms_and_is_approved(people, tmp_path):
+    organiser, newcomer = people
+    now = timezone.now()
+    task = services.task_create(
+        organiser=get_user_model().objects.get(username="organiser"),
+        slug="gated",
+        title="Gated sentiment",
+        description="",
+        labels=LABELS,
+        gold_name="gold.csv",
+        gold_content=DEV_GOLD,
+        primary_metric="macro_recall",
+        opens_at=now - dt.timedelta(hours=1),
+        closes_at=now + dt.timedelta(days=3),
+        registration=Task.Registration.APPROVAL,
+        terms="The tweets are for research only.\nOne system description paper per team.",
+    )
+    newcomer.open(f"/tasks/{task.slug}/")
+    newcomer.page.locator("main").get_by_role("link", name="sign up", exact=True).click()
+    newcomer.page.wait_for_load_state("load")
+    for field, value in (("username", "newcomer"), ("email", "newcomer@example.org")):
+        newcomer.page.fill(f"input[name={field}]", value)
+    newcomer.page.fill("input[name=password1]", PASSWORD)
+    newcomer.page.fill("input[name=password2]", PASSWORD)
+    newcomer.submit()
+    text = newcomer.text()
+    assert "Terms (version 1)" in text and "One system description paper per team." in text
+    assert "Register for the task below to download its data" in text
+    assert newcomer.page.locator("input[name=name]").count() == 0, "no team before approval"
+
+    newcomer.page.check("input[name=accept_terms]")
+    newcomer.submit("form[action$='/register/'] button[type=submit]")
+    assert "waiting for the organisers' approval" in newcomer.text()
+
+    organiser.login("organiser")
+    organiser.open(f"/tasks/{task.slug}/registrations/")
+    assert "1 waiting" in organiser.text() and "newcomer@example.org" in organiser.text()
+    with organiser.page.expect_navigation(wait_until="load"):
+        organiser.page.get_by_role("button", name="Approve").click()
+    assert "The request of newcomer is approved." in organiser.text()
+
+    newcomer.open(f"/tasks/{task.slug}/")
+    sample = newcomer.download("Sample submission, labels", tmp_path, phase="Evaluation")
+    assert len(sample.read_text().splitlines()) == 31
+    newcomer.page.fill("input[name=name]", "Approved ones")
+    newcomer.submit("form[action$='/team/new/'] button[type=submit]")
+    assert "You are in Approved ones" in newcomer.text()
+    newcomer.open("/accounts/notifications/")
+    assert "is approved" in newcomer.text()
+    acceptance = TermsAcceptance.objects.get(task=task)
+    assert (acceptance.user.username, acceptance.version) == ("newcomer", 1)
     assert organiser.problems == [] and newcomer.problems == []

@@ -23,7 +23,7 @@ from scipy.stats import spearmanr
 
 from leaderboard import selectors, services
 from leaderboard.exports import csv_cell
-from leaderboard.models import Submission, Task
+from leaderboard.models import Phase, Submission, Task
 from scoring.engine import references
 from tests.conftest import GOLD
 
@@ -62,7 +62,13 @@ def board_task(make_task, make_user, submit):
 
 
 def url(name: str, task: Task, *args: str) -> str:
+    """The URL of a results page of the task's current phase (the phase's slug left out)."""
     return reverse(f"leaderboard:{name}", args=[task.slug, *args])
+
+
+def phase_url(name: str, task: Task, *args: str) -> str:
+    """The same page under its phase's own address, as the pages link to it."""
+    return reverse(f"leaderboard:{name}", args=[task.slug, task.current_phase().slug, *args])
 
 
 def team_rows(content: str) -> list[tuple[str, str]]:
@@ -98,21 +104,21 @@ def test_public_board_is_visible_to_anyone(client, board_task):
 
 @pytest.mark.parametrize("name", ["leaderboard", "leaderboard_csv", "leaderboard_json", "disagreements"])
 def test_hidden_board_says_until_when(client, make_task, name):
-    task = make_task(visibility=Task.Visibility.AFTER_CLOSE)
+    task = make_task(visibility=Phase.Visibility.AFTER_CLOSE)
     response = client.get(url(name, task))
     assert response.status_code == 403
     page = response.content.decode()
     assert "hidden until" in page
-    assert f"{task.closes_at:%Y-%m-%d %H:%M} UTC" in page
+    assert f"{task.current_phase().closes_at:%Y-%m-%d %H:%M} UTC" in page
 
 
 def test_hidden_board_hides_the_metric_page_too(client, make_task):
-    task = make_task(visibility=Task.Visibility.AFTER_CLOSE)
+    task = make_task(visibility=Phase.Visibility.AFTER_CLOSE)
     assert client.get(url("metric_detail", task, "macro_recall")).status_code == 403
 
 
 def test_hidden_board_participant_is_refused_organiser_sees_it(client, make_task, make_user, organiser, submit):
-    task = make_task(visibility=Task.Visibility.AFTER_CLOSE)
+    task = make_task(visibility=Phase.Visibility.AFTER_CLOSE)
     member = make_user("member")
     services.team_create(task=task, user=member, name="Team One")
     submit(task, member, prediction_file(PREDICTIONS["Twin A"]))
@@ -127,8 +133,8 @@ def test_hidden_board_participant_is_refused_organiser_sees_it(client, make_task
 
 
 def test_hidden_board_opens_when_the_task_closes(client, make_task):
-    task = make_task(visibility=Task.Visibility.AFTER_CLOSE)
-    Task.objects.filter(pk=task.pk).update(closes_at=timezone.now() - dt.timedelta(minutes=1))
+    task = make_task(visibility=Phase.Visibility.AFTER_CLOSE)
+    Phase.objects.filter(task=task).update(closes_at=timezone.now() - dt.timedelta(minutes=1))
     assert client.get(url("leaderboard", task)).status_code == 200
 
 
@@ -154,7 +160,7 @@ def test_sort_by_a_column_with_competition_ranks_for_ties(client, board_task):
     ]
     headers = re.findall(r'<th scope="col" class="metric[^"]*"\s*aria-sort="descending".*?</th>', content, re.S)
     assert len(headers) == 1
-    assert url("metric_detail", board_task, "accuracy") in headers[0]
+    assert phase_url("metric_detail", board_task, "accuracy") in headers[0]
 
 
 def test_default_sort_is_the_primary_metric_and_its_column_is_marked(client, board_task):
@@ -190,7 +196,7 @@ def test_calibrated_switch_shows_calibrated_columns_and_keeps_the_sort(client, b
     assert board.sort.id == "accuracy_c"
     assert all(column.calibrated for column in board.columns)
     content = response.content.decode()
-    assert url("metric_detail", board_task, "kappa_c") in content
+    assert phase_url("metric_detail", board_task, "kappa_c") in content
     # calibrated accuracy equals macro recall (paper 000, Eq. 14-16): Balanced 2/3 beats Majority 1/2
     names = [name for _, name in team_rows(content)]
     assert names.index("Balanced") < names.index("Majority")
@@ -211,7 +217,7 @@ def test_baselines_are_shown_unranked(client, board_task):
 def test_headers_link_to_the_metric_page_with_the_formula_as_tooltip(client, board_task):
     content = client.get(url("leaderboard", board_task)).content.decode()
     recall_b = selectors.column_by_id(board_task, "recall[b]")
-    assert url("metric_detail", board_task, "recall[b]") in content
+    assert phase_url("metric_detail", board_task, "recall[b]") in content
     assert html.escape(recall_b.metric.formula_text) in content
     assert "Macro recall: (1/n) Σᵢ correct(i) / prevalence(i)" in content
 
@@ -224,13 +230,13 @@ def test_team_names_are_escaped_everywhere(client, board_task):
 
 
 def test_leaderboard_needs_a_bounded_number_of_queries(client, board_task, organiser, django_assert_max_num_queries):
-    """Seven queries whatever the number of teams, cache empty: task, the scores' stamp (an
-    aggregate, the teams), counting submissions, teams, baselines, the organisers' decisions
-    (plus session, user and the organiser check when logged in)."""
-    with django_assert_max_num_queries(7):
+    """Eight queries whatever the number of teams, cache empty: task, its phases, the scores'
+    stamp (an aggregate, the teams), counting submissions, teams, baselines, the organisers'
+    decisions (plus session, user and the organiser check when logged in)."""
+    with django_assert_max_num_queries(8):
         assert client.get(url("leaderboard", board_task)).status_code == 200
     client.force_login(organiser)
-    with django_assert_max_num_queries(10):
+    with django_assert_max_num_queries(11):
         assert client.get(url("leaderboard", board_task), {"calibrated": "1"}).status_code == 200
 
 
@@ -240,7 +246,7 @@ def test_leaderboard_needs_a_bounded_number_of_queries(client, board_task, organ
 def test_csv_neutralises_formulas_but_keeps_numbers(client, board_task):
     response = client.get(url("leaderboard_csv", board_task))
     assert response["Content-Type"].startswith("text/csv")
-    assert response["Content-Disposition"] == 'attachment; filename="toy-leaderboard.csv"'
+    assert response["Content-Disposition"] == 'attachment; filename="toy-evaluation-leaderboard.csv"'
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     header, body = rows[0], rows[1:]
     names = [row[0] for row in body]
@@ -283,7 +289,7 @@ def test_csv_cell(value, expected):
 
 def test_json_has_nulls_for_undefined_and_unranked(client, board_task):
     response = client.get(url("leaderboard_json", board_task))
-    assert response["Content-Disposition"] == 'attachment; filename="toy-leaderboard.json"'
+    assert response["Content-Disposition"] == 'attachment; filename="toy-evaluation-leaderboard.json"'
     assert b"NaN" not in response.content and b"Infinity" not in response.content
     data = json.loads(response.content)
     ids = [column["id"] for column in data["columns"]]
@@ -332,7 +338,7 @@ def test_metric_page_of_a_calibrated_metric(client, board_task):
     assert "prevalence-calibrated" in content
     assert "c(3) = 0.0000" in content
     assert response.context["column"].calibrated
-    assert url("metric_detail", board_task, "kappa") in content  # link to the raw version
+    assert phase_url("metric_detail", board_task, "kappa") in content  # link to the raw version
 
 
 def test_metric_page_of_a_per_class_column(client, board_task):
@@ -433,7 +439,7 @@ def test_compare_defaults_to_the_primary_and_its_most_distant_metric(client, boa
     response = client.get(url("disagreements", board_task))
     assert response.context["first"].id == "macro_f1"
     second = response.context["second"]
-    correlations = selectors.rank_correlations(task=board_task)
+    correlations = selectors.rank_correlations(phase=board_task.current_phase())
     rhos = [
         correlations.matrix["macro_f1"][c.id].rho
         for c in response.context["columns"]
@@ -490,7 +496,7 @@ def test_labels_that_look_like_column_ids_show_their_recall_everywhere(client, m
     submit(task, user, "\n".join(["id,label", "1,x]", "2,a[b]", "3,x]", "4,a[b]"]).encode())
     expected = {"x]": 0.5, "a[b]": 1.0, "_c": 0.0}
 
-    board = selectors.leaderboard(task=task, calibrated=None)
+    board = selectors.leaderboard(phase=task.current_phase(), calibrated=None)
     [entry] = board.scored
     for label, recall in expected.items():
         assert entry.values[f"recall[{label}]"] == pytest.approx(recall), label

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard import services
-from leaderboard.models import Submission, Task, Team
+from leaderboard.models import Phase, Submission, Task, Team
 from tests.conftest import MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -91,7 +91,7 @@ def test_a_renamed_team_shows_at_once(client, two_teams):
 
 
 def test_choosing_another_submission_shows_at_once(client, make_task, make_user, submit):
-    task = make_task("chosen", counting=Task.Counting.CHOSEN)
+    task = make_task("chosen", counting=Phase.Counting.CHOSEN)
     alice = make_user("alice")
     services.team_create(task=task, user=alice, name="Alice")
     perfect = submit(task, alice, PERFECT)
@@ -114,11 +114,11 @@ def test_each_view_of_the_board_has_its_own_entry(client, two_teams, submit):
 
 
 def test_warm_board_costs_three_queries(client, two_teams, submit, django_assert_max_num_queries):
-    """Task, the scores' stamp and the teams' stamp, whatever the number of teams."""
+    """Task, its phases, the scores' stamp and the teams' stamp, whatever the number of teams."""
     task, alice, _ = two_teams
     submit(task, alice, PERFECT)
     board(client, task)
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(4):
         board(client, task)
 
 

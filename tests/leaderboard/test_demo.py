@@ -2,7 +2,8 @@
 
 The confusion matrices of ``leaderboard/demo_table8.py`` were reconstructed to match every
 printed column; these tests recompute each column with the engine, then load the demo through
-the real upload path and check the leaderboard and the rank correlations.
+the real upload path and check the leaderboard and the rank correlations of its evaluation
+phase (the demo's current phase; its development phase is a smaller set of its own).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from django.core.management import call_command
 
 from leaderboard import selectors
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES, TABLE8, TABLE8_COLUMNS
-from leaderboard.management.commands.load_demo import SLUG
-from leaderboard.models import Submission, Task
+from leaderboard.management.commands.load_demo import DEV_ITEMS, SLUG
+from leaderboard.models import Phase, Submission, Task
+from leaderboard.uploads import stored_gold
 from scoring.engine.suite import score_matrix
 
 # Table 8's columns as (metric key, calibrated?) of the suite; r1..r3 are class recalls.
@@ -58,11 +60,16 @@ def demo(db, django_capture_on_commit_callbacks):
     return Task.objects.get(slug=SLUG)
 
 
+def evaluation(task: Task) -> Phase:
+    return task.phases.get(slug="evaluation")
+
+
 def test_demo_loads_through_the_upload_path_and_scores_everything(demo):
     assert demo.labels == list(LABELS)
-    assert Submission.objects.filter(task=demo).count() == len(MATRICES)
+    assert demo.current_phase() == evaluation(demo)
+    assert Submission.objects.filter(phase=evaluation(demo)).count() == len(MATRICES)
     assert not Submission.objects.filter(task=demo).exclude(status=Submission.Status.SCORED).exists()
-    board = selectors.leaderboard(task=demo)
+    board = selectors.leaderboard(phase=evaluation(demo))
     assert len(board.entries) == len(MATRICES)
     for entry in board.entries:
         team = entry.name.removeprefix("Team ")
@@ -76,11 +83,31 @@ def test_demo_loads_through_the_upload_path_and_scores_everything(demo):
 def test_demo_is_idempotent(demo):
     call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert Task.objects.filter(slug=SLUG).count() == 1
-    assert Submission.objects.filter(task=demo).count() == len(MATRICES)
+    assert demo.phases.count() == 2
+    assert Submission.objects.filter(task=demo).count() == 2 * len(MATRICES)
+
+
+def test_demo_runs_in_two_closed_phases_with_every_team_scored_in_each(demo):
+    development, final = demo.ordered_phases()
+    assert (development.slug, final.slug) == ("development", "evaluation")
+    assert development.visibility == Phase.Visibility.PUBLIC
+    assert final.visibility == Phase.Visibility.AFTER_CLOSE
+    assert development.is_closed() and final.is_closed() and final.results_public() and demo.is_over()
+    assert demo.open_phase() is None
+    assert len(stored_gold(development).ids) == DEV_ITEMS == 1500
+    assert len(stored_gold(final).ids) == sum(GOLD_COUNTS)
+    for phase in (development, final):
+        board = selectors.leaderboard(phase=phase)
+        assert len(board.scored) == len(MATRICES) and not board.unscored, phase.slug
+        assert phase.submissions.count() == len(MATRICES)
+    every_team = set(demo.teams.values_list("pk", flat=True))
+    assert len(every_team) == len(MATRICES)
+    for phase in (development, final):
+        assert set(phase.submissions.values_list("team_id", flat=True)) == every_team, phase.slug
 
 
 def test_figure2_calibrated_kappa_ranks_exactly_as_macro_recall(demo):
-    correlations = selectors.rank_correlations(task=demo, column_ids=["kappa_c", "macro_recall", "kappa"])
+    correlations = selectors.rank_correlations(phase=evaluation(demo), column_ids=["kappa_c", "macro_recall", "kappa"])
     assert correlations.matrix["kappa_c"]["macro_recall"].rho == pytest.approx(1.0)
     assert correlations.matrix["kappa_c"]["macro_recall"].n_teams == len(MATRICES)
     assert correlations.matrix["kappa"]["macro_recall"].rho < 1.0
@@ -101,6 +128,6 @@ def test_figure2_recall_of_class_2_disagrees_with_the_others(demo):
         "recall[positive]",
     ]
     ids = ["recall[neutral]", *others, *(key + "_c" for key in others)]
-    correlations = selectors.rank_correlations(task=demo, column_ids=ids)
+    correlations = selectors.rank_correlations(phase=evaluation(demo), column_ids=ids)
     for other in ids[1:]:
         assert correlations.matrix["recall[neutral]"][other].rho <= 0.14, other

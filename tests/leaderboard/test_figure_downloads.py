@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from leaderboard import services
 from leaderboard.management.commands.load_demo import SLUG
-from leaderboard.models import Task
+from leaderboard.models import Phase, Task
 from leaderboard.selectors import pages, paired_columns
 from tests.leaderboard.test_boards import embedded_figure, prediction_file
 from tools.processes import CHROMIUM, CHROMIUM_ARGS
@@ -47,7 +47,13 @@ def figure_task(make_task, make_user, submit):
 
 
 def download_url(task: Task, figure: str) -> str:
+    """The download of the task's current phase's figure."""
     return reverse(f"leaderboard:{FIGURES[figure][0]}", args=[task.slug])
+
+
+def phase_download_url(task: Task, figure: str) -> str:
+    """The same download under the phase's own address, as the page links to it."""
+    return reverse(f"leaderboard:{FIGURES[figure][0]}", args=[task.slug, task.current_phase().slug])
 
 
 def plotted_figure(page: str) -> dict:
@@ -71,7 +77,7 @@ def test_download_holds_the_pages_figure_for_its_column_set(client, figure_task,
     response = client.get(download_url(task, figure), {"set": set_name})
     assert response.status_code == 200
     assert response["Content-Type"] == "text/html; charset=utf-8"
-    assert response["Content-Disposition"] == f'attachment; filename="toy-{figure}-{set_name}.html"'
+    assert response["Content-Disposition"] == f'attachment; filename="toy-evaluation-{figure}-{set_name}.html"'
     page = response.content.decode()
     on_page = embedded_figure(
         client.get(reverse("leaderboard:disagreements", args=[task.slug]), {"set": set_name}).content.decode(),
@@ -81,7 +87,9 @@ def test_download_holds_the_pages_figure_for_its_column_set(client, figure_task,
     columns = paired_columns(task, paper_set=set_name == "paper")
     assert plotted_figure(page)["data"][0]["x"] == [html.escape(column.symbol) for column in columns]
     heading = html.escape(pages.DISAGREEMENT_FIGURES[figure][1])
-    assert f"<title>{heading} · Task toy</title>" in page
+    assert f"<title>{heading} · Task toy · Evaluation</title>" in page
+    by_phase = client.get(phase_download_url(task, figure), {"set": set_name}).content.decode()
+    assert plotted_figure(by_phase) == plotted_figure(page)
 
 
 def test_rank_chart_has_a_line_per_team_and_the_heatmap_a_row_per_column(client, figure_task):
@@ -118,12 +126,12 @@ def test_a_team_name_cannot_break_out_of_the_figure(client, figure_task):
 def test_an_unknown_set_is_the_default_set(client, figure_task):
     task = figure_task()
     response = client.get(download_url(task, "heatmap"), {"set": "nonsense"})
-    assert response["Content-Disposition"] == 'attachment; filename="toy-heatmap-paper.html"'
+    assert response["Content-Disposition"] == 'attachment; filename="toy-evaluation-heatmap-paper.html"'
 
 
 @pytest.mark.parametrize("figure", FIGURES)
 def test_hidden_board_refuses_a_participant_and_serves_the_organiser(client, figure_task, organiser, figure):
-    task = figure_task(visibility=Task.Visibility.AFTER_CLOSE)
+    task = figure_task(visibility=Phase.Visibility.AFTER_CLOSE)
     assert client.get(download_url(task, figure)).status_code == 403
     client.force_login(task.teams.get(name="Perfect").members.get())
     response = client.get(download_url(task, figure))
@@ -142,9 +150,10 @@ def test_only_get_and_head_and_known_tasks(client, figure_task):
 def test_page_links_each_figure_to_its_download_and_names_its_images(client, figure_task):
     task = figure_task()
     page = client.get(reverse("leaderboard:disagreements", args=[task.slug]), {"set": "all"}).content.decode()
-    assert f'href="{download_url(task, "heatmap")}?set=all"' in page
-    assert f'href="{download_url(task, "rank-chart")}?set=all"' in page
-    assert 'data-filename="toy-heatmap-all"' in page and 'data-filename="toy-rank-chart-all"' in page
+    assert f'href="{phase_download_url(task, "heatmap")}?set=all"' in page
+    assert f'href="{phase_download_url(task, "rank-chart")}?set=all"' in page
+    assert 'data-filename="toy-evaluation-heatmap-all"' in page
+    assert 'data-filename="toy-evaluation-rank-chart-all"' in page
     assert 'data-image-downloads="correlation-heatmap"' in page and 'data-image-downloads="rank-lines"' in page
     assert len(re.findall(r'data-download-format="svg"', page)) == 2
 
@@ -172,7 +181,7 @@ def test_page_downloads_each_figure_as_png_and_svg(live_server):
                     with page.expect_download(timeout=30_000) as download_info:
                         buttons.locator(f'[data-download-format="{image_format}"]').click()
                     download = download_info.value
-                    assert download.suggested_filename == f"{SLUG}-{stem}-all.{image_format}"
+                    assert download.suggested_filename == f"{SLUG}-evaluation-{stem}-all.{image_format}"
                     content = Path(download.path()).read_bytes()
                     assert content.startswith(b"\x89PNG" if image_format == "png" else b"<svg")
         finally:

@@ -317,7 +317,7 @@ def test_more_rows_than_allowed(fuzz_task, member, upload, post_file, settings):
     _, messages = post_file(fuzz_task, member, PERFECT)
     assert messages == ["The file was refused: " + message]
     with pytest.raises(ValidationError) as caught:
-        services.gold_replace(task=fuzz_task, gold_name="g.csv", gold_content=GOLD)
+        services.gold_replace(phase=fuzz_task.current_phase(), gold_name="g.csv", gold_content=GOLD)
     assert "line 7" in caught.value.messages[0]
     settings.MAX_FILE_ROWS = 8
     assert isinstance(upload(fuzz_task, member, PERFECT), Submission)
@@ -333,7 +333,7 @@ def test_a_file_over_the_size_limit(fuzz_task, member, upload, post_file, settin
     assert messages == ["The file was refused: " + expected]
     assert stored_counts() == before
     with pytest.raises(ValidationError) as caught:
-        services.gold_replace(task=fuzz_task, gold_name="g.csv", gold_content=GOLD)
+        services.gold_replace(phase=fuzz_task.current_phase(), gold_name="g.csv", gold_content=GOLD)
     assert caught.value.messages == [errors.FILE_TOO_LARGE.format(size=len(GOLD), limit=40)]
 
 

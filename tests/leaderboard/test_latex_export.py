@@ -18,7 +18,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard import selectors, services
-from leaderboard.models import Task
+from leaderboard.models import Phase, Task
 from scoring.engine.latex import column_header, is_share, latex_escape, number_text
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +50,13 @@ def tex_task(make_task, make_user, submit):
 
 
 def tex_url(task: Task, query: str = "") -> str:
+    """The download of the task's current phase's board."""
     return reverse("leaderboard:leaderboard_tex", args=[task.slug]) + query
+
+
+def phase_tex_url(task: Task, query: str = "") -> str:
+    """The same download under the phase's own address, as the board page links to it."""
+    return reverse("leaderboard:leaderboard_tex", args=[task.slug, task.current_phase().slug]) + query
 
 
 def body_rows(content: str) -> list[list[str]]:
@@ -73,11 +79,11 @@ def test_download_is_the_raw_board(client, tex_task):
     response = client.get(tex_url(tex_task))
     assert response.status_code == 200
     assert response["Content-Type"] == "text/x-tex; charset=utf-8"
-    assert response["Content-Disposition"] == 'attachment; filename="toy-leaderboard.tex"'
+    assert response["Content-Disposition"] == 'attachment; filename="toy-evaluation-leaderboard.tex"'
     content = response.content.decode()
     for rule in ("\\toprule", "\\midrule", "\\bottomrule"):
         assert content.count(rule) == 1
-    board = selectors.leaderboard(task=tex_task, calibrated=False)
+    board = selectors.leaderboard(phase=tex_task.current_phase(), calibrated=False)
     assert not any(column.calibrated for column in board.columns)
     assert header_cells(content) == ["Team", *(column_header(column) for column in board.columns)]
     assert f"\\begin{{tabular}}{{l{'r' * len(board.columns)}}}" in content
@@ -87,12 +93,12 @@ def test_download_is_the_raw_board(client, tex_task):
     for row, entry in zip(rows, board.scored, strict=True):
         expected = [expected_cell(c, entry.values[c.id], entry.ranks[c.id] == 1) for c in board.columns]
         assert row[1:] == expected, entry.name
-    assert "Teams of Task toy ranked by" in content
+    assert "Teams of Task toy (Evaluation) ranked by" in content
 
 
 def test_ties_are_all_bold_and_undefined_is_written(client, tex_task):
     content = client.get(tex_url(tex_task, "?sort=recall[c]")).content.decode()
-    board = selectors.leaderboard(task=tex_task, calibrated=False, sort="recall[c]")
+    board = selectors.leaderboard(phase=tex_task.current_phase(), calibrated=False, sort="recall[c]")
     rows = {row[0]: row[1:] for row in body_rows(content)}
     recall_c = [column.id for column in board.columns].index("recall[c]")
     mcc = [column.id for column in board.columns].index("mcc")
@@ -108,7 +114,7 @@ def test_ties_are_all_bold_and_undefined_is_written(client, tex_task):
 
 def test_calibrated_columns_and_the_sort_follow_the_query(client, tex_task):
     content = client.get(tex_url(tex_task, "?calibrated=1&sort=recall[a]_c")).content.decode()
-    board = selectors.leaderboard(task=tex_task, calibrated=True, sort="recall[a]_c")
+    board = selectors.leaderboard(phase=tex_task.current_phase(), calibrated=True, sort="recall[a]_c")
     assert all(column.calibrated for column in board.columns)
     assert header_cells(content)[1:] == [column_header(column) for column in board.columns]
     assert all(cell.endswith("$_c$") for cell in header_cells(content)[1:])
@@ -126,7 +132,7 @@ def test_team_names_are_escaped(client, tex_task):
 def test_hidden_board_is_refused_to_a_participant_and_shown_to_the_organiser(
     client, make_task, make_user, organiser, submit
 ):
-    task = make_task(visibility=Task.Visibility.AFTER_CLOSE)
+    task = make_task(visibility=Phase.Visibility.AFTER_CLOSE)
     member = make_user("member")
     services.team_create(task=task, user=member, name="Team One")
     submit(task, member, prediction_file(PREDICTIONS["Twin A"]))
@@ -164,6 +170,7 @@ def test_empty_board_downloads_an_empty_table(client, make_task):
 def test_the_page_links_to_the_download_with_its_switch_and_sort(client, tex_task, query, expected):
     page = client.get(reverse("leaderboard:leaderboard", args=[tex_task.slug]) + query).content.decode()
     links = [html.unescape(href) for href in re.findall(r'<a class="download" href="([^"]+)"[^>]*>LaTeX</a>', page)]
-    assert links == [tex_url(tex_task, expected)]
+    assert links == [phase_tex_url(tex_task, expected)]
+    assert client.get(links[0]).content == client.get(tex_url(tex_task, expected)).content
     csv_link = page.index(">CSV</a>")
     assert csv_link < page.index(">JSON</a>") < page.index(">LaTeX</a>")

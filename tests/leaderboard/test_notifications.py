@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import selectors, services
-from leaderboard.models import Notification, Submission, Task
+from leaderboard.models import Notification, Phase, Submission
 from leaderboard.services import notifications as notification_service
 from leaderboard.services.notifications import FAILED, RESCORED, SCORED
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
@@ -61,7 +61,9 @@ def test_a_scored_submission_is_noted_for_every_member_and_e_mailed_to_those_wit
     submission = submit(task, alice, MOSTLY_A)
     assert submission.status == Submission.Status.SCORED
 
-    expected = SCORED.format(number=submission.pk, file="run.csv", team="Alpha", task=task.title, phase=task.current_phase().name)
+    expected = SCORED.format(
+        number=submission.pk, file="run.csv", team="Alpha", task=task.title, phase=task.current_phase().name
+    )
     for member in (alice, bob):
         [note] = selectors.notifications_of(user=member)
         assert (note.message, note.link, note.submission_id) == (expected, submission.get_absolute_url(), submission.pk)
@@ -73,9 +75,9 @@ def test_a_scored_submission_is_noted_for_every_member_and_e_mailed_to_those_wit
     assert SITE + submission.get_absolute_url() in email.body
 
 
-@pytest.mark.parametrize("feedback", list(Task.Feedback.values))
+@pytest.mark.parametrize("feedback", list(Phase.Feedback.values))
 def test_no_note_or_e_mail_holds_a_score_whatever_the_feedback_policy(make_task, make_user, submit, feedback):
-    task = make_task(visibility=Task.Visibility.AFTER_CLOSE, feedback=feedback)
+    task = make_task(visibility=Phase.Visibility.AFTER_CLOSE, feedback=feedback)
     alice = make_user("alice", email="alice@example.org")
     services.team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, MOSTLY_A)
@@ -94,7 +96,7 @@ def test_a_failed_submission_is_noted_and_e_mailed_with_the_reason(
     mail.outbox.clear()
     fewer = b"\n".join(GOLD.splitlines()[:-2]) + b"\n"  # the organisers drop ids 7 and 8
     with django_capture_on_commit_callbacks(execute=True):
-        services.gold_replace(task=task, gold_name="fewer.csv", gold_content=fewer)
+        services.gold_replace(phase=task.current_phase(), gold_name="fewer.csv", gold_content=fewer)
     submission.refresh_from_db()
     assert submission.status == Submission.Status.FAILED
 
@@ -120,9 +122,13 @@ def test_a_submission_scored_again_against_a_new_gold_file_says_so(
     alice = members(team)["alice"]
     submission = submit(task, alice, PERFECT)
     with django_capture_on_commit_callbacks(execute=True):
-        services.gold_replace(task=task, gold_name="new.csv", gold_content=GOLD.replace(b"8,a", b"8,b"))
+        services.gold_replace(
+            phase=task.current_phase(), gold_name="new.csv", gold_content=GOLD.replace(b"8,a", b"8,b")
+        )
     newest = selectors.notifications_of(user=alice).first()
-    assert newest.message == RESCORED.format(number=submission.pk, file="run.csv", team="Alpha", task=task.title, phase=task.current_phase().name)
+    assert newest.message == RESCORED.format(
+        number=submission.pk, file="run.csv", team="Alpha", task=task.title, phase=task.current_phase().name
+    )
     assert Notification.objects.filter(user=alice).count() == 2
 
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors, selectors, services
-from leaderboard.models import OrganiserAction, Submission, Task
+from leaderboard.models import OrganiserAction, Phase, Submission, Task
 from leaderboard.selectors.organisers import SUBMISSIONS_PER_PAGE
 from tests.conftest import MOSTLY_A, PERFECT
 
@@ -45,7 +45,7 @@ def test_a_disqualified_submission_leaves_the_board_and_the_board_says_why(clien
         url("organiser_submissions", task), {"submission": cheat.pk, "reason": "used the test labels"}
     )
     assert response.status_code == 302
-    counting = selectors.counting_submissions(task)
+    counting = selectors.counting_submissions(task.current_phase())
     assert counting[alpha.pk].pk == honest.pk  # the team's next submission counts instead
     page = client.get(url("leaderboard", task)).content.decode()
     assert f"submission #{cheat.pk} of <strong>Alpha</strong> disqualified. Reason: used the test labels" in page
@@ -58,7 +58,7 @@ def test_a_disqualified_submission_leaves_the_board_and_the_board_says_why(clien
 def test_a_removed_team_leaves_the_board_with_its_reason(client, contest, organiser):
     task, _, beta, _, _ = contest
     services.team_remove(team=beta, user=organiser, reason="two accounts of one person")
-    names = [entry.name for entry in selectors.leaderboard(task=task).entries]
+    names = [entry.name for entry in selectors.leaderboard(phase=task.current_phase()).entries]
     assert names == ["Alpha"]
     page = client.get(url("leaderboard", task)).content.decode()
     assert "team <strong>=Beta</strong> removed from the board. Reason: two accounts of one person" in page
@@ -91,9 +91,10 @@ def test_every_submission_is_listed_page_by_page_and_filtered(client, make_task,
     user = make_user("busy")
     team = services.team_create(task=task, user=user, name="Busy")
     now = timezone.now()
-    file = Submission.objects.create(task=task, team=team, file=task.gold_file, kind="hard").file
+    phase = task.current_phase()
+    file = Submission.objects.create(task=task, phase=phase, team=team, file=phase.gold_file, kind="hard").file
     Submission.objects.bulk_create(
-        Submission(task=task, team=team, file=file, kind="hard", created_at=now - dt.timedelta(seconds=n))
+        Submission(task=task, phase=phase, team=team, file=file, kind="hard", created_at=now - dt.timedelta(seconds=n))
         for n in range(SUBMISSIONS_PER_PAGE + 10)
     )
     client.force_login(organiser)
@@ -118,13 +119,13 @@ def test_the_participants_export_lists_members_with_addresses_safely(client, con
 
 
 def test_organisers_are_told_what_participants_cannot_see_yet(client, make_task, make_user, organiser):
-    task = make_task(visibility=Task.Visibility.AFTER_CLOSE)
+    task = make_task(visibility=Phase.Visibility.AFTER_CLOSE)
     client.force_login(organiser)
     for name in ("task_detail", "leaderboard", "disagreements"):
         assert "Only organisers see this." in client.get(url(name, task)).content.decode(), name
     client.force_login(make_user("someone"))
     assert "Only organisers see this." not in client.get(url("task_detail", task)).content.decode()
-    Task.objects.filter(pk=task.pk).update(closes_at=timezone.now() - dt.timedelta(seconds=1))
+    Phase.objects.filter(task=task).update(closes_at=timezone.now() - dt.timedelta(seconds=1))
     client.force_login(organiser)
     page = client.get(url("task_detail", task)).content.decode()
     assert "Only organisers see this." not in page and "hidden until" not in page

@@ -21,7 +21,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors, selectors, services
-from leaderboard.models import Baseline, StoredFile, Submission, Task, Team
+from leaderboard.models import Baseline, Phase, StoredFile, Submission, Task, Team
+from leaderboard.services.tasks import TASK_SETTINGS_FIELDS
 from leaderboard.tasks import GOLD_NO_LONGER_MATCHES
 from scoring.engine import io
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
@@ -76,18 +77,29 @@ def form_time(moment: dt.datetime) -> str:
     return moment.strftime(FORM_TIME)
 
 
+def phase_page(name: str, task: Task, *args: object) -> str:
+    """A page of the task's only phase, by the phase's address."""
+    return page(name, task, task.current_phase().slug, *args)
+
+
 def settings_form(task: Task, **changes: object) -> dict[str, object]:
-    """The settings form as the page would post it, with ``changes`` applied."""
+    """The task's settings form as the page would post it, with ``changes`` applied."""
+    data = {name: getattr(task, name) for name in TASK_SETTINGS_FIELDS}
+    return {**data, **changes}
+
+
+def phase_settings_form(phase: Phase, **changes: object) -> dict[str, object]:
+    """A phase's settings form as the page would post it, with ``changes`` applied."""
     data = {
-        "title": task.title,
-        "description": task.description,
-        "primary_metric": task.primary_metric,
-        "opens_at": form_time(task.opens_at),
-        "closes_at": form_time(task.closes_at),
-        "max_per_day": task.max_per_day,
-        "max_total": task.max_total,
-        "counting": task.counting,
-        "visibility": task.visibility,
+        "name": phase.name,
+        "description": phase.description,
+        "opens_at": form_time(phase.opens_at),
+        "closes_at": form_time(phase.closes_at),
+        "max_per_day": phase.max_per_day,
+        "max_total": phase.max_total,
+        "counting": phase.counting,
+        "visibility": phase.visibility,
+        "feedback": phase.feedback,
     }
     return {**data, **changes}
 
@@ -105,8 +117,11 @@ def new_task_form(**changes: object) -> dict[str, object]:
         "closes_at": form_time(now + dt.timedelta(days=30)),
         "max_per_day": 3,
         "max_total": 10,
-        "counting": Task.Counting.BEST,
-        "visibility": Task.Visibility.PUBLIC,
+        "counting": Phase.Counting.BEST,
+        "visibility": Phase.Visibility.PUBLIC,
+        "phase_name": "Evaluation",
+        "phase_slug": "evaluation",
+        "registration": "open",
     }
     return {**data, **changes}
 
@@ -253,10 +268,12 @@ def test_create_a_task_through_the_page(client, make_user):
     assert response["Location"] == task.get_absolute_url()
     assert list(task.organisers.all()) == [host]
     assert task.labels == ["a", "b", "c"]
-    assert (task.primary_metric, task.counting, task.max_per_day) == ("macro_recall", "best", 3)
-    assert bytes(task.gold_file.content) == GOLD
-    assert task.gold_file.name == "gold.csv"
-    assert Baseline.objects.filter(task=task).count() == 3
+    [phase] = task.phases.all()
+    assert (phase.name, phase.slug) == ("Evaluation", "evaluation")
+    assert (task.primary_metric, phase.counting, phase.max_per_day) == ("macro_recall", "best", 3)
+    assert bytes(phase.gold_file.content) == GOLD
+    assert phase.gold_file.name == "gold.csv"
+    assert Baseline.objects.filter(phase=phase).count() == 3
     assert notes(response) == ["The task “Sentiment” is created."]
 
 
@@ -288,25 +305,31 @@ def test_bad_labels_are_an_error_on_the_labels_field(client, make_user):
 
 def test_organiser_edits_the_settings(organiser_client, task):
     closes = timezone.now() + dt.timedelta(days=9)
+    phase = task.current_phase()
+    response = organiser_client.post(page("task_edit", task), settings_form(task, title="Renamed"))
+    assert response.status_code == 302
+    assert response["Location"] == task.get_absolute_url()
     response = organiser_client.post(
-        page("task_edit", task),
-        settings_form(task, title="Renamed", max_per_day=2, counting="chosen", closes_at=form_time(closes)),
+        phase_page("phase_edit", task),
+        phase_settings_form(phase, max_per_day=2, counting="chosen", closes_at=form_time(closes)),
     )
     assert response.status_code == 302
     assert response["Location"] == task.get_absolute_url()
     task.refresh_from_db()
-    assert (task.title, task.max_per_day, task.counting) == ("Renamed", 2, "chosen")
-    assert form_time(task.closes_at) == form_time(closes)
+    phase.refresh_from_db()
+    assert (task.title, phase.max_per_day, phase.counting) == ("Renamed", 2, "chosen")
+    assert form_time(phase.closes_at) == form_time(closes)
 
 
 def test_settings_must_close_after_opening(organiser_client, task):
+    phase = task.current_phase()
     response = organiser_client.post(
-        page("task_edit", task), settings_form(task, title="Renamed", closes_at=form_time(task.opens_at))
+        phase_page("phase_edit", task), phase_settings_form(phase, name="Renamed", closes_at=form_time(phase.opens_at))
     )
     assert response.status_code == 200
-    assert "The task must close after it opens." in response.context["form"].non_field_errors()
-    task.refresh_from_db()
-    assert task.title == "Task toy"
+    assert errors.BAD_DATES in response.context["form"].non_field_errors()
+    phase.refresh_from_db()
+    assert phase.name == "Evaluation"
 
 
 def test_replace_gold_through_the_page_rescores(
@@ -314,33 +337,33 @@ def test_replace_gold_through_the_page_rescores(
 ):
     submission = submit(task, alice, PERFECT)
     new_gold = GOLD.replace(b"2,b", b"2,a")
-    preview = organiser_client.post(page("gold_replace", task), {"gold": csv_file(new_gold, "gold-v2.csv")})
+    preview = organiser_client.post(phase_page("gold_replace", task), {"gold": csv_file(new_gold, "gold-v2.csv")})
     assert preview.status_code == 200
     change = preview.context["change"]
     assert (change.added, change.removed, change.relabelled) == (0, 0, 1)
     assert change.examples_relabelled == (("2", "b", "a"),)
     assert preview.context["would_fail"] == 0
-    task.refresh_from_db()
-    assert task.gold_version == 1 and bytes(task.gold_file.content) == GOLD  # nothing changes before confirming
+    phase = task.current_phase()
+    assert phase.gold_version == 1 and bytes(phase.gold_file.content) == GOLD  # nothing changes before confirming
     with django_capture_on_commit_callbacks(execute=True):
-        response = organiser_client.post(page("gold_replace", task), {"confirm": "1"})
+        response = organiser_client.post(phase_page("gold_replace", task), {"confirm": "1"})
     assert response.status_code == 302
     assert notes(response) == ["The gold file is replaced; 1 submission(s) are being scored again."]
-    task.refresh_from_db()
+    phase.refresh_from_db()
     submission.refresh_from_db()
-    assert (task.gold_version, task.gold_file.name, bytes(task.gold_file.content)) == (2, "gold-v2.csv", new_gold)
+    assert (phase.gold_version, phase.gold_file.name, bytes(phase.gold_file.content)) == (2, "gold-v2.csv", new_gold)
     assert submission.scored_gold_version == 2
     assert submission.metrics["accuracy"] == pytest.approx(7 / 8)
 
 
 def test_a_bad_replacement_gold_is_a_form_error(organiser_client, task):
-    response = organiser_client.post(page("gold_replace", task), {"gold": csv_file(b"id,label\n1,a\n2,b\n")})
+    response = organiser_client.post(phase_page("gold_replace", task), {"gold": csv_file(b"id,label\n1,a\n2,b\n")})
     assert response.status_code == 200
     message = errors.GOLD_LABEL_UNUSED.format(label="c")
     assert response.context["form"].errors["gold"] == [message]
-    task.refresh_from_db()
-    assert task.gold_version == 1
-    assert bytes(task.gold_file.content) == GOLD
+    phase = task.current_phase()
+    assert phase.gold_version == 1
+    assert bytes(phase.gold_file.content) == GOLD
 
 
 # --- teams -------------------------------------------------------------------------------------
@@ -398,7 +421,7 @@ def test_a_good_upload_leads_to_its_scored_page(alice_client, task, make_user, s
     page_response = alice_client.get(response["Location"])
     assert page_response.status_code == 200
     content = page_response.content.decode()
-    assert f"Submission #{submission.pk} is stored and" in content  # the flash message
+    assert f"Submission #{submission.pk} to the Evaluation phase is stored and" in content  # the flash message
     assert 'id="submission-status"' in content and ">scored</span>" in content
     metrics = submission.metrics
     for key in ("macro_f1", "macro_f1_of_averages", "macro_f1_gap"):
@@ -457,11 +480,11 @@ def test_a_bad_upload_is_sent_back_with_the_line_and_nothing_is_stored(
 
 def test_an_upload_after_the_deadline_names_the_deadline(alice_client, task, post_upload):
     closed = timezone.now() - dt.timedelta(minutes=5)
-    Task.objects.filter(pk=task.pk).update(opens_at=closed - dt.timedelta(days=1), closes_at=closed)
+    Phase.objects.filter(task=task).update(opens_at=closed - dt.timedelta(days=1), closes_at=closed)
     response = post_upload(alice_client, task, PERFECT)
     [message] = notes(response)
     assert f"{closed:%Y-%m-%d %H:%M} UTC" in message
-    assert errors.DEADLINE_PASSED.format(closes_at=closed) in message
+    assert errors.DEADLINE_PASSED.format(phase="Evaluation", closes_at=closed) in message
     assert stored_counts() == (1, 0)  # the gold file only
 
 
@@ -480,33 +503,34 @@ def test_submission_status_json(alice_client, task, alice, submit):
 
 
 def test_choosing_a_submission_makes_it_the_one_that_counts(client, make_task, make_user, submit):
-    task = make_task("chosen", counting=Task.Counting.CHOSEN)
+    task = make_task("chosen", counting=Phase.Counting.CHOSEN)
+    phase = task.current_phase()
     carla = make_user("carla")
     services.team_create(task=task, user=carla, name="Carla's team")
     client.force_login(carla)
     first = submit(task, carla, PERFECT)
     second = submit(task, carla, MOSTLY_A)
-    assert selectors.counting_submissions(task)[first.team_id] == second  # the latest, until chosen
+    assert selectors.counting_submissions(phase)[first.team_id] == second  # the latest, until chosen
     content = client.get(first.get_absolute_url()).content.decode()
     assert "Make this the submission that counts" in content
 
     response = client.post(page("submission_choose", task, first.pk))
     assert response["Location"] == first.get_absolute_url()
     assert notes(response) == [f"Submission #{first.pk} now counts for your team."]
-    assert Team.objects.get(pk=first.team_id).chosen_submission == first
-    assert selectors.counting_submissions(task)[first.team_id] == first
+    assert list(Submission.objects.filter(team=first.team_id, chosen=True)) == [first]
+    assert selectors.counting_submissions(phase)[first.team_id] == first
 
 
 def test_the_choose_button_is_only_for_tasks_that_count_the_chosen_one(alice_client, task, alice, submit):
     submission = submit(task, alice, PERFECT)
-    assert task.counting == Task.Counting.LATEST
+    assert task.current_phase().counting == Phase.Counting.LATEST
     assert (
         "Make this the submission that counts" not in alice_client.get(submission.get_absolute_url()).content.decode()
     )
 
 
 def test_gold_download_is_for_organisers_only(client, task, alice, organiser):
-    url = page("gold_download", task)
+    url = phase_page("gold_download", task)
     assert client.get(url)["Location"].startswith(reverse("login"))
     client.force_login(alice)
     assert client.get(url).status_code == 404
@@ -514,7 +538,7 @@ def test_gold_download_is_for_organisers_only(client, task, alice, organiser):
     response = client.get(url)
     assert response.status_code == 200
     assert response.content == GOLD
-    assert response["Content-Disposition"] == 'attachment; filename="toy-gold.csv"'
+    assert response["Content-Disposition"] == 'attachment; filename="toy-evaluation-gold.csv"'
     assert url in client.get(task.get_absolute_url()).content.decode()
 
 
@@ -553,7 +577,7 @@ def test_the_page_of_a_failed_submission(
     submission = submit(task, alice, PERFECT)
     other_ids = label_file("a b c a b c a a", first_id=11)  # same labels, ids the predictions lack
     with django_capture_on_commit_callbacks(execute=True):
-        services.gold_replace(task=task, gold_name="gold2.csv", gold_content=other_ids)
+        services.gold_replace(phase=task.current_phase(), gold_name="gold2.csv", gold_content=other_ids)
     submission.refresh_from_db()
     assert submission.status == Submission.Status.FAILED
     problem = "run.csv, line 2: " + io.UNKNOWN_ID.format(id="1")

@@ -19,7 +19,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors, services
-from leaderboard.models import Submission, Task, Team
+from leaderboard.models import Phase, Submission, Task, Team
+from leaderboard.services.tasks import TASK_SETTINGS_FIELDS
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -55,24 +56,28 @@ class World:
             client.force_login(self.users[role])
         return client
 
+    @property
+    def phase(self) -> Phase:
+        """The task's only phase."""
+        return self.task.current_phase()
+
     def close(self) -> None:
-        """Move the task's dates so that it closed a minute ago (its results become public)."""
+        """Move the phase's dates so that it closed a minute ago (its results become public)."""
         now = timezone.now()
-        Task.objects.filter(pk=self.task.pk).update(
+        Phase.objects.filter(task=self.task).update(
             opens_at=now - dt.timedelta(days=3), closes_at=now - dt.timedelta(minutes=1)
         )
-        self.task.refresh_from_db()
 
     def enter(self, phase: str) -> None:
         assert phase in ("hidden", "public")
         if phase == "public":
             self.close()
-        assert self.task.results_public() == (phase == "public")
+        assert self.phase.results_public() == (phase == "public")
 
 
 @pytest.fixture
 def world(make_task, make_user, organiser, submit) -> World:
-    task = make_task(visibility=Task.Visibility.AFTER_CLOSE, counting=Task.Counting.CHOSEN)
+    task = make_task(visibility=Phase.Visibility.AFTER_CLOSE, counting=Phase.Counting.CHOSEN)
     users = {"anonymous": None, "organiser": organiser}
     submissions = []
     for role, name, content in [("member_a", "A", PERFECT), ("member_b", "B", MOSTLY_A)]:
@@ -87,6 +92,11 @@ def world(make_task, make_user, organiser, submit) -> World:
 
 def page(name: str, task: Task, *args: object) -> str:
     return reverse(f"leaderboard:{name}", args=[task.slug, *args])
+
+
+def phase_page(name: str, task: Task, *args: object) -> str:
+    """A page of the task's only phase, by its phase's address."""
+    return page(name, task, task.current_phase().slug, *args)
 
 
 def assert_outcome(response, expected: object) -> None:
@@ -114,11 +124,13 @@ def test_view_the_leaderboard(world, phase, role, expected):
     world.enter(phase)
     client = world.client(role)
     for name in BOARD_VIEWS:
-        response = client.get(page(name, world.task))
-        assert_outcome(response, expected)
-        if expected == 403:
-            assert "Results are hidden" in response.content.decode()
+        for address in (page(name, world.task), phase_page(name, world.task)):
+            response = client.get(address)
+            assert_outcome(response, expected)
+            if expected == 403:
+                assert "Results are hidden" in response.content.decode()
     assert_outcome(client.get(page("metric_detail", world.task, "kappa_c")), expected)
+    assert_outcome(client.get(phase_page("metric_detail", world.task, "kappa_c")), expected)
 
 
 SUBMISSION_OF_A = by_phase(
@@ -147,7 +159,7 @@ def test_view_team_a_submission_status(world, phase, role, expected):
 
 @pytest.mark.parametrize(("role", "expected"), table(LOGIN, 404, 404, 200, 404, 200))
 def test_download_the_gold_file(world, role, expected):
-    response = world.client(role).get(page("gold_download", world.task))
+    response = world.client(role).get(phase_page("gold_download", world.task))
     assert_outcome(response, expected)
     assert (response.content == GOLD) == (expected == 200)
 
@@ -184,47 +196,58 @@ ORGANISERS_ONLY = table(LOGIN, 403, 403, 302, 403, 302)
 
 @pytest.mark.parametrize(("role", "expected"), ORGANISERS_ONLY)
 def test_change_the_settings(world, role, expected):
-    task = world.task
-    form = {
+    """The task's own settings (task_edit) and its phase's dates, limits and policies (phase_edit)."""
+    task, phase = world.task, world.phase
+    task_form = {
+        **{name: getattr(task, name) for name in TASK_SETTINGS_FIELDS},
         "title": "Taken over",
         "primary_metric": "accuracy",
-        "opens_at": task.opens_at.strftime("%Y-%m-%dT%H:%M"),
-        "closes_at": task.closes_at.strftime("%Y-%m-%dT%H:%M"),
+    }
+    phase_form = {
+        "name": phase.name,
+        "description": "",
+        "opens_at": phase.opens_at.strftime("%Y-%m-%dT%H:%M"),
+        "closes_at": phase.closes_at.strftime("%Y-%m-%dT%H:%M"),
         "max_per_day": 99,
         "max_total": 999,
-        "counting": Task.Counting.LATEST,
-        "visibility": Task.Visibility.PUBLIC,
+        "counting": Phase.Counting.LATEST,
+        "visibility": Phase.Visibility.PUBLIC,
+        "feedback": Phase.Feedback.FULL,
     }
-    assert_outcome(world.client(role).post(page("task_edit", task), form), expected)
+    client = world.client(role)
+    assert_outcome(client.post(page("task_edit", task), task_form), expected)
+    assert_outcome(client.post(phase_page("phase_edit", task), phase_form), expected)
     task.refresh_from_db()
-    changed = (task.title, task.max_per_day, task.visibility) == ("Taken over", 99, "public")
+    phase.refresh_from_db()
+    changed = (task.title, phase.max_per_day, phase.visibility) == ("Taken over", 99, "public")
     assert changed != refused(expected)
     if refused(expected):
-        assert (task.title, task.primary_metric, task.counting) == ("Task toy", "macro_f1", "chosen")
+        assert (task.title, task.primary_metric, phase.counting) == ("Task toy", "macro_f1", "chosen")
 
 
 @pytest.mark.parametrize(("role", "expected"), ORGANISERS_ONLY)
 def test_open_the_settings_page(world, role, expected):
     expected = 200 if expected == 302 else expected
     assert_outcome(world.client(role).get(page("task_edit", world.task)), expected)
+    assert_outcome(world.client(role).get(phase_page("phase_edit", world.task)), expected)
 
 
 @pytest.mark.parametrize(("role", "expected"), ORGANISERS_ONLY)
 def test_replace_the_gold_file(world, role, expected, django_capture_on_commit_callbacks):
     new_gold = GOLD.replace(b"2,b", b"2,a")
     client = world.client(role)
-    preview = client.post(page("gold_replace", world.task), {"gold": SimpleUploadedFile("g.csv", new_gold)})
+    preview = client.post(phase_page("gold_replace", world.task), {"gold": SimpleUploadedFile("g.csv", new_gold)})
     assert_outcome(preview, 200 if expected == 302 else expected)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(page("gold_replace", world.task), {"confirm": "1"})
+        response = client.post(phase_page("gold_replace", world.task), {"confirm": "1"})
     assert_outcome(response, expected)
-    world.task.refresh_from_db()
+    phase = world.phase
     world.submission_a.refresh_from_db()
     if refused(expected):
-        assert (world.task.gold_version, bytes(world.task.gold_file.content)) == (1, GOLD)
+        assert (phase.gold_version, bytes(phase.gold_file.content)) == (1, GOLD)
         assert world.submission_a.metrics["accuracy"] == 1.0
     else:
-        assert (world.task.gold_version, bytes(world.task.gold_file.content)) == (2, new_gold)
+        assert (phase.gold_version, bytes(phase.gold_file.content)) == (2, new_gold)
         assert world.submission_a.metrics["accuracy"] == pytest.approx(7 / 8)
 
 
@@ -255,10 +278,13 @@ def test_choose_team_a_submission(world, phase, role, expected):
     team_a = world.submission_a.team
     response = world.client(role).post(page("submission_choose", world.task, world.submission_a.pk))
     assert_outcome(response, expected)
-    team_a.refresh_from_db()
-    chosen = expected == 302 and not world.task.is_closed()
-    assert team_a.chosen_submission == (world.submission_a if chosen else None)
-    assert Team.objects.get(name="B").chosen_submission is None
+    chosen = expected == 302 and not world.phase.is_closed()
+    assert chosen_of(team_a) == (world.submission_a if chosen else None)
+    assert chosen_of(Team.objects.get(name="B")) is None
+
+
+def chosen_of(team: Team) -> Submission | None:
+    return Submission.objects.filter(team=team, chosen=True).first()
 
 
 # --- CSRF, log-in rate limit, admin ------------------------------------------------------------

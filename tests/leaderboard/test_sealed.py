@@ -13,11 +13,12 @@ import re
 import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors, selectors, services
-from leaderboard.models import Submission, Task, Team
+from leaderboard.models import Phase, Submission, Task, Team
 from leaderboard.tasks import GOLD_NO_LONGER_MATCHES
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
@@ -25,32 +26,34 @@ pytestmark = pytest.mark.django_db
 
 
 def close(task: Task) -> None:
-    Task.objects.filter(pk=task.pk).update(closes_at=timezone.now() - dt.timedelta(seconds=1))
-    task.refresh_from_db()
+    """Close the task's only phase a second ago."""
+    Phase.objects.filter(task=task).update(closes_at=timezone.now() - dt.timedelta(seconds=1))
 
 
 # --- nothing changes after the close --------------------------------------------------------------
 
 
 def test_choosing_after_the_close_is_refused_and_the_final_board_stays(client, make_task, make_user, submit):
-    task = make_task(counting=Task.Counting.CHOSEN)
+    task = make_task(counting=Phase.Counting.CHOSEN)
     alice = make_user("alice")
     services.team_create(task=task, user=alice, name="Alpha")
     good = submit(task, alice, PERFECT)
     worse = submit(task, alice, MOSTLY_A)  # the latest counts while nothing is chosen
     close(task)
-    before = selectors.leaderboard(task=task).entries[0].submission.pk
+    phase = task.current_phase()
+    before = selectors.leaderboard(phase=phase).entries[0].submission.pk
     assert before == worse.pk
 
     client.force_login(alice)
     response = client.post(reverse("leaderboard:submission_choose", args=[task.slug, good.pk]), follow=True)
     shown = [str(message) for message in response.context["messages"]]
-    assert shown == [errors.TASK_CLOSED.format(closes_at=task.closes_at)]
-    assert Team.objects.get(name="Alpha").chosen_submission is None
-    assert selectors.leaderboard(task=task).entries[0].submission.pk == before
+    assert shown == [errors.PHASE_CLOSED.format(phase=phase.name, closes_at=phase.closes_at)]
+    assert not Submission.objects.filter(team__name="Alpha", chosen=True).exists()
+    assert selectors.leaderboard(phase=phase).entries[0].submission.pk == before
+    good.refresh_from_db()
     with pytest.raises(ValidationError) as caught:
         services.submission_choose(submission=good, user=alice)
-    assert errors.problem_codes(caught.value) == {errors.TASK_CLOSED.code}
+    assert errors.problem_codes(caught.value) == {errors.PHASE_CLOSED.code}
 
 
 def test_teams_cannot_be_formed_or_joined_after_the_close(make_task, make_user):
@@ -104,6 +107,16 @@ def every_number(text: str) -> list[str]:
     return re.findall(r"\d+\.\d+", text)
 
 
+FORMAT_SECTION = re.compile(r'<section aria-labelledby="format-heading">.*?</section>', re.S)
+
+
+def format_section(page: str) -> str:
+    """The task page's file-format section: sample lines (with their uniform probabilities) and
+    the rules, the same for everyone."""
+    match = FORMAT_SECTION.search(page)
+    return match.group(0) if match else ""
+
+
 def probe(client, task: Task, user, submit) -> tuple[str, str, str]:
     services.team_create(task=task, user=user, name="Probers")
     submission = submit(task, user, probe_file())
@@ -123,29 +136,33 @@ def test_the_probe_reads_every_label_where_matrices_are_shown(client, make_task,
     assert recovered is not None and ((1 - recovered) == gold).all()  # bit set = gold a = code 0
 
 
-@pytest.mark.parametrize("feedback", [None, Task.Feedback.PRIMARY, Task.Feedback.FULL])
+@pytest.mark.parametrize("feedback", [None, Phase.Feedback.PRIMARY, Phase.Feedback.FULL])
 def test_probing_a_hidden_board_recovers_nothing(client, make_task, make_user, submit, feedback):
     """Hidden results: by default a team learns only that its file was scored; with the primary
     score only, one number rounded to two decimals; even with full feedback no matrix or
     per-class table. None of it holds the labels."""
-    options = {"visibility": Task.Visibility.AFTER_CLOSE}
+    options = {"visibility": Phase.Visibility.AFTER_CLOSE}
     if feedback:
         options["feedback"] = feedback
     task, _ = probe_task(make_task, **options)
-    assert task.feedback == (feedback or Task.Feedback.VALIDATED)
+    phase = task.current_phase()
+    assert phase.feedback == (feedback or Phase.Feedback.VALIDATED)
     page, task_page, status = probe(client, task, make_user("prober"), submit)
     assert decode(page) is None
     assert "Per class" not in page and "Support" not in page
     assert json.loads(status).keys() == {"id", "status", "failure"}
-    if task.feedback == Task.Feedback.VALIDATED:
+    # the format section's numbers are the sample file's, the same as a visitor's: nothing of a score
+    assert format_section(task_page) == format_section(Client().get(task.get_absolute_url()).content.decode())
+    task_page = FORMAT_SECTION.sub("", task_page)
+    if phase.feedback == Phase.Feedback.VALIDATED:
         assert every_number(page) == [] and every_number(task_page) == []
         assert "has been scored" in page
-    elif task.feedback == Task.Feedback.PRIMARY:
+    elif phase.feedback == Phase.Feedback.PRIMARY:
         assert all(len(number.split(".")[1]) <= 2 for number in every_number(page + task_page))
 
 
 def test_organisers_see_everything_of_a_hidden_board(client, make_task, make_user, organiser, submit):
-    task, gold = probe_task(make_task, visibility=Task.Visibility.AFTER_CLOSE)
+    task, gold = probe_task(make_task, visibility=Phase.Visibility.AFTER_CLOSE)
     services.team_create(task=task, user=make_user("prober"), name="Probers")
     submission = submit(task, task.teams.get().members.get(), probe_file())
     client.force_login(organiser)
@@ -165,15 +182,16 @@ def test_a_gold_file_with_ids_missing_is_previewed_and_fails_submissions_as_the_
     submission = submit(task, alice, PERFECT)
     fewer = b"\n".join(GOLD.splitlines()[:-2]) + b"\n"  # ids 7 and 8 gone
 
-    change = services.gold_preview(task=task, gold_name="fewer.csv", gold_content=fewer)
+    phase = task.current_phase()
+    change = services.gold_preview(phase=phase, gold_name="fewer.csv", gold_content=fewer)
     assert (change.removed, change.added, change.examples_removed) == (2, 0, ("7", "8"))
-    task.refresh_from_db()
-    assert task.gold_version == 1 and task.pending_gold_file is not None  # nothing applied yet
+    phase.refresh_from_db()
+    assert phase.gold_version == 1 and phase.pending_gold_file is not None  # nothing applied yet
 
     with django_capture_on_commit_callbacks(execute=False) as pending:
-        services.gold_confirm(task=task)
+        services.gold_confirm(phase=phase)
     # Until the new scores land, the old ones stay on the board, marked as being re-scored.
-    [entry] = selectors.leaderboard(task=task).scored
+    [entry] = selectors.leaderboard(phase=phase).scored
     assert entry.submission.pk == submission.pk and entry.being_rescored
     for callback in pending:
         callback()
@@ -190,7 +208,7 @@ def test_a_gold_file_with_ids_missing_is_previewed_and_fails_submissions_as_the_
 def test_confirming_without_a_preview_is_refused(make_task):
     task = make_task()
     with pytest.raises(ValidationError) as caught:
-        services.gold_confirm(task=task)
+        services.gold_confirm(phase=task.current_phase())
     assert errors.problem_codes(caught.value) == {errors.GOLD_NOT_PENDING.code}
 
 

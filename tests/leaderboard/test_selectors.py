@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from leaderboard import selectors, services
-from leaderboard.models import Submission, Task, Team
+from leaderboard.models import Phase, Submission, Team
 from scoring.engine import ranking
 from scoring.engine.columns import score_fields
 from tests.conftest import PERFECT
@@ -31,20 +31,20 @@ SUBMISSIONS = [
 ]
 
 
-def reference(task: Task) -> dict[int, int]:
+def reference(phase: Phase) -> dict[int, int]:
     """Each team's counting submission id, as the policies are stated (DESIGN.md)."""
     scored: dict[int, list[Submission]] = {}
-    for submission in task.submissions.scored().order_by("-created_at", "-id"):
+    for submission in phase.submissions.scored().order_by("-created_at", "-id"):
         scored.setdefault(submission.team_id, []).append(submission)
-    chosen = dict(Team.objects.filter(task=task).values_list("pk", "chosen_submission_id"))
+    chosen = dict(phase.submissions.filter(chosen=True).values_list("team_id", "pk"))
     counting = {}
     for team_id, submissions in scored.items():
-        if task.counting == Task.Counting.BEST:
+        if phase.counting == Phase.Counting.BEST:
             best = min(
                 submissions,
                 key=lambda s: (*ranking.sort_key(s.metrics["macro_f1"]), -s.created_at.timestamp()),
             )
-        elif task.counting == Task.Counting.CHOSEN:
+        elif phase.counting == Phase.Counting.CHOSEN:
             best = next((s for s in submissions if s.pk == chosen.get(team_id)), submissions[0])
         else:
             best = submissions[0]
@@ -52,16 +52,18 @@ def reference(task: Task) -> dict[int, int]:
     return counting
 
 
-@pytest.mark.parametrize("counting", list(Task.Counting))
+@pytest.mark.parametrize("counting", list(Phase.Counting))
 def test_counting_submissions_follow_the_policy(make_task, counting):
     task = make_task(f"policy-{counting}", counting=counting)
+    phase = task.current_phase()
     now = timezone.now()
     teams = {name: Team.objects.create(task=task, name=name) for name in dict.fromkeys(n for n, _, _ in SUBMISSIONS)}
     created = [
         Submission.objects.create(
             task=task,
+            phase=phase,
             team=teams[name],
-            file=task.gold_file,
+            file=phase.gold_file,
             kind=Submission.Kind.HARD,
             status=Submission.Status.SCORED,
             created_at=now - dt.timedelta(minutes=minutes),
@@ -71,14 +73,18 @@ def test_counting_submissions_follow_the_policy(make_task, counting):
         for name, minutes, value in SUBMISSIONS
     ]
     Submission.objects.create(  # newer, but not scored: never counts
-        task=task, team=teams["Negative"], file=task.gold_file, kind=Submission.Kind.HARD, created_at=now
+        task=task,
+        phase=phase,
+        team=teams["Negative"],
+        file=phase.gold_file,
+        kind=Submission.Kind.HARD,
+        created_at=now,
     )
-    Team.objects.filter(pk=teams["Tied values"].pk).update(chosen_submission=created[0])
-    Team.objects.filter(pk=teams["Undefined"].pk).update(chosen_submission=created[5])
+    Submission.objects.filter(pk__in=[created[0].pk, created[5].pk]).update(chosen=True)
 
-    counting_ids = {team_id: s.pk for team_id, s in selectors.counting_submissions(task).items()}
-    assert counting_ids == reference(task)
-    raw_only = selectors.counting_submissions(task, fields=score_fields(selectors.columns_of(task, calibrated=False)))
+    counting_ids = {team_id: s.pk for team_id, s in selectors.counting_submissions(phase).items()}
+    assert counting_ids == reference(phase)
+    raw_only = selectors.counting_submissions(phase, fields=score_fields(selectors.columns_of(task, calibrated=False)))
     assert {team_id: s.pk for team_id, s in raw_only.items()} == counting_ids
     assert all("calibrated" in s.get_deferred_fields() for s in raw_only.values())
 
@@ -88,7 +94,7 @@ def test_a_board_loads_only_the_json_it_shows(make_task, make_user, submit):
     user = make_user("alice")
     services.team_create(task=task, user=user, name="Alice")
     submit(task, user, PERFECT)
-    board = selectors.leaderboard(task=task, calibrated=True)
+    board = selectors.leaderboard(phase=task.current_phase(), calibrated=True)
     deferred = board.entries[0].submission.get_deferred_fields()
     assert {"metrics", "per_class", "confusion_matrix"} <= deferred
     assert not {"calibrated", "calibrated_per_class"} & deferred

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from leaderboard import errors, services, uploads
-from leaderboard.models import Baseline, StoredFile, Submission, Task
+from leaderboard.models import Baseline, Phase, StoredFile, Submission, Task
 from leaderboard.selectors import participation
 from leaderboard.tasks import score_stored_submission
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
@@ -22,13 +22,14 @@ codes = errors.problem_codes
 
 def test_task_create_stores_gold_and_baselines(task):
     assert task.labels == ["a", "b", "c"]
-    assert bytes(task.gold_file.content) == GOLD
-    kinds = set(Baseline.objects.filter(task=task).values_list("kind", flat=True))
+    [phase] = task.phases.all()
+    assert bytes(phase.gold_file.content) == GOLD
+    kinds = set(Baseline.objects.filter(phase=phase).values_list("kind", flat=True))
     assert kinds == {"majority", "uniform", "prevalence"}
-    majority = Baseline.objects.get(task=task, kind="majority")
+    majority = Baseline.objects.get(phase=phase, kind="majority")
     assert majority.metrics["accuracy"] == pytest.approx(4 / 8)
     assert majority.metrics["macro_recall"] == pytest.approx(1 / 3)
-    uniform = Baseline.objects.get(task=task, kind="uniform")
+    uniform = Baseline.objects.get(phase=phase, kind="uniform")
     assert uniform.metrics["macro_recall"] == pytest.approx(1 / 3)
     assert uniform.metrics["kappa"] == pytest.approx(0.0, abs=1e-12)
 
@@ -86,7 +87,8 @@ def test_upload_is_scored_on_commit(task, make_user, submit):
     assert submission.metrics["accuracy"] == 1.0
     assert submission.confusion_matrix == [[4, 0, 0], [0, 2, 0], [0, 0, 2]]
     assert submission.score_count == 1
-    assert submission.scored_gold_version == task.gold_version
+    assert submission.phase == task.current_phase()
+    assert submission.scored_gold_version == submission.phase.gold_version
 
 
 def test_soft_upload_builds_a_soft_matrix(task, make_user, submit):
@@ -130,12 +132,11 @@ def test_deadline_and_opening_are_enforced_with_the_date(make_task, make_user):
     closed = make_task("closed", opens_at=now - dt.timedelta(days=2))
     alice = make_user("alice")
     services.team_create(task=closed, user=alice, name="Alpha")
-    Task.objects.filter(pk=closed.pk).update(closes_at=now - dt.timedelta(days=1))
-    closed.refresh_from_db()
+    Phase.objects.filter(task=closed).update(closes_at=now - dt.timedelta(days=1))
     with pytest.raises(ValidationError) as caught:
         services.submission_create(task=closed, user=alice, name="x.csv", content=PERFECT)
     assert codes(caught.value) == {"DEADLINE_PASSED"}
-    assert closed.closes_at.strftime("%Y-%m-%d %H:%M") in caught.value.messages[0]
+    assert closed.current_phase().closes_at.strftime("%Y-%m-%d %H:%M") in caught.value.messages[0]
     future = make_task("future", opens_at=now + dt.timedelta(days=1), closes_at=now + dt.timedelta(days=2))
     services.team_create(task=future, user=alice, name="Alpha")
     with pytest.raises(ValidationError) as caught:
@@ -150,7 +151,7 @@ def test_upload_before_deadline_counts_even_if_scored_after(make_task, make_user
     services.team_create(task=task, user=alice, name="Alpha")
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         submission = services.submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
-    Task.objects.filter(pk=task.pk).update(closes_at=now - dt.timedelta(seconds=1))
+    Phase.objects.filter(task=task).update(closes_at=now - dt.timedelta(seconds=1))
     for callback in callbacks:
         callback()
     submission.refresh_from_db()
@@ -178,10 +179,9 @@ def test_gold_replacement_rescores_everything(task, make_user, submit, django_ca
     assert first.metrics["accuracy"] == 1.0
     new_gold = GOLD.replace(b"2,b", b"2,a").replace(b"5,b\n", b"5,b\n")
     with django_capture_on_commit_callbacks(execute=True):
-        count = services.gold_replace(task=task, gold_name="gold2.csv", gold_content=new_gold)
+        count = services.gold_replace(phase=task.current_phase(), gold_name="gold2.csv", gold_content=new_gold)
     assert count == 2
-    task.refresh_from_db()
-    assert task.gold_version == 2
+    assert task.current_phase().gold_version == 2
     for submission in (first, second):
         submission.refresh_from_db()
         assert submission.status == Submission.Status.SCORED
@@ -196,11 +196,11 @@ def test_bad_gold_replacement_keeps_everything(task, make_user, submit):
     services.team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, PERFECT)
     with pytest.raises(ValidationError):
-        services.gold_replace(task=task, gold_name="bad.csv", gold_content=b"id,label\n1,a\n")
-    task.refresh_from_db()
+        services.gold_replace(phase=task.current_phase(), gold_name="bad.csv", gold_content=b"id,label\n1,a\n")
+    phase = task.current_phase()
     submission.refresh_from_db()
-    assert task.gold_version == 1
-    assert bytes(task.gold_file.content) == GOLD
+    assert phase.gold_version == 1
+    assert bytes(phase.gold_file.content) == GOLD
     assert submission.status == Submission.Status.SCORED and submission.score_count == 1
 
 
@@ -218,7 +218,7 @@ def test_scoring_is_idempotent(task, make_user, submit):
 def test_choose_needs_membership_and_a_scored_submission(make_task, make_user, submit):
     from django.core.exceptions import PermissionDenied
 
-    task = make_task(counting=Task.Counting.CHOSEN)
+    task = make_task(counting=Phase.Counting.CHOSEN)
     alice, eve = make_user("alice"), make_user("eve")
     services.team_create(task=task, user=alice, name="Alpha")
     services.team_create(task=task, user=eve, name="Eve")
@@ -226,5 +226,4 @@ def test_choose_needs_membership_and_a_scored_submission(make_task, make_user, s
     with pytest.raises(PermissionDenied):
         services.submission_choose(submission=submission, user=eve)
     services.submission_choose(submission=submission, user=alice)
-    submission.team.refresh_from_db()
-    assert submission.team.chosen_submission == submission
+    assert list(Submission.objects.filter(team=submission.team, chosen=True)) == [submission]

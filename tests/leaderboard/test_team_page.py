@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors, services
-from leaderboard.models import Task, Team
+from leaderboard.models import Phase, Task, Team
 from tests.conftest import MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -93,8 +93,7 @@ def test_an_empty_team_goes_when_its_last_member_leaves(make_task, make_user):
 
 def test_nothing_about_a_team_changes_after_the_close(alpha):
     task, team, alice, bob = alpha
-    Task.objects.filter(pk=task.pk).update(closes_at=timezone.now() - dt.timedelta(seconds=1))
-    team.task.refresh_from_db()
+    Phase.objects.filter(task=task).update(closes_at=timezone.now() - dt.timedelta(seconds=1))
     for action in (
         lambda: services.team_update(team=team, user=alice, changes={"name": "Late"}),
         lambda: services.team_leave(team=team, user=bob),
@@ -120,7 +119,7 @@ def test_the_task_page_marks_the_counting_submission_and_says_the_quota(client, 
 def test_under_best_counting_a_hidden_validated_board_does_not_say_which_upload_scored_best(
     client, make_task, make_user, submit
 ):
-    task = make_task(counting=Task.Counting.BEST, visibility=Task.Visibility.AFTER_CLOSE)
+    task = make_task(counting=Phase.Counting.BEST, visibility=Phase.Visibility.AFTER_CLOSE)
     alice = make_user("alice")
     services.team_create(task=task, user=alice, name="Alpha")
     submit(task, alice, PERFECT)

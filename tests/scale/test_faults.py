@@ -137,7 +137,7 @@ def test_worker_killed_mid_scoring_loses_nothing_and_scores_each_once(big_task, 
     wait_until(lambda: finished.count >= 5, timeout_s=SCORING_TIMEOUT_S, what="five scoring jobs to finish")
     wait_until(lambda: all_scored(task, gold_version=1), timeout_s=SCORING_TIMEOUT_S, what="every upload scored")
 
-    gold_bytes = bytes(task.gold_file.content)
+    gold_bytes = bytes(task.current_phase().gold_file.content)
     for submission in task.submissions.select_related("file"):
         assert submission.score_count == 1, f"submission {submission.pk} was scored {submission.score_count} times"
         assert submission.failure == ""
@@ -176,7 +176,9 @@ def test_upload_while_redis_is_down_is_stored_and_scored_once_redis_is_back(
     wait_until(lambda: all_scored(task, gold_version=1), timeout_s=SCORING_TIMEOUT_S, what="the upload to be scored")
     submission.refresh_from_db()
     assert submission.score_count == 1
-    assert_scores_equal(submission, expected_fields(gold=bytes(task.gold_file.content), submission=submission))
+    assert_scores_equal(
+        submission, expected_fields(gold=bytes(task.current_phase().gold_file.content), submission=submission)
+    )
 
 
 RACERS = 12
@@ -197,7 +199,7 @@ def test_uploads_racing_for_the_daily_limit_cannot_all_pass(make_task, make_user
 
     def upload(member) -> str:
         try:
-            own_task = Task.objects.select_related("gold_file").get(pk=task.pk)
+            own_task = Task.objects.prefetch_related("phases__gold_file").get(pk=task.pk)
             start.wait(timeout=30)
             services.submission_create(task=own_task, user=member, name="run.csv", content=PERFECT)
             return "stored"
@@ -235,14 +237,15 @@ def test_gold_replaced_while_scoring_ends_with_every_submission_scored_against_t
         interval_s=0.005,
     )
     before = statuses(task)
-    assert services.gold_replace(task=task, gold_name="gold-v2.csv", gold_content=new_gold_bytes) == 6
+    phase = task.current_phase()
+    assert services.gold_replace(phase=phase, gold_name="gold-v2.csv", gold_content=new_gold_bytes) == 6
     # The premise: scoring against the old gold was still going on when it was replaced.
     assert list(before.values()).count(Submission.Status.SCORED) < 6, before
 
     wait_until(lambda: all_scored(task, gold_version=2), timeout_s=SCORING_TIMEOUT_S, what="re-scoring on gold v2")
-    task.refresh_from_db()
-    assert task.gold_version == 2
-    assert bytes(task.gold_file.content) == new_gold_bytes
+    phase.refresh_from_db()
+    assert phase.gold_version == 2
+    assert bytes(phase.gold_file.content) == new_gold_bytes
     for submission in task.submissions.select_related("file"):
         assert_scores_equal(submission, expected_fields(gold=new_gold_bytes, submission=submission))
         # once per gold version at most: some were scored on v1 before the swap, none twice on v2

@@ -28,6 +28,7 @@ from django.utils import timezone
 from leaderboard import services
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES
 from leaderboard.models import Phase, Task
+from scoring.engine.items import codes_with_matrix
 
 SLUG = "semeval-2017-task-4a"
 DEMO_PASSWORD = "demo-password"
@@ -56,14 +57,7 @@ def dev_counts() -> list[int]:
 
 def predictions_for(matrix: tuple[tuple[int, ...], ...], gold: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Predicted codes such that the confusion matrix (rows predicted, columns gold) is ``matrix``."""
-    predicted = np.empty_like(gold)
-    for j in range(len(LABELS)):
-        items = np.flatnonzero(gold == j)
-        column = np.repeat(np.arange(len(LABELS)), [row[j] for row in matrix])
-        if len(column) != len(items):
-            raise ValueError(f"column {j} of a demo matrix sums to {len(column)}, not {len(items)}")
-        predicted[items] = rng.permutation(column)
-    return predicted
+    return codes_with_matrix(matrix, gold, rng)
 
 
 def predictions_like(matrix: tuple[tuple[int, ...], ...], gold: np.ndarray, rng: np.random.Generator) -> np.ndarray:

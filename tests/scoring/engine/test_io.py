@@ -14,11 +14,13 @@ truly ambiguous header is refused by name; probability rows come back divided by
 from __future__ import annotations
 
 import codecs
+import random
 from io import BytesIO
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.csv as pa_csv
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -209,12 +211,14 @@ WIDE = 1_000_000
 
 
 def unparsed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make any call of pandas' reader fail the test: what is refused now was never parsed."""
+    """Make any call of either reader, pandas' or Arrow's, fail the test: what is refused now was
+    never parsed."""
 
     def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("pandas was asked to parse the file")
+        raise AssertionError("a reader was asked to parse the file")
 
     monkeypatch.setattr(pd, "read_csv", refuse)
+    monkeypatch.setattr(pa_csv, "read_csv", refuse)
 
 
 WIDE_HEADERS = {
@@ -444,3 +448,136 @@ def test_a_repeated_id_ending_in_nul_is_named(item: str) -> None:
     for error in (error_of(io.read_labels, data), error_of(io.read_predictions, data, gold=gold())):
         assert error.template is io.DUPLICATE_ID
         assert (error.line, error.params) == (4, {"id": item, "first_line": 2})
+
+
+# --- labels read from the file come in natural order -------------------------------------------
+
+
+def test_labels_read_from_the_file_are_in_natural_order() -> None:
+    data = b"id,label\n1,class10\n2,class2\n3,class1\n4,class2\n5,Class3\n"
+    parsed = io.read_labels(data)
+    assert parsed.labels == ("Class3", "class1", "class2", "class10")
+    assert parsed.codes.tolist() == [3, 2, 1, 2, 0]
+
+
+NATURAL_ORDERS = {
+    "numbers inside": (["c10", "c9", "c1", "c100"], ["c1", "c9", "c10", "c100"]),
+    "numbers alone": (["10", "9", "0"], ["0", "9", "10"]),
+    "several runs": (["a2b10", "a2b9", "a10b1"], ["a2b9", "a2b10", "a10b1"]),
+    "leading zeros tie, then text": (["c1", "c01", "c001"], ["c001", "c01", "c1"]),
+    "a prefix first": (["ab", "a", "a1"], ["a", "a1", "ab"]),
+    "no digits: as text": (["positive", "negative", "neutral"], ["negative", "neutral", "positive"]),
+}
+
+
+@pytest.mark.parametrize(("labels", "expected"), NATURAL_ORDERS.values(), ids=NATURAL_ORDERS)
+def test_natural_order(labels: list[str], expected: list[str]) -> None:
+    assert sorted(labels, key=io.natural_key) == expected
+
+
+@PROPERTY
+@given(labels=st.lists(st.text(alphabet="ab01 9\u0660", max_size=6), unique=True))
+def test_natural_order_is_a_total_order(labels: list[str]) -> None:
+    """Any labels sort (text and numbers never meet in one comparison), and the order does not
+    depend on the order they came in."""
+    assert sorted(labels, key=io.natural_key) == sorted(reversed(labels), key=io.natural_key)
+
+
+# --- Arrow and pandas read a file without quotes alike --------------------------------------------
+
+FIELD_TEXT = st.text(alphabet=["a", "1", "0", " ", ".", "\x00", "é", "-"], max_size=4)
+
+
+@PROPERTY
+@given(
+    rows=st.lists(st.tuples(FIELD_TEXT, FIELD_TEXT, FIELD_TEXT), min_size=1, max_size=8),
+    separator=st.sampled_from([",", "\t"]),
+    line_end=st.sampled_from(["\n", "\r\n", "\r"]),
+)
+def test_arrow_reads_a_file_without_quotes_as_pandas_does(
+    rows: list[tuple[str, str, str]], separator: str, line_end: str
+) -> None:
+    """Both readers, on the same text: the same fields, or Arrow steps aside (``None``)."""
+    text = line_end.join([separator.join(["id", "a", "b"]), *(separator.join(row) for row in rows)]) + line_end
+    header, source = io._read_header(text.encode(), name="run.csv", widths=(3,), described="3")
+    from_arrow = io._read_plain(header, source, kinds={}, max_rows=None)
+    from_pandas = io._read_with_pandas(header, source, name="run.csv", max_rows=None)
+    assert from_arrow is not None
+    assert [column.to_pylist() for column in from_arrow] == [column.tolist() for column in from_pandas]
+
+
+NUMBER_TEXT = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.text(alphabet=["0", "1", "5", ".", "e", "E", "-", "+", " ", "n", "a", "i", "f", "x"], min_size=1, max_size=8),
+)
+
+
+@PROPERTY
+@given(values=st.lists(NUMBER_TEXT, min_size=1, max_size=8))
+def test_arrow_reads_numbers_as_pandas_converts_them(values: list[str]) -> None:
+    """A probability column read by Arrow holds what ``pandas.to_numeric`` makes of the same
+    text, or Arrow steps aside and pandas reads the file (``None``)."""
+    assume(all("," not in value for value in values))
+    text = "id,a\n" + "".join(f"{row},{value}\n" for row, value in enumerate(values))
+    header, source = io._read_header(text.encode(), name="run.csv", widths=(2,), described="2")
+    from_arrow = io._read_plain(header, source, kinds={1: io.NUMBERS}, max_rows=None)
+    expected = pd.to_numeric(np.array(values, dtype=object), errors="coerce").astype(np.float64)
+    if from_arrow is not None:
+        np.testing.assert_array_equal(from_arrow[1].to_numpy(), expected)
+    else:
+        assert np.isnan(expected).any()
+
+
+def test_a_file_with_quotes_or_too_many_lines_is_read_by_pandas() -> None:
+    quoted = io._read_header(b'id,label\n1,"a"\n', name="run.csv", widths=(2,), described="2")
+    assert io._read_plain(*quoted, kinds={}, max_rows=None) is None
+    plain = io._read_header(b"id,label\n1,a\n2,b\n", name="run.csv", widths=(2,), described="2")
+    assert io._read_plain(*plain, kinds={}, max_rows=1) is None
+    assert io._read_plain(*plain, kinds={}, max_rows=2) is not None
+
+
+def test_a_probability_out_of_range_is_quoted_as_written() -> None:
+    """Arrow parsed the number; the message quotes the field's text from its line."""
+    error = error_of(io.read_predictions, b"id,a,b\n1,0.5,0.5\n2,1.50,-0.5\n3,1,0\n", gold=gold())
+    assert error.template is io.NOT_A_PROBABILITY
+    assert (error.line, error.params["value"]) == (3, "1.50")
+
+
+# --- many ids in another order ----------------------------------------------------------------------
+
+
+def many_ids(count: int, seed: int) -> list[str]:
+    """Ids of every length from 0 to 20 bytes, a few with NULs or non-ASCII letters, never empty."""
+    rng = random.Random(seed)  # numpy's strings would drop a trailing NUL
+    ids = {"".join(rng.choices("0123456789abcdef\x00é", k=rng.randint(1, 20))) for _ in range(count)}
+    return sorted(ids)
+
+
+def label_file(ids: list[str], labels: list[str]) -> bytes:
+    return ("id,label\n" + "".join(f"{item},{label}\n" for item, label in zip(ids, labels, strict=True))).encode()
+
+
+def test_many_shuffled_ids_are_aligned_to_the_gold_order() -> None:
+    ids = many_ids(5_000, seed=1)
+    rng = np.random.default_rng(2)
+    gold_labels = rng.choice(["a", "b", "c"], size=len(ids)).tolist()
+    predicted = rng.choice(["a", "b", "c"], size=len(ids)).tolist()
+    gold_file = io.read_labels(label_file(ids, gold_labels))
+    order = rng.permutation(len(ids))
+    shuffled = label_file([ids[k] for k in order], [predicted[k] for k in order])
+    codes = io.read_predictions(shuffled, gold=gold_file).codes
+    assert codes.tolist() == [("a", "b", "c").index(label) for label in predicted]
+    assert gold_file.ids.tolist() == ids
+
+
+def test_a_repeat_among_many_ids_is_found_on_its_line() -> None:
+    ids = many_ids(3_000, seed=3)
+    repeated = [*ids[:2_000], ids[1_234], *ids[2_000:]]
+    error = error_of(io.read_labels, label_file(repeated, ["a"] * len(repeated)))
+    assert error.template is io.DUPLICATE_ID
+    assert (error.line, error.params) == (2_002, {"id": ids[1_234], "first_line": 1_236})
+    gold_file = io.read_labels(label_file(ids, ["a"] * len(ids)))
+    shuffled = [*reversed(ids[:2_500]), ids[7], *ids[2_501:]]
+    error = error_of(io.read_predictions, label_file(shuffled, ["a"] * len(shuffled)), gold=gold_file)
+    assert error.template is io.DUPLICATE_ID
+    assert (error.line, error.params) == (2_502, {"id": ids[7], "first_line": 2_494})

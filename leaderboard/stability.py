@@ -1,0 +1,416 @@
+"""How sure is a rank: a phase's paired-bootstrap intervals, computed in the background.
+
+For every team and every ranking column (raw and calibrated): the 95 % percentile interval of
+the score and the [best, worst] rank; per pair of heatmap columns, the interval of Spearman's
+rho; the teams tied with the leader and the groups that cannot be told apart. The engine does
+the work (:func:`scoring.engine.bootstrap.bootstrap`, its rules in that module's docstring);
+here is when it runs, on what, and where the result is kept.
+
+**On what.** Each team's counting submission (as the board counts it), through the per-item
+predictions stored with its scores (:attr:`Submission.items`), against the phase's gold codes:
+``settings.BOOTSTRAP_REPLICATES`` replicates (1,000) from ``settings.BOOTSTRAP_SEED``, both
+stored with the result, so ``python -m scoring gold.csv <the counting files> --bootstrap 1000
+--seed 1`` gives the same intervals. A submission scored before items were kept has its stored
+file read once more here (not re-scored: its scores stay as they are) and its items kept. A
+submission is left out, with the reason shown beside its team, when it is being re-scored
+against a new gold file (its items belong to the old one), when its file cannot be read
+against the gold any more, or when its items do not give its stored confusion matrix exactly.
+
+**When.** Only when a board is looked at (a page or the API, by someone who may see it) and no
+result exists for the current scores: :func:`intervals_of` asks for one, at most one job per
+phase at a time (``requested_at``; a job lost for :data:`LOST_AFTER` is asked for again).
+Uploads never wait for it. With RQ the job runs on a worker; with the immediate backend (the
+embedded default, which would run it inside the request that asked) it runs in a thread of the
+web process instead (``settings.BOOTSTRAP_IN_THREAD``), and the page says the intervals are
+being computed until it has finished.
+
+**Where.** One :class:`PhaseStability` row per phase, stamped with the digest of the scores it
+was computed from (:func:`leaderboard.caching.scores_digest`). When the scores change, the
+pages say that the intervals are being recomputed and show the previous ones marked as stale,
+never as current.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connections, transaction
+from django.utils import timezone
+from django_tasks import task
+
+from leaderboard import caching
+from leaderboard.models import Phase, PhaseStability, Submission, Team
+from leaderboard.selectors.boards import counting_submissions
+from leaderboard.uploads import stored_gold
+from scoring.engine.board import Board as EngineBoard
+from scoring.engine.bootstrap import bootstrap
+from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.io import InputFileError, LabelFile, read_predictions
+from scoring.engine.items import pack_items, reproduces
+from scoring.engine.scorer import aligned_items
+
+logger = logging.getLogger(__name__)
+
+LOST_AFTER = dt.timedelta(minutes=10)
+"""A computation asked for this long ago and not finished is taken for lost and asked again."""
+RECOMPUTING_CACHE_S = 15
+"""How long a page may reuse the state "being recomputed" without reading the database."""
+
+CURRENT, RECOMPUTING, UNAVAILABLE = "current", "recomputing", "unavailable"
+"""The states of a phase's intervals, as pages and the API name them."""
+
+SKIPPED_RESCORING = "being re-scored against the new gold file"
+SKIPPED_UNREADABLE = "its file no longer reads against the gold file"
+SKIPPED_MISMATCH = "its per-item predictions do not give its stored confusion matrix"
+SKIPPED_NO_ITEMS = "no per-item predictions stored"
+
+
+# --- computing ---------------------------------------------------------------------------------
+
+
+def _items_of(submission: Submission, *, gold: LabelFile) -> tuple[np.ndarray | None, str]:
+    """A counting submission's per-item predictions, or why there are none. Items missing
+    (scored before they were kept) are read from the stored file and kept on the row."""
+    items = submission.item_predictions()
+    if items is None:
+        content = bytes(submission.file.content) if submission.file_id else b""
+        try:
+            items = aligned_items(read_predictions(content, gold=gold, name=submission.file.name))
+        except InputFileError:
+            return None, SKIPPED_UNREADABLE
+        if reproduces(gold.codes, items, submission.confusion_matrix):
+            # Only onto the scores these items were checked against: a re-score since wins.
+            Submission.objects.filter(
+                pk=submission.pk,
+                scored_gold_version=submission.scored_gold_version,
+                score_count=submission.score_count,
+            ).update(items=pack_items(items, len(gold.labels)))
+    if not reproduces(gold.codes, items, submission.confusion_matrix):
+        return None, SKIPPED_MISMATCH
+    return items, ""
+
+
+def stability_result(
+    *, gold: LabelFile, teams: Mapping[int, str], items: Mapping[int, np.ndarray], replicates: int, seed: int
+) -> dict[str, Any]:
+    """The stored result: the bootstrap's part of the CLI's board JSON (teams keyed by their id,
+    as text), the names of the teams, and the items' count."""
+    labels = list(gold.labels)
+    heatmap = paired_columns(labels)
+    team_ids = [str(team) for team in items]
+    result: dict[str, Any] = {
+        "teams": {str(team): name for team, name in teams.items()},
+        "n_items": gold.n_items,
+        "spearman_columns": [column.id for column in heatmap],
+    }
+    if not items:
+        return result
+    stability = bootstrap(
+        gold.codes,
+        list(items.values()),
+        labels=labels,
+        replicates=replicates,
+        seed=seed,
+        columns=ranking_columns(labels, calibrated=None),
+        heatmap=heatmap,
+    )
+    board = EngineBoard(labels=tuple(labels), n_items=gold.n_items, teams=tuple(team_ids), reports={})
+    return {**result, **board.stability_json(stability, ranking_columns(labels, calibrated=False))}
+
+
+def stability_compute(*, phase_id: int) -> str:
+    """Compute and store the intervals of the phase's current scores (idempotent: nothing to
+    do when the stored ones are current); returns what happened, for the logs."""
+    phase = Phase.objects.select_related("task").filter(pk=phase_id).first()
+    if phase is None:
+        return "gone"
+    replicates, seed = settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED
+    # The digest first, the scores after: the result can only be newer than its stamp, and a
+    # newer result under an older stamp is shown as stale, never a stale one as current.
+    digest = caching.scores_digest(phase, caching.scores_stamp(phase))
+    if PhaseStability.objects.filter(phase=phase, stamp=digest, replicates=replicates, seed=seed).exists():
+        _finished(phase)
+        return "current already"
+    fields = ("confusion_matrix", "items", "kind", "file", "score_count")
+    counting = sorted(counting_submissions(phase, fields=fields).items())
+    gold = stored_gold(phase)
+    items: dict[int, np.ndarray] = {}
+    skipped: dict[str, str] = {}
+    for team_id, submission in counting:
+        if submission.scored_gold_version != phase.gold_version:
+            found, reason = None, SKIPPED_RESCORING
+        else:
+            found, reason = _items_of(submission, gold=gold)
+        if found is None:
+            skipped[str(team_id)] = reason
+        else:
+            items[team_id] = found
+    names = dict(Team.objects.filter(pk__in=[team for team, _ in counting]).values_list("pk", "name"))
+    result = stability_result(gold=gold, teams=names, items=items, replicates=replicates, seed=seed)
+    result["skipped"] = skipped
+    with transaction.atomic():
+        row, _ = PhaseStability.objects.select_for_update().get_or_create(phase=phase)
+        row.stamp, row.result, row.replicates, row.seed = digest, result, replicates, seed
+        row.computed_at, row.requested_at = timezone.now(), None
+        row.save()
+    _new_generation(phase.pk)
+    return f"{len(items)} teams, {len(skipped)} left out, {replicates} replicates"
+
+
+def _finished(phase: Phase) -> None:
+    PhaseStability.objects.filter(phase=phase).update(requested_at=None)
+    _new_generation(phase.pk)
+
+
+def _new_generation(phase_id: int) -> None:
+    key = _generation_key(phase_id)
+    cache.add(key, 0, None)
+    try:
+        cache.incr(key)
+    except ValueError:  # evicted in between
+        cache.set(key, 1, None)
+
+
+@task()
+def compute_stability(phase_id: int) -> str:
+    """Compute phase ``phase_id``'s bootstrap intervals for its current scores."""
+    try:
+        return stability_compute(phase_id=phase_id)
+    except Exception:
+        # Let the next look at the board ask again rather than wait for LOST_AFTER.
+        PhaseStability.objects.filter(phase_id=phase_id).update(requested_at=None)
+        raise
+
+
+def _in_thread(phase_id: int) -> None:
+    try:
+        compute_stability.call(phase_id)
+    except Exception:
+        logger.exception("bootstrap intervals of phase %s failed", phase_id)
+    finally:
+        connections.close_all()  # this thread's connections, not the request's
+
+
+def enqueue_stability(phase_id: int) -> None:
+    """Hand the computation to the queue (RQ), or to a thread of this process where the queue
+    is the immediate backend (``settings.BOOTSTRAP_IN_THREAD``). Call it on commit."""
+    if settings.BOOTSTRAP_IN_THREAD:
+        threading.Thread(target=_in_thread, args=(phase_id,), name=f"bootstrap-{phase_id}", daemon=True).start()
+        return
+    try:
+        compute_stability.enqueue(phase_id)
+    except Exception:  # the queue is an optimisation: the next look at the board asks again
+        logger.exception("could not enqueue the intervals of phase %s", phase_id)
+        PhaseStability.objects.filter(phase_id=phase_id).update(requested_at=None)
+
+
+def stability_request(*, phase: Phase) -> None:
+    """Ask for the phase's intervals unless a computation is under way (asked for less than
+    :data:`LOST_AFTER` ago): at most one job per phase at a time, however many people look."""
+    now = timezone.now()
+    PhaseStability.objects.get_or_create(phase=phase)
+    claimed = (
+        PhaseStability.objects.filter(phase=phase).exclude(requested_at__gt=now - LOST_AFTER).update(requested_at=now)
+    )
+    if claimed:
+        transaction.on_commit(lambda: enqueue_stability(phase.pk))
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """A phase's intervals as the pages and the API show them: the state (``current``,
+    ``recomputing`` or ``unavailable``) and the stored result, current or, while the intervals
+    are recomputed, the previous one (``stale``). Plain data, so pages cache it."""
+
+    status: str
+    result: dict[str, Any] | None = None
+    stale: bool = False
+    computed_at: dt.datetime | None = None
+    replicates: int = 0
+    seed: int = 0
+    team_ids: dict[str, int] = field(default_factory=dict)
+    """Team name → id, of the teams in the result."""
+
+    @property
+    def shown(self) -> bool:
+        """Whether there are intervals to show (current, or stale while recomputing)."""
+        return self.result is not None and "intervals" in self.result
+
+    @property
+    def token(self) -> tuple:
+        """What pages built with these intervals depend on, for their cache keys."""
+        return (self.status, self.stale, self.computed_at, self.replicates, self.seed)
+
+    @property
+    def n_items(self) -> int:
+        return (self.result or {}).get("n_items", 0)
+
+    @property
+    def summary(self) -> str:
+        """How the intervals were computed, for a page: "1,000 replicates (seed 1) over 12,284 items"."""
+        return f"{self.replicates:,} replicates (seed {self.seed}) over {self.n_items:,} test items"
+
+    def _team_key(self, team: int | str) -> str:
+        return str(team if isinstance(team, int) else self.team_ids.get(team, ""))
+
+    @staticmethod
+    def _section(column: Column) -> tuple[str, str]:
+        """Where the result keeps a column: its section and its raw id (as the CLI's JSON)."""
+        return ("calibrated", column.counterpart().id) if column.calibrated else ("raw", column.id)
+
+    def interval(self, column: Column, team: int | str) -> dict | None:
+        """``{"score": [lo, hi] | None, "rank": [best, worst] | None}`` of a team (its id or
+        name) under ``column``; ``None`` when the team has none."""
+        if not self.shown:
+            return None
+        section, column_id = self._section(column)
+        return self.result["intervals"][section].get(column_id, {}).get(self._team_key(team))
+
+    def rank(self, column: Column, team: int | str) -> list[int] | None:
+        found = self.interval(column, team)
+        return found and found["rank"]
+
+    def score(self, column: Column, team: int | str) -> list[float] | None:
+        found = self.interval(column, team)
+        return found and found["score"]
+
+    def tied_with_leader(self, column: Column) -> list[str]:
+        """Names of the teams whose rank interval includes 1 under ``column``."""
+        if not self.shown:
+            return []
+        section, column_id = self._section(column)
+        return [self.result["teams"][team] for team in self.result["tied_with_leader"][section].get(column_id, [])]
+
+    def groups(self, column: Column) -> list[list[str]]:
+        """Names of the teams that cannot be told apart under ``column``, group by group."""
+        if not self.shown:
+            return []
+        section, column_id = self._section(column)
+        teams = self.result["teams"]
+        return [
+            [teams[team] for team in group] for group in self.result["indistinguishable"][section].get(column_id, [])
+        ]
+
+    def skipped(self) -> dict[str, str]:
+        """Team name → why it has no intervals."""
+        if self.result is None:
+            return {}
+        teams = self.result["teams"]
+        return {teams[team]: reason for team, reason in self.result.get("skipped", {}).items() if team in teams}
+
+    def rho(self, first: Column, second: Column) -> list[float] | None:
+        """The interval of rho between two heatmap columns."""
+        if not self.shown:
+            return None
+        ids = self.result["spearman_columns"]
+        if first.id not in ids or second.id not in ids:
+            return None
+        return self.result["spearman_intervals"][ids.index(first.id)][ids.index(second.id)]
+
+    def as_api(self) -> dict[str, Any]:
+        """The API's ``intervals`` object: the status, and when current the CLI's layout keyed
+        by team names (``raw``, ``calibrated``), the teams tied with the leader, the groups, the
+        bootstrap's settings and the teams left out."""
+        data: dict[str, Any] = {"status": self.status}
+        if self.status != CURRENT or not self.shown:
+            return data
+        names = self.result["teams"]
+
+        def by_name(section: Mapping[str, Mapping[str, Any]]) -> dict:
+            return {column: {names[t]: cell for t, cell in cells.items()} for column, cells in section.items()}
+
+        result = self.result
+        return {
+            **data,
+            **{section: by_name(result["intervals"][section]) for section in ("raw", "calibrated")},
+            "tied_with_leader": {
+                section: {c: [names[t] for t in teams] for c, teams in result["tied_with_leader"][section].items()}
+                for section in ("raw", "calibrated")
+            },
+            "indistinguishable": {
+                section: {
+                    c: [[names[t] for t in group] for group in groups]
+                    for c, groups in result["indistinguishable"][section].items()
+                }
+                for section in ("raw", "calibrated")
+            },
+            "bootstrap": {**result["bootstrap"], "n_items": result["n_items"]},
+            "skipped": self.skipped(),
+        }
+
+
+def _generation_key(phase_id: int) -> str:
+    return f"leaderboard:stability:generation:{phase_id}"
+
+
+def _cache_key(phase: Phase, digest: str) -> str:
+    """The key of the phase's intervals under ``digest``; a finished job changes the phase's
+    generation, so that no state cached while it ran is read again."""
+    generation = cache.get(_generation_key(phase.pk), 0)
+    replicates, seed = settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED
+    return f"leaderboard:stability:v1:{phase.pk}:{generation}:{digest}:{replicates}:{seed}"
+
+
+def _of_row(row: PhaseStability | None, *, current: bool, status: str) -> Intervals:
+    if row is None or row.result is None:
+        return Intervals(status=status)
+    teams = row.result.get("teams", {})
+    return Intervals(
+        status=status,
+        result=row.result,
+        stale=not current,
+        computed_at=row.computed_at,
+        replicates=row.replicates,
+        seed=row.seed,
+        team_ids={name: int(team) for team, name in teams.items()},
+    )
+
+
+def intervals_of(*, phase: Phase, stamp: str) -> Intervals:
+    """The phase's intervals for the scores of ``stamp``; when they are not current, asks for
+    them (:func:`stability_request`) and returns the previous ones marked as stale. Call it only
+    for someone who may see the board. Cached: a warm page costs no query."""
+    if settings.BOOTSTRAP_REPLICATES < 1:
+        return Intervals(status=UNAVAILABLE)
+    digest = caching.scores_digest(phase, stamp)
+    key = _cache_key(phase, digest)
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    row = PhaseStability.objects.filter(phase=phase).first()
+    current = (
+        row is not None
+        and row.stamp == digest
+        and row.replicates == settings.BOOTSTRAP_REPLICATES
+        and row.seed == settings.BOOTSTRAP_SEED
+    )
+    if current:
+        intervals = _of_row(row, current=True, status=CURRENT if "intervals" in (row.result or {}) else UNAVAILABLE)
+        cache.set(key, intervals, caching.CACHE_TIMEOUT_S)
+        return intervals
+    pending = row is not None and row.requested_at is not None and row.requested_at > timezone.now() - LOST_AFTER
+    if not pending:
+        stability_request(phase=phase)
+        if not settings.BOOTSTRAP_IN_THREAD:
+            # A queue that ran the job on commit (the immediate backend without a thread, as
+            # in tests) may have finished it already: read the row again.
+            row = PhaseStability.objects.filter(phase=phase).first()
+            if row is not None and row.stamp == digest and row.requested_at is None:
+                return intervals_of(phase=phase, stamp=stamp)
+    intervals = _of_row(row, current=False, status=RECOMPUTING)
+    # Briefly, so that a warm page costs no query while the job runs; the job's end makes a new
+    # key at once where the cache is shared (generation), and never is a state cached current
+    # that is not.
+    cache.set(key, intervals, RECOMPUTING_CACHE_S)
+    return intervals

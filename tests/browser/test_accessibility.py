@@ -1,0 +1,130 @@
+"""Every page passes axe-core with no serious or critical violation, as a visitor, a team member
+and an organiser see it; a board sorts from the keyboard.
+
+axe-core comes bundled with axe-playwright-python and runs inside headless Chromium on the
+rendered page (charts drawn, scripts run)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
+from leaderboard.models import Submission
+from tools.processes import CHROMIUM, CHROMIUM_ARGS
+
+if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
+    pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+BLOCKING = {"serious", "critical"}
+EVALUATION = f"/tasks/{SLUG}/phases/evaluation"
+PUBLIC_PAGES = [
+    "/",
+    f"/tasks/{SLUG}/",
+    f"{EVALUATION}/leaderboard/",
+    f"{EVALUATION}/leaderboard/?calibrated=1&sort=kappa_c",
+    f"/tasks/{SLUG}/phases/development/leaderboard/",
+    f"{EVALUATION}/metrics/macro_recall/",
+    f"{EVALUATION}/metrics/recall[neutral]_c/",
+    f"{EVALUATION}/disagreements/",
+    f"{EVALUATION}/what-if/?target=0.5,0.3,0.2&metric=accuracy",
+    "/references/",
+    "/accounts/login/",
+    "/accounts/signup/",
+]
+ORGANISER_PAGES = [
+    f"/tasks/{SLUG}/",
+    f"/tasks/{SLUG}/edit/",
+    f"/tasks/{SLUG}/phases/new/",
+    f"/tasks/{SLUG}/phases/evaluation/edit/",
+    f"/tasks/{SLUG}/phases/evaluation/files/",
+    f"/tasks/{SLUG}/phases/evaluation/gold/",
+    f"/tasks/{SLUG}/submissions/",
+    f"/tasks/{SLUG}/registrations/",
+    f"/tasks/{SLUG}/announcements/",
+    "/tasks/new/",
+    "/accounts/",
+    "/accounts/api-tokens/",
+]
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM) or CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def demo(live_server):
+    call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    return live_server.url
+
+
+def violations(page, base_url: str, paths: list[str]) -> list[str]:
+    """The serious and critical axe-core findings on each page, one line per rule and page."""
+    axe = axe_module.Axe()
+    found = []
+    for path in paths:
+        response = page.goto(base_url + path, wait_until="load")
+        assert response is not None and response.status == 200, path
+        page.wait_for_timeout(300)  # charts are drawn after load
+        for violation in axe.run(page).response["violations"]:
+            if violation["impact"] in BLOCKING:
+                targets = [node["target"] for node in violation["nodes"][:3]]
+                found.append(f"{path}: {violation['id']} ({violation['impact']}) at {targets}")
+    return found
+
+
+def logged_in(chromium, base_url: str, username: str):
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(base_url + "/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", DEMO_PASSWORD)
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    return context, page
+
+
+def test_public_pages_have_no_serious_accessibility_violation(chromium, demo):
+    for width in (1400, 390):
+        context = chromium.new_context(viewport={"width": width, "height": 900})
+        assert violations(context.new_page(), demo, PUBLIC_PAGES) == []
+        context.close()
+
+
+def test_team_and_organiser_pages_have_no_serious_accessibility_violation(chromium, demo):
+    context, page = logged_in(chromium, demo, "team-a")
+    submission = Submission.objects.filter(team__name="Team A", phase__slug="evaluation").get()
+    pages = [f"/tasks/{SLUG}/", f"/tasks/{SLUG}/team/", submission.get_absolute_url(), "/accounts/notifications/"]
+    assert violations(page, demo, pages) == []
+    context.close()
+    context, page = logged_in(chromium, demo, "organiser")
+    assert violations(page, demo, ORGANISER_PAGES) == []
+    context.close()
+
+
+def test_a_board_sorts_from_the_keyboard(chromium, demo):
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(demo + f"{EVALUATION}/leaderboard/")
+    link = page.locator("a.sort-link").nth(1)
+    target = link.get_attribute("href")
+    link.focus()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.url.endswith(target)
+    assert page.locator("th[aria-sort]").count() == 1
+    context.close()

@@ -1,0 +1,282 @@
+"""Ranking stability on the site: per-item predictions stored with the scores, the phase's
+bootstrap intervals computed in the background, and the pages that show them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import numpy as np
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from leaderboard import caching, services, stability
+from leaderboard.models import Phase, PhaseStability, StoredFile, Submission
+from leaderboard.uploads import stored_gold
+from scoring.engine.board import interval_json
+from scoring.engine.bootstrap import bootstrap
+from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.items import items_confusion, pack_items, unpack_items
+from tests.conftest import MOSTLY_A, PERFECT
+from tools import factory
+
+SOFT = (
+    b"id,a,b,c\n1,0.7,0.2,0.1\n2,0.1,0.6,0.3\n3,0.2,0.2,0.6\n4,0.5,0.25,0.25\n"
+    b"5,0.3,0.4,0.3\n6,0.1,0.1,0.8\n7,0.9,0.05,0.05\n8,0.4,0.4,0.2\n"
+)
+SOME_WRONG = b"id,label\n1,a\n2,b\n3,a\n4,a\n5,c\n6,c\n7,b\n8,a\n"
+REPLICATES = 60
+SEED = 7
+
+
+@pytest.fixture(autouse=True)
+def bootstrap_settings(settings):
+    settings.BOOTSTRAP_REPLICATES = REPLICATES
+    settings.BOOTSTRAP_SEED = SEED
+    settings.BOOTSTRAP_IN_THREAD = False
+    return settings
+
+
+@pytest.fixture
+def teams(make_task, make_user, submit):
+    """A public task whose teams uploaded: Alpha perfect, Beta mostly "a", Gamma some wrong,
+    Delta the very file of Alpha."""
+
+    def make(**options):
+        task = make_task(**options)
+        uploads = {"Alpha": PERFECT, "Beta": MOSTLY_A, "Gamma": SOME_WRONG, "Delta": PERFECT}
+        submissions = {}
+        for name, content in uploads.items():
+            user = make_user(f"member-{name.lower()}")
+            services.team_create(task=task, user=user, name=name)
+            submissions[name] = submit(task, user, content)
+        return task, submissions
+
+    return make
+
+
+def board_url(task, name: str = "leaderboard", *args: str) -> str:
+    return reverse(f"leaderboard:{name}", args=[task.slug, *args])
+
+
+def compute(task) -> PhaseStability:
+    stability.stability_compute(phase_id=task.current_phase().pk)
+    return PhaseStability.objects.get(phase=task.current_phase())
+
+
+# --- items ---------------------------------------------------------------------------------------
+
+
+def test_hard_upload_stores_codes_that_give_its_matrix(task, make_user, submit):
+    user = make_user("alice")
+    services.team_create(task=task, user=user, name="Alpha")
+    submission = submit(task, user, SOME_WRONG)
+    items = submission.item_predictions()
+    assert items.dtype == np.uint8 and items.shape == (8,)
+    gold = stored_gold(task.current_phase()).codes
+    assert items_confusion(gold, items, 3).tolist() == submission.confusion_matrix
+
+
+def test_soft_upload_stores_probability_rows_that_give_its_matrix_exactly(task, make_user, submit):
+    user = make_user("alice")
+    services.team_create(task=task, user=user, name="Alpha")
+    submission = submit(task, user, SOFT)
+    assert submission.kind == Submission.Kind.SOFT
+    items = submission.item_predictions()
+    assert items.dtype == np.float64 and items.shape == (8, 3)
+    gold = stored_gold(task.current_phase()).codes
+    assert items_confusion(gold, items, 3).tolist() == submission.confusion_matrix
+
+
+def test_items_pack_small_and_round_trip():
+    codes = np.random.default_rng(0).integers(0, 3, 12_284)
+    packed = pack_items(codes, 3)
+    assert len(packed) < 12_284 // 2
+    assert np.array_equal(unpack_items(packed), codes)
+
+
+def test_a_failed_rescore_forgets_the_items(task, make_user, submit):
+    user = make_user("alice")
+    services.team_create(task=task, user=user, name="Alpha")
+    submission = submit(task, user, PERFECT)
+    submission.clear_scores()
+    assert submission.items is None
+
+
+def test_factory_rows_get_items_consistent_with_their_matrix(task):
+    [team] = factory.teams_create(task=task, count=1)
+    file = StoredFile.of(name="run.csv", content=b"id,label\n")
+    file.save()
+    matrix = np.array([[3, 1, 0], [1, 1, 0], [0, 0, 2]])  # gold counts 4, 2, 2
+    [submission] = factory.scored_submissions_create(
+        task=task, runs=[factory.ScoredRun(team=team, file=file, matrix=matrix, at=timezone.now())], batch_size=10
+    )
+    submission.refresh_from_db()
+    gold = stored_gold(task.current_phase()).codes
+    assert items_confusion(gold, submission.item_predictions(), 3).tolist() == matrix.tolist()
+
+
+# --- the background computation ------------------------------------------------------------------
+
+
+def test_intervals_equal_the_engine_bootstrap_on_the_same_items_and_seed(teams):
+    task, submissions = teams()
+    row = compute(task)
+    assert (row.replicates, row.seed) == (REPLICATES, SEED)
+    phase = task.current_phase()
+    labels = list(task.labels)
+    order = sorted(submissions.values(), key=lambda s: s.team_id)
+    expected = bootstrap(
+        stored_gold(phase).codes,
+        [s.item_predictions() for s in order],
+        labels=labels,
+        replicates=REPLICATES,
+        seed=SEED,
+        columns=ranking_columns(labels, calibrated=None),
+        heatmap=paired_columns(labels),
+    )
+    for column in ranking_columns(labels, calibrated=None):
+        section, key = ("calibrated", column.counterpart().id) if column.calibrated else ("raw", column.id)
+        for t, submission in enumerate(order):
+            cell = row.result["intervals"][section][key][str(submission.team_id)]
+            index = expected.index(column)
+            assert cell["score"] == interval_json(expected.scores[index, t])
+            assert cell["rank"] == interval_json(expected.ranks[index, t], integral=True)
+    assert row.result["spearman_intervals"] == [[interval_json(cell) for cell in r] for r in expected.rho]
+    assert row.result["bootstrap"]["seed"] == SEED
+
+
+def test_identical_teams_are_tied(teams):
+    task, _ = teams()
+    compute(task)
+    intervals = stability.intervals_of(phase=task.current_phase(), stamp=caching.scores_stamp(task.current_phase()))
+    for column in ranking_columns(task.labels, calibrated=None):
+        alpha, delta = intervals.interval(column, "Alpha"), intervals.interval(column, "Delta")
+        assert alpha == delta
+        if alpha["rank"] is not None:
+            assert any({"Alpha", "Delta"} <= set(group) for group in intervals.groups(column))
+    macro_f1 = Column("macro_f1")
+    assert {"Alpha", "Delta"} <= set(intervals.tied_with_leader(macro_f1))
+
+
+def test_submissions_scored_before_items_were_kept_get_them_from_their_file(teams):
+    task, submissions = teams()
+    Submission.objects.filter(pk=submissions["Beta"].pk).update(items=None)
+    row = compute(task)
+    assert row.result["skipped"] == {}
+    beta = Submission.objects.get(pk=submissions["Beta"].pk)
+    assert beta.item_predictions() is not None
+    assert str(beta.team_id) in row.result["intervals"]["raw"]["macro_f1"]
+
+
+def test_items_that_do_not_give_the_stored_matrix_are_left_out_and_said(teams, client):
+    task, submissions = teams()
+    wrong = pack_items(np.zeros(8, dtype=np.uint8), 3)
+    Submission.objects.filter(pk=submissions["Gamma"].pk).update(items=wrong)
+    row = compute(task)
+    assert row.result["skipped"] == {str(submissions["Gamma"].team_id): stability.SKIPPED_MISMATCH}
+    content = client.get(board_url(task)).content.decode()
+    assert "No interval for <strong>Gamma</strong>" in content
+
+
+def test_an_upload_does_not_wait_for_the_bootstrap(teams):
+    teams()
+    assert not PhaseStability.objects.exists()
+
+
+def test_computing_twice_for_the_same_scores_does_nothing(teams):
+    task, _ = teams()
+    first = compute(task)
+    assert stability.stability_compute(phase_id=task.current_phase().pk) == "current already"
+    assert PhaseStability.objects.get(pk=first.pk).computed_at == first.computed_at
+
+
+# --- pages ---------------------------------------------------------------------------------------
+
+
+def test_board_asks_once_then_shows_current_intervals(teams, client, django_capture_on_commit_callbacks):
+    task, _ = teams()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        first = client.get(board_url(task)).content.decode()
+        again = client.get(board_url(task)).content.decode()
+    assert len(callbacks) == 1  # one job however many views
+    for content in (first, again):
+        assert "The intervals are being recomputed for the latest scores" in content
+        assert "Reload the page in a moment" in content
+        assert "Rank, 95%" not in content
+    content = client.get(board_url(task)).content.decode()
+    assert "being recomputed" not in content
+    assert "Rank, 95%" in content
+    assert f"{REPLICATES} replicates (seed {SEED}) over 8 test items" in content
+    assert 'class="tag tag-tied"' in content  # Delta, identical to Alpha, is tied with the leader
+    assert "cannot be told apart from the leader" in content
+
+
+def test_new_scores_show_the_previous_intervals_as_stale(teams, client, make_user, submit):
+    task, _ = teams()
+    compute(task)
+    user = make_user("late")
+    services.team_create(task=task, user=user, name="Late")
+    submit(task, user, MOSTLY_A)
+    content = client.get(board_url(task)).content.decode()
+    assert "The intervals are being recomputed for the latest scores" in content
+    assert "from the previous scores" in content
+    assert 'class="tag tag-stale"' in content
+    assert "interval-stale" in content
+    assert "Computed " not in content  # never presented as current
+
+
+def test_a_lost_job_is_asked_for_again(teams, client, django_capture_on_commit_callbacks):
+    task, _ = teams()
+    PhaseStability.objects.create(
+        phase=task.current_phase(), requested_at=timezone.now() - stability.LOST_AFTER - dt.timedelta(seconds=1)
+    )
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        client.get(board_url(task))
+    assert len(callbacks) == 1
+
+
+def test_metric_page_shows_score_and_rank_intervals_and_groups(teams, client):
+    task, _ = teams()
+    compute(task)
+    content = client.get(board_url(task, "metric_detail", "macro_f1")).content.decode()
+    assert "macF1, 95%</th>" in content
+    assert "Teams that cannot be told apart" in content
+    # A resample may miss a class (8 items): even a perfect team's macro F1 then drops.
+    assert '<td class="num score-interval">[0.6667, 1.0000]</td>' in content
+    assert ">[1, 1]</span>" in content and ">[1, 4]</span>" in content
+
+
+def test_disagreements_show_rho_intervals(teams, client):
+    task, _ = teams()
+    compute(task)
+    content = client.get(board_url(task, "disagreements")).content.decode()
+    assert "95% interval" in content
+    start = content.index('id="correlation-heatmap-data"')
+    figure = json.loads(json.loads(content[content.index(">", start) + 1 : content.index("</script>", start)]))
+    hover = json.dumps(figure["data"][0]["customdata"])
+    assert "95% interval [" in hover
+
+
+def test_hidden_board_shows_no_intervals_to_participants(teams, client, organiser):
+    task, submissions = teams(visibility=Phase.Visibility.AFTER_CLOSE)
+    compute(task)
+    member = submissions["Alpha"].submitted_by
+    client.force_login(member)
+    for name, args in [("leaderboard", ()), ("metric_detail", ("macro_f1",)), ("disagreements", ())]:
+        response = client.get(board_url(task, name, *args))
+        assert response.status_code == 403
+        assert "95%" not in response.content.decode()
+    page = client.get(submissions["Alpha"].get_absolute_url()).content.decode()
+    assert "95%" not in page and "tied with #1" not in page
+    client.force_login(organiser)
+    assert "Rank, 95%" in client.get(board_url(task)).content.decode()
+
+
+def test_no_intervals_when_turned_off(teams, client, settings):
+    task, _ = teams()
+    settings.BOOTSTRAP_REPLICATES = 0
+    content = client.get(board_url(task)).content.decode()
+    assert "Rank, 95%" not in content and "being recomputed" not in content
+    assert not PhaseStability.objects.exists()
