@@ -1,63 +1,59 @@
-"""How fast the scoring engine is, next to scikit-learn and next to pandas.read_csv.
+"""How fast the scorer is and how much memory it takes, next to pandas.read_csv and scikit-learn.
 
-Run ``python benchmarks/bench_scoring.py [--sizes 1000000 10000000] [--classes 3 20]
-[--repeat 3]``; a quick run is ``--sizes 100000``. Progress goes to stderr, and stdout is
-one Markdown table, the machine line and whether each target is met, ready to paste.
+Run ``python benchmarks/bench_scoring.py [--lines 10000000] [--classes 20] [--repeat 3]``; a
+quick run is ``--lines 100000``. Progress goes to stderr; stdout is two Markdown tables, the
+machine line and whether each target is met, ready to paste.
 
-What is measured, for every (items, classes) pair, on seeded random label pairs (gold drawn
-from a skewed distribution, class k having weight 1/(k+1); a prediction is the gold label
-with probability 0.7, otherwise a uniformly random class):
+**Files.** For every kind of id, seeded random gold labels (class k has weight 1/(k+1), labels
+``class0``, ``class1``, …) and predictions (the gold label with probability 0.7, otherwise a
+uniformly random class) are written as CSV files to a temporary directory:
 
-* **ours from arrays**: ``score_matrix(hard_confusion(predicted, gold, n), labels=...)``,
-  the full suite (raw, calibrated and per class) from int8 label codes already in memory,
-  the same dtype :mod:`scoring.engine.io` produces.
-* **sklearn subset**: what scikit-learn computes of it on the same arrays in the same run:
-  ``classification_report(output_dict=True, zero_division=0)``, ``cohen_kappa_score`` and
-  ``matthews_corrcoef``. Speed-up = sklearn subset / ours from arrays.
-* **ours from files**: ``score_files(gold_path, pred_path)``, i.e. read, validate, align and
-  score two ``id,label`` CSV files (ids like ``t0000001``, at least seven digits, labels like ``negative`` or
-  ``c07``) written to a temporary directory beforehand. Once with the prediction file in the
-  gold file's id order (the fast path) and once, as a separate row, with its lines shuffled
-  (the path that hashes ids to align them).
-* **pandas.read_csv**: ``pandas.read_csv(path, dtype=str)`` on the same two files, nothing
-  else. Ratio = ours from files / pandas.read_csv.
+* ids: *integer-like* (``1``, ``2``, … ``10000000``) or *strings* (``doc-`` and eight hex
+  digits of a shuffled number, like ``doc-0093af1e``);
+* prediction order: the gold file's, or shuffled (the path that must match ids);
+* prediction file: *hard* (``id,label``) or *probabilities* (``id`` and one column per class,
+  four decimals, each row summing to 1).
 
-Every time is the best of ``--repeat`` wall-clock runs (``time.perf_counter``), each after a
-``gc.collect()``; the files were just written, so both readers find them in the page cache.
-So that the defaults finish in about ten minutes on two cores, a measurement starts another
-run only while its runs so far plus one more fit in ``--budget`` seconds (the slow
-shuffled-ids path at ten million lines then gets one or two); the output lists every cell
-that got fewer runs than ``--repeat``, and the load average, since a busy machine inflates
-every number here.
+Each measurement is a fresh process, so that its peak memory is its own (``ru_maxrss`` of that
+child, from ``os.wait4`` in a small launcher process): **scorer** is ``python -m scoring GOLD
+PRED --format json``, the whole process (start-up, reading, validating, aligning, scoring,
+printing); **read_csv** is
+``pandas.read_csv(GOLD); pandas.read_csv(PRED)`` with default options, nothing else. Ratios are
+scorer / read_csv, of the best wall time of ``--repeat`` runs and of the largest peak memory.
+The scorer's first run is also a cross-check: its confusion matrix must be the one computed from
+the arrays the files were written from.
 
-The first run of each measurement is also a cross-check (outside the timed interval): the
-file scorer must rebuild the confusion matrix of the arrays exactly, and accuracy, macro and
-weighted F1, kappa and MCC must agree with scikit-learn's (whose matrices are transposed:
-rows = gold).
+**Arrays.** ``score_matrix(hard_confusion(...))`` (our full suite, raw, calibrated and per class,
+from label codes already in memory) next to what scikit-learn computes of it on the same arrays
+(``classification_report``, ``cohen_kappa_score``, ``matthews_corrcoef``), in this process; the
+first run checks that accuracy, macro and weighted F1, kappa and MCC agree.
 
-Targets, reported and never asserted: the suite from label arrays at least 10x faster than
-sklearn's subset, and the whole scorer on a 10,000,000-line CSV within 2x of pandas.read_csv
-on those files.
+Targets (reported, never asserted): at ``--lines 10000000``, the scorer within 2x of read_csv's
+time on hard files in gold order and 2.5x shuffled, for both kinds of id, with at most 1.5x its
+peak memory; on probability files within 2x of its time; the suite from arrays at least 10x
+faster than scikit-learn's subset.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import math
 import os
 import platform
-import resource
+import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import sklearn
 from sklearn.metrics import classification_report, cohen_kappa_score, matthews_corrcoef
 
@@ -66,32 +62,41 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from scoring.engine.confusion import hard_confusion  # noqa: E402
-from scoring.engine.scorer import score_files  # noqa: E402
+from scoring.engine.confusion import hard_confusion, soft_confusion  # noqa: E402
 from scoring.engine.suite import Report, score_matrix  # noqa: E402
 
-DEFAULT_SIZES = (1_000_000, 10_000_000)
-DEFAULT_CLASSES = (3, 20)
+DEFAULT_LINES = 10_000_000
+DEFAULT_CLASSES = 20
 DEFAULT_REPEAT = 3
-DEFAULT_BUDGET_S = 90.0
 DEFAULT_SEED = 20_240_601
 PREDICTION_ACCURACY = 0.7
 """Probability that a prediction copies the gold label (otherwise it is a random class)."""
-
-SPEED_UP_TARGET = 10.0
-READ_RATIO_TARGET = 2.0
-READ_TARGET_ITEMS = 10_000_000
+CHUNK_ROWS = 100_000
+"""Rows assembled at a time when writing a file: bounds the index arrays to some 100 MB."""
+DECIMALS = 4
+"""Decimals of a written probability: ``0.1234``; a row's quantised values sum to exactly 1."""
 CHECK_TOLERANCE = 1e-9
-WRITE_CHUNK_ROWS = 1_000_000
-"""Rows per chunk when writing CSVs: bounds the temporary index arrays to a few hundred MB."""
 
-GOLD_ORDER = "gold order"
-SHUFFLED = "shuffled"
-SENTIMENT_LABELS = ("negative", "neutral", "positive")
+TARGET_ITEMS = 10_000_000
+SPEED_UP_TARGET = 10.0
+TIME_TARGETS = {
+    ("hard", "gold order"): 2.0,
+    ("hard", "shuffled"): 2.5,
+    ("probabilities", "gold order"): 2.0,
+    ("probabilities", "shuffled"): 2.0,
+}
+"""The scorer's wall time over read_csv's at most, by prediction file and order."""
+MEMORY_TARGET = 1.5
+"""Peak memory of the scorer over read_csv's, on hard files."""
+
+ID_KINDS = ("integer-like", "strings")
+ORDERS = ("gold order", "shuffled")
+FILE_KINDS = ("hard", "probabilities")
+READ_CSV = "import sys, pandas; pandas.read_csv(sys.argv[1]); pandas.read_csv(sys.argv[2])"
 
 
 def log(message: str) -> None:
-    """Progress on stderr, so that stdout stays a clean table."""
+    """Progress on stderr, so that stdout stays clean tables."""
     print(message, file=sys.stderr, flush=True)
 
 
@@ -99,13 +104,8 @@ def log(message: str) -> None:
 
 
 def label_names(n_classes: int) -> tuple[str, ...]:
-    """Sentiment names for three classes, ``c00``, ``c01``, ... otherwise; both already sorted,
-    so they are the order the file scorer infers from the gold file.
-    """
-    if n_classes == len(SENTIMENT_LABELS):
-        return SENTIMENT_LABELS
-    width = max(2, len(str(n_classes - 1)))
-    return tuple(f"c{k:0{width}d}" for k in range(n_classes))
+    """``class0`` … ``class19``: the natural order the scorer infers is the code order."""
+    return tuple(f"class{k}" for k in range(n_classes))
 
 
 def label_pairs(*, n_items: int, n_classes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -118,41 +118,248 @@ def label_pairs(*, n_items: int, n_classes: int, seed: int) -> tuple[np.ndarray,
     return gold, predicted
 
 
-def csv_chunk(*, id_numbers: np.ndarray, codes: np.ndarray, names: Sequence[str], id_width: int) -> bytes:
-    """The lines ``t<zero-padded number>,<label>\\n`` of a chunk, assembled in one byte buffer.
+@dataclass(frozen=True)
+class Field:
+    """One field of every line of a chunk: its bytes left-aligned in a matrix, and how many of
+    each row's bytes are used."""
 
-    Python string formatting costs seconds per ten million lines; this costs a fraction of one.
-    """
-    tails = [np.frombuffer(f",{name}\n".encode(), dtype=np.uint8) for name in names]
-    tail_lengths = np.array([len(tail) for tail in tails])
-    line_lengths = 1 + id_width + tail_lengths[codes]
+    text: np.ndarray
+    lengths: np.ndarray
+
+
+def integer_ids(numbers: np.ndarray) -> Field:
+    """``1``, ``22``, ``333``: the decimal digits of each number, as many as it has."""
+    widths = np.searchsorted(10 ** np.arange(1, 19, dtype=np.int64), numbers, side="right") + 1
+    width = int(widths.max())
+    text = np.zeros((len(numbers), width), dtype=np.uint8)
+    for place in range(width):
+        power = np.maximum(widths - 1 - place, 0)
+        text[:, place] = (numbers // 10**power) % 10 + ord("0")
+    return Field(text, widths)
+
+
+def string_ids(numbers: np.ndarray) -> Field:
+    """``doc-`` and eight lower-case hex digits of each number."""
+    hex_digits = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+    shifts = np.arange(28, -1, -4, dtype=np.int64)
+    text = np.empty((len(numbers), 12), dtype=np.uint8)
+    text[:, :4] = np.frombuffer(b"doc-", dtype=np.uint8)
+    text[:, 4:] = hex_digits[(numbers[:, np.newaxis] >> shifts) & 15]
+    return Field(text, np.full(len(numbers), 12))
+
+
+def label_tails(codes: np.ndarray, names: Sequence[str]) -> Field:
+    """``,<label>\\n`` of each row."""
+    tails = [f",{name}\n".encode() for name in names]
+    table = np.zeros((len(tails), max(map(len, tails))), dtype=np.uint8)
+    for code, tail in enumerate(tails):
+        table[code, : len(tail)] = np.frombuffer(tail, dtype=np.uint8)
+    lengths = np.array([len(tail) for tail in tails])
+    return Field(table[codes], lengths[codes])
+
+
+def quantised_probabilities(codes: np.ndarray, *, n_classes: int, rng: np.random.Generator) -> np.ndarray:
+    """Rows of integers summing to 10^DECIMALS: most of the mass on the row's class."""
+    scale = 10**DECIMALS
+    noise = rng.random((len(codes), n_classes))
+    noise[np.arange(len(codes)), codes] += n_classes / 2
+    quantised = np.floor(noise / noise.sum(axis=1, keepdims=True) * scale).astype(np.int64)
+    quantised[np.arange(len(codes)), codes] += scale - quantised.sum(axis=1)
+    return quantised
+
+
+def probability_tails(quantised: np.ndarray) -> Field:
+    """``,0.1234,…,1.0000\\n`` of each row: fixed width, so one matrix."""
+    n_rows, n_classes = quantised.shape
+    cells = np.empty((n_rows, n_classes, 3 + DECIMALS), dtype=np.uint8)
+    cells[:, :, 0] = ord(",")
+    cells[:, :, 1] = quantised // 10**DECIMALS + ord("0")
+    cells[:, :, 2] = ord(".")
+    for place in range(DECIMALS):
+        cells[:, :, 3 + place] = (quantised // 10 ** (DECIMALS - 1 - place)) % 10 + ord("0")
+    text = np.concatenate([cells.reshape(n_rows, -1), np.full((n_rows, 1), ord("\n"), dtype=np.uint8)], axis=1)
+    return Field(text, np.full(n_rows, text.shape[1]))
+
+
+def lines(fields: Sequence[Field]) -> bytes:
+    """The rows of a chunk, each the concatenation of its fields, in one byte buffer."""
+    line_lengths = sum(field.lengths for field in fields)
     starts = np.cumsum(line_lengths) - line_lengths
     buffer = np.empty(int(line_lengths.sum()), dtype=np.uint8)
-    buffer[starts] = ord("t")
-    powers = 10 ** np.arange(id_width - 1, -1, -1, dtype=np.int64)
-    digits = (id_numbers.astype(np.int64)[:, np.newaxis] // powers) % 10 + ord("0")
-    buffer[starts[:, np.newaxis] + 1 + np.arange(id_width)] = digits
-    for code, tail in enumerate(tails):
-        rows = starts[codes == code]
-        buffer[rows[:, np.newaxis] + 1 + id_width + np.arange(len(tail))] = tail
+    for field in fields:
+        used = np.arange(field.text.shape[1]) < field.lengths[:, np.newaxis]
+        buffer[(starts[:, np.newaxis] + np.arange(field.text.shape[1]))[used]] = field.text[used]
+        starts = starts + field.lengths
     return buffer.tobytes()
 
 
-def write_label_csv(path: Path, *, id_numbers: np.ndarray, codes: np.ndarray, names: Sequence[str]) -> None:
-    """Write an ``id,label`` CSV whose ids are ``t`` plus the zero-padded ``id_numbers``."""
-    id_width = max(7, len(str(int(id_numbers.max()))))
+@dataclass(frozen=True)
+class DataSet:
+    """What the files of one kind of id are written from."""
+
+    names: tuple[str, ...]
+    gold: np.ndarray
+    predicted: np.ndarray
+    id_numbers: np.ndarray
+    shuffle: np.ndarray
+    id_field: Callable[[np.ndarray], Field]
+
+
+def write_file(path: Path, header: str, chunks: Iterator[list[Field]]) -> None:
     with path.open("wb") as out:
-        out.write(b"id,label\n")
-        for start in range(0, len(codes), WRITE_CHUNK_ROWS):
-            chunk = slice(start, start + WRITE_CHUNK_ROWS)
-            out.write(csv_chunk(id_numbers=id_numbers[chunk], codes=codes[chunk], names=names, id_width=id_width))
+        out.write(header.encode() + b"\n")
+        for fields in chunks:
+            out.write(lines(fields))
 
 
-# --- the measured work -------------------------------------------------------------------
+def row_chunks(rows: np.ndarray) -> Iterator[np.ndarray]:
+    for start in range(0, len(rows), CHUNK_ROWS):
+        yield rows[start : start + CHUNK_ROWS]
 
 
-def ours_from_arrays(predicted: np.ndarray, gold: np.ndarray, labels: tuple[str, ...]) -> Report:
-    return score_matrix(hard_confusion(predicted, gold, len(labels)), labels=labels)
+def write_gold(path: Path, data: DataSet) -> None:
+    chunks = (
+        [data.id_field(data.id_numbers[rows]), label_tails(data.gold[rows], data.names)]
+        for rows in row_chunks(np.arange(len(data.gold)))
+    )
+    write_file(path, "id,label", chunks)
+
+
+def write_predictions(path: Path, data: DataSet, *, order: str, kind: str, seed: int) -> np.ndarray | None:
+    """Write a prediction file; for probabilities, return the matrix written (in gold order)."""
+    rows = data.shuffle if order == "shuffled" else np.arange(len(data.gold))
+    if kind == "hard":
+        chunks = (
+            [data.id_field(data.id_numbers[part]), label_tails(data.predicted[part], data.names)]
+            for part in row_chunks(rows)
+        )
+        write_file(path, "id,label", chunks)
+        return None
+    rng = np.random.default_rng([seed, 2])
+    quantised = np.empty((len(data.gold), len(data.names)), dtype=np.int16)
+    for part in row_chunks(np.arange(len(data.gold))):
+        quantised[part] = quantised_probabilities(data.predicted[part], n_classes=len(data.names), rng=rng)
+    chunks = ([data.id_field(data.id_numbers[part]), probability_tails(quantised[part])] for part in row_chunks(rows))
+    write_file(path, "id," + ",".join(data.names), chunks)
+    return quantised
+
+
+# --- processes ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    seconds: float
+    peak_bytes: int
+    stdout: bytes
+
+
+LAUNCHER = """
+import os, sys, time
+report, command = sys.argv[1], sys.argv[2:]
+start = time.perf_counter()
+child = os.fork()
+if child == 0:
+    os.execv(command[0], command)
+_, status, usage = os.wait4(child, 0)
+with open(report, "w") as out:
+    out.write(f"{time.perf_counter() - start} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+"""Runs a command and writes its wall time, peak memory (KiB) and exit status to a file. Linux
+counts in a process's peak the memory of the process it was forked from, so the command is
+forked from this small launcher, not from the benchmark, which holds the data sets."""
+
+
+def run_child(arguments: Sequence[str]) -> Run:
+    """Wall time, peak resident memory and output of a process (see :data:`LAUNCHER`)."""
+    gc.collect()
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as report:
+        subprocess.run([sys.executable, "-c", LAUNCHER, report.name, *arguments], stdout=out, cwd=REPO_ROOT, check=True)
+        seconds, peak_kib, status = report.read().split()
+        out.seek(0)
+        stdout = out.read()
+    if int(status):
+        raise RuntimeError(f"{' '.join(arguments)} exited with status {status}")
+    return Run(seconds=float(seconds), peak_bytes=int(peak_kib) * 1024, stdout=stdout)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The best wall time and the largest peak memory of some runs of one command."""
+
+    seconds: float
+    peak_bytes: int
+
+
+def measure(arguments: Sequence[str], *, repeat: int, check: Callable[[bytes], None] | None = None) -> Measured:
+    runs = [run_child(arguments) for _ in range(repeat)]
+    if check is not None:
+        check(runs[0].stdout)
+    return Measured(seconds=min(run.seconds for run in runs), peak_bytes=max(run.peak_bytes for run in runs))
+
+
+# --- one cell ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    ids: str
+    order: str
+    kind: str
+    scorer: Measured
+    read_csv: Measured
+
+    @property
+    def time_ratio(self) -> float:
+        return self.scorer.seconds / self.read_csv.seconds
+
+    @property
+    def memory_ratio(self) -> float:
+        return self.scorer.peak_bytes / self.read_csv.peak_bytes
+
+
+def expected_matrix(data: DataSet, quantised: np.ndarray | None) -> np.ndarray:
+    if quantised is None:
+        return hard_confusion(data.predicted, data.gold, len(data.names))
+    return soft_confusion(quantised / 10**DECIMALS, data.gold)
+
+
+def matrix_check(expected: np.ndarray, tag: str) -> Callable[[bytes], None]:
+    def check(stdout: bytes) -> None:
+        matrix = np.array(json.loads(stdout)["confusion_matrix"], dtype=np.float64)
+        if not np.allclose(matrix, expected, rtol=CHECK_TOLERANCE, atol=CHECK_TOLERANCE):
+            raise RuntimeError(f"{tag}: the scorer's confusion matrix is not the one the files were written from")
+
+    return check
+
+
+def measure_ids(data: DataSet, *, ids: str, repeat: int, seed: int, directory: Path) -> list[Row]:
+    """The four rows of one kind of id: hard and probability files, in gold order and shuffled."""
+    gold_path = directory / "gold.csv"
+    log(f"[{ids}] writing the gold file")
+    write_gold(gold_path, data)
+    rows = []
+    for kind in FILE_KINDS:
+        for order in ORDERS:
+            tag = f"{ids}, {order}, {kind}"
+            log(f"[{tag}] writing the prediction file")
+            pred_path = directory / "pred.csv"
+            quantised = write_predictions(pred_path, data, order=order, kind=kind, seed=seed)
+            files = [str(gold_path), str(pred_path)]
+            log(f"[{tag}] timing the scorer and read_csv")
+            scorer = measure(
+                [sys.executable, "-m", "scoring", *files, "--format", "json"],
+                repeat=repeat,
+                check=matrix_check(expected_matrix(data, quantised), tag),
+            )
+            read_csv = measure([sys.executable, "-c", READ_CSV, *files], repeat=repeat)
+            rows.append(Row(ids=ids, order=order, kind=kind, scorer=scorer, read_csv=read_csv))
+            pred_path.unlink()
+    gold_path.unlink()
+    return rows
+
+
+# --- arrays: our suite next to scikit-learn's subset ---------------------------------------------
 
 
 def sklearn_subset(gold: np.ndarray, predicted: np.ndarray) -> dict[str, object]:
@@ -161,50 +368,6 @@ def sklearn_subset(gold: np.ndarray, predicted: np.ndarray) -> dict[str, object]
         "kappa": cohen_kappa_score(gold, predicted),
         "mcc": matthews_corrcoef(gold, predicted),
     }
-
-
-def read_with_pandas(gold_path: Path, pred_path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    return pd.read_csv(gold_path, dtype=str), pd.read_csv(pred_path, dtype=str)
-
-
-@dataclass(frozen=True)
-class Timing:
-    """The best wall time of a measurement and how many runs it took it from."""
-
-    best_s: float
-    runs: int
-
-
-def best_time(
-    work: Callable[[], object],
-    *,
-    repeat: int,
-    budget_s: float,
-    check: Callable[[object], None] | None = None,
-) -> Timing:
-    """Best wall seconds of up to ``repeat`` runs of ``work()``, fewer if they would overrun
-    ``budget_s``; ``check`` sees the first run's result, outside the timed interval.
-    """
-    best = math.inf
-    spent = 0.0
-    runs = 0
-    while runs < repeat:
-        gc.collect()
-        start = time.perf_counter()
-        result = work()
-        elapsed = time.perf_counter() - start
-        if runs == 0 and check is not None:
-            check(result)
-        del result
-        runs += 1
-        spent += elapsed
-        best = min(best, elapsed)
-        if spent + elapsed > budget_s:
-            break
-    return Timing(best_s=best, runs=runs)
-
-
-# --- cross-checks (not timed) --------------------------------------------------------------
 
 
 def agreement_problems(ours: Report, theirs: dict[str, object]) -> list[str]:
@@ -224,153 +387,135 @@ def agreement_problems(ours: Report, theirs: dict[str, object]) -> list[str]:
     ]
 
 
-# --- one configuration ---------------------------------------------------------------------
+def best_seconds(work: Callable[[], object], repeat: int) -> float:
+    best = math.inf
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
-@dataclass(frozen=True)
-class Row:
-    """One line of the table; the array columns are ``None`` on the shuffled-ids row."""
+def measure_arrays(data: DataSet, repeat: int) -> tuple[float, float, list[str]]:
+    """Seconds of our suite and of scikit-learn's subset on the same arrays, and disagreements."""
+    labels = data.names
 
-    n_items: int
-    n_classes: int
-    id_order: str
-    files: Timing
-    read_csv: Timing
-    arrays: Timing | None = None
-    sklearn: Timing | None = None
+    def ours() -> Report:
+        return score_matrix(hard_confusion(data.predicted, data.gold, len(labels)), labels=labels)
 
-    @property
-    def speed_up(self) -> float | None:
-        if self.arrays is None or self.sklearn is None:
-            return None
-        return self.sklearn.best_s / self.arrays.best_s
-
-    @property
-    def read_ratio(self) -> float:
-        return self.files.best_s / self.read_csv.best_s
-
-    def short_cells(self, repeat: int) -> list[str]:
-        """Which of this row's measurements got fewer than ``repeat`` runs, and how many."""
-        timings = {
-            "ours from arrays": self.arrays,
-            "sklearn subset": self.sklearn,
-            "ours from files": self.files,
-            "pandas.read_csv": self.read_csv,
-        }
-        return [
-            f"{column} at {self.n_items:,} items, {self.n_classes} classes, {self.id_order}: "
-            f"{timing.runs} run{'s' if timing.runs > 1 else ''}"
-            for column, timing in timings.items()
-            if timing is not None and timing.runs < repeat
-        ]
-
-
-def measure(
-    *, n_items: int, n_classes: int, repeat: int, budget_s: float, seed: int, directory: Path
-) -> tuple[list[Row], list[str]]:
-    """Both rows of one (items, classes) pair, and any cross-check problems found on the way."""
-    names = label_names(n_classes)
-    gold, predicted = label_pairs(n_items=n_items, n_classes=n_classes, seed=seed)
-    problems: list[str] = []
-    tag = f"{n_items:,} items, {n_classes} classes"
-
-    def compare_with_sklearn(theirs: object) -> None:
-        problems.extend(f"{tag}: {problem}" for problem in agreement_problems(ours, theirs))
-
-    log(f"[{tag}] timing ours from arrays and the sklearn subset")
-    ours = ours_from_arrays(predicted, gold, names)
-    arrays = best_time(lambda: ours_from_arrays(predicted, gold, names), repeat=repeat, budget_s=budget_s)
-    sklearn_time = best_time(
-        lambda: sklearn_subset(gold, predicted), repeat=repeat, budget_s=budget_s, check=compare_with_sklearn
+    problems = agreement_problems(ours(), sklearn_subset(data.gold, data.predicted))
+    return (
+        best_seconds(ours, repeat),
+        best_seconds(lambda: sklearn_subset(data.gold, data.predicted), repeat),
+        problems,
     )
-
-    log(f"[{tag}] writing CSVs")
-    gold_path = directory / f"gold_{n_items}_{n_classes}.csv"
-    pred_path = directory / f"pred_{n_items}_{n_classes}.csv"
-    shuffled_path = directory / f"pred_shuffled_{n_items}_{n_classes}.csv"
-    id_numbers = np.arange(1, n_items + 1, dtype=np.int64)
-    write_label_csv(gold_path, id_numbers=id_numbers, codes=gold, names=names)
-    write_label_csv(pred_path, id_numbers=id_numbers, codes=predicted, names=names)
-    order = np.random.default_rng([seed, n_items, n_classes, 1]).permutation(n_items)
-    write_label_csv(shuffled_path, id_numbers=id_numbers[order], codes=predicted[order], names=names)
-    del order, id_numbers
-
-    def same_matrix(from_files: Report) -> None:
-        if from_files.labels != names or not np.array_equal(from_files.matrix, ours.matrix):
-            raise RuntimeError(f"{tag}: the file scorer does not rebuild the confusion matrix of the arrays")
-
-    rows = []
-    for id_order, path in ((GOLD_ORDER, pred_path), (SHUFFLED, shuffled_path)):
-        log(f"[{tag}] timing ours from files and pandas.read_csv ({id_order})")
-        files = best_time(
-            lambda path=path: score_files(gold_path, path), repeat=repeat, budget_s=budget_s, check=same_matrix
-        )
-        read_csv = best_time(lambda path=path: read_with_pandas(gold_path, path), repeat=repeat, budget_s=budget_s)
-        from_arrays = {"arrays": arrays, "sklearn": sklearn_time} if id_order == GOLD_ORDER else {}
-        rows.append(Row(n_items, n_classes, id_order, files=files, read_csv=read_csv, **from_arrays))
-    for path in (gold_path, pred_path, shuffled_path):
-        path.unlink()
-    return rows, problems
 
 
 # --- output ----------------------------------------------------------------------------------
 
 
-def seconds_text(timing: Timing | None) -> str:
-    """Three significant digits, never in exponent notation; an em dash when not measured."""
-    if timing is None:
-        return "—"
-    seconds = timing.best_s
+def seconds_text(seconds: float) -> str:
+    """Three significant digits, never in exponent notation."""
     decimals = min(6, max(0, 2 - math.floor(math.log10(seconds)))) if seconds > 0 else 3
     return f"{seconds:.{decimals}f}"
 
 
-def factor_text(factor: float | None) -> str:
-    return "—" if factor is None else f"{factor:.1f}×"
+def gib_text(peak_bytes: int) -> str:
+    return f"{peak_bytes / 2**30:.2f}"
 
 
-TABLE_HEADER = (
-    "items",
-    "classes",
-    "prediction ids",
-    "ours from arrays (s)",
-    "sklearn subset (s)",
-    "speed-up",
-    "ours from files (s)",
-    "pandas.read_csv (s)",
-    "ratio",
-)
-TEXT_COLUMN = TABLE_HEADER.index("prediction ids")
-"""The one left-aligned column; numbers are right-aligned."""
+def factor_text(factor: float) -> str:
+    return f"{factor:.1f}×"
 
 
-def markdown_table(rows: Sequence[Row]) -> str:
-    cells = [
-        [
-            f"{row.n_items:,}",
-            str(row.n_classes),
-            row.id_order,
-            seconds_text(row.arrays),
-            seconds_text(row.sklearn),
-            factor_text(row.speed_up),
-            seconds_text(row.files),
-            seconds_text(row.read_csv),
-            factor_text(row.read_ratio),
-        ]
-        for row in rows
-    ]
-    widths = [max(len(text) for text in column) for column in zip(TABLE_HEADER, *cells, strict=True)]
+def markdown_table(header: Sequence[str], cells: Sequence[Sequence[str]], *, text_columns: int) -> str:
+    """A Markdown table: the first ``text_columns`` left-aligned, numbers right-aligned."""
+    widths = [max(len(text) for text in column) for column in zip(header, *cells, strict=True)]
 
     def line(texts: Sequence[str]) -> str:
         padded = [
-            text.ljust(width) if i == TEXT_COLUMN else text.rjust(width)
+            text.ljust(width) if i < text_columns else text.rjust(width)
             for i, (text, width) in enumerate(zip(texts, widths, strict=True))
         ]
         return "| " + " | ".join(padded) + " |"
 
-    rules = ["-" * (width + 2) if i == TEXT_COLUMN else "-" * (width + 1) + ":" for i, width in enumerate(widths)]
-    rule = "|" + "|".join(rules) + "|"
-    return "\n".join([line(TABLE_HEADER), rule, *(line(texts) for texts in cells)])
+    rules = ["-" * (width + 2) if i < text_columns else "-" * (width + 1) + ":" for i, width in enumerate(widths)]
+    return "\n".join([line(header), "|" + "|".join(rules) + "|", *(line(texts) for texts in cells)])
+
+
+FILE_HEADER = (
+    "ids",
+    "prediction order",
+    "prediction file",
+    "scorer (s)",
+    "read_csv (s)",
+    "time ratio",
+    "scorer peak (GiB)",
+    "read_csv peak (GiB)",
+    "memory ratio",
+)
+
+
+def file_table(rows: Sequence[Row]) -> str:
+    cells = [
+        [
+            row.ids,
+            row.order,
+            row.kind,
+            seconds_text(row.scorer.seconds),
+            seconds_text(row.read_csv.seconds),
+            factor_text(row.time_ratio),
+            gib_text(row.scorer.peak_bytes),
+            gib_text(row.read_csv.peak_bytes),
+            factor_text(row.memory_ratio),
+        ]
+        for row in rows
+    ]
+    return markdown_table(FILE_HEADER, cells, text_columns=3)
+
+
+def arrays_table(n_items: int, n_classes: int, ours_s: float, sklearn_s: float) -> str:
+    header = ("items", "classes", "ours from arrays (s)", "sklearn subset (s)", "speed-up")
+    cells = [
+        [
+            f"{n_items:,}",
+            str(n_classes),
+            seconds_text(ours_s),
+            seconds_text(sklearn_s),
+            factor_text(sklearn_s / ours_s),
+        ]
+    ]
+    return markdown_table(header, cells, text_columns=0)
+
+
+def verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
+
+
+def target_lines(rows: Sequence[Row], *, n_items: int, speed_up: float) -> list[str]:
+    """Whether each target is met, with the figures that decide it."""
+    note = "" if n_items == TARGET_ITEMS else f" (targets are set at {TARGET_ITEMS:,} lines; this run has {n_items:,})"
+    lines_out = []
+    for (kind, order), target in TIME_TARGETS.items():
+        cells = [row for row in rows if row.kind == kind and row.order == order]
+        worst = max(cells, key=lambda row: row.time_ratio)
+        lines_out.append(
+            f"- Time, {kind} files, {order}: within {target:g}× of read_csv: {verdict(worst.time_ratio <= target)} "
+            f"(worst {factor_text(worst.time_ratio)}, {worst.ids} ids){note}."
+        )
+    hard = [row for row in rows if row.kind == "hard"]
+    worst = max(hard, key=lambda row: row.memory_ratio)
+    met = worst.memory_ratio <= MEMORY_TARGET
+    lines_out.append(
+        f"- Peak memory, hard files: at most {MEMORY_TARGET:g}× read_csv's: {verdict(met)} "
+        f"(worst {factor_text(worst.memory_ratio)}, {worst.ids} ids, {worst.order}){note}."
+    )
+    lines_out.append(
+        f"- Suite from label arrays ≥ {SPEED_UP_TARGET:g}× faster than scikit-learn's subset: "
+        f"{verdict(speed_up >= SPEED_UP_TARGET)} ({factor_text(speed_up)})."
+    )
+    return lines_out
 
 
 def cpu_count() -> int:
@@ -394,35 +539,8 @@ def cpu_model() -> str:
 def machine_line() -> str:
     return (
         f"Machine: Python {platform.python_version()}, numpy {np.__version__}, pandas {pd.__version__}, "
-        f"scikit-learn {sklearn.__version__}, nproc {cpu_count()} ({cpu_model()})."
+        f"pyarrow {pa.__version__}, scikit-learn {sklearn.__version__}, nproc {cpu_count()} ({cpu_model()})."
     )
-
-
-def verdict(met: bool) -> str:
-    return "met" if met else "MISSED"
-
-
-def target_lines(rows: Sequence[Row]) -> list[str]:
-    """Whether each target is met, with the numbers that decide it."""
-    timed = [row for row in rows if row.speed_up is not None]
-    slowest = min(timed, key=lambda row: row.speed_up)
-    lines = [
-        f"- Suite from label arrays ≥ {SPEED_UP_TARGET:g}× faster than sklearn's subset: "
-        f"{verdict(slowest.speed_up >= SPEED_UP_TARGET)} (lowest speed-up {factor_text(slowest.speed_up)}, "
-        f"at {slowest.n_items:,} items and {slowest.n_classes} classes)."
-    ]
-    largest = max(row.n_items for row in rows)
-    target_items = READ_TARGET_ITEMS if any(row.n_items == READ_TARGET_ITEMS for row in rows) else largest
-    note = "" if target_items == READ_TARGET_ITEMS else f"; not run at {READ_TARGET_ITEMS:,}, shown at {largest:,}"
-    for id_order, label in ((GOLD_ORDER, "ids in gold order"), (SHUFFLED, "shuffled ids, for information")):
-        at_size = [row for row in rows if row.n_items == target_items and row.id_order == id_order]
-        worst = max(at_size, key=lambda row: row.read_ratio)
-        lines.append(
-            f"- Whole scorer on a {target_items:,}-line CSV within {READ_RATIO_TARGET:g}× of pandas.read_csv "
-            f"({label}): {verdict(worst.read_ratio <= READ_RATIO_TARGET)} (worst ratio "
-            f"{factor_text(worst.read_ratio)}, {worst.n_classes} classes{note})."
-        )
-    return lines
 
 
 def load_average() -> str:
@@ -433,69 +551,63 @@ def load_average() -> str:
         return "unknown"
 
 
-def peak_memory_gib() -> float:
-    """Peak resident memory of this process (Linux reports ``ru_maxrss`` in KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-
-
 # --- command line ------------------------------------------------------------------------------
 
 
 def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES), help="numbers of items")
-    parser.add_argument("--classes", type=int, nargs="+", default=list(DEFAULT_CLASSES), help="numbers of classes")
-    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, help="runs per measurement; the best counts")
-    parser.add_argument(
-        "--budget",
-        type=float,
-        default=DEFAULT_BUDGET_S,
-        help="seconds per measurement after which no further run is started (at least one run)",
-    )
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the random label pairs")
+    parser.add_argument("--lines", type=int, default=DEFAULT_LINES, help="data lines per file")
+    parser.add_argument("--classes", type=int, default=DEFAULT_CLASSES, help="number of classes")
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, help="runs per measurement")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the random labels")
     arguments = parser.parse_args(argv)
-    if min(arguments.sizes) < 1 or min(arguments.classes) < 2 or arguments.repeat < 1:
-        parser.error("sizes and --repeat must be at least 1, classes at least 2")
+    if arguments.lines < 1 or arguments.classes < 2 or arguments.repeat < 1:
+        parser.error("--lines and --repeat must be at least 1, --classes at least 2")
     return arguments
+
+
+def data_set(ids: str, *, n_items: int, n_classes: int, seed: int) -> DataSet:
+    gold, predicted = label_pairs(n_items=n_items, n_classes=n_classes, seed=seed)
+    rng = np.random.default_rng([seed, 1])
+    numbers = np.arange(1, n_items + 1, dtype=np.int64)
+    return DataSet(
+        names=label_names(n_classes),
+        gold=gold,
+        predicted=predicted,
+        id_numbers=numbers if ids == "integer-like" else rng.permutation(numbers),
+        shuffle=rng.permutation(n_items),
+        id_field=integer_ids if ids == "integer-like" else string_ids,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     arguments = parse_arguments(argv)
     started = time.perf_counter()
     load_at_start = load_average()
+    warnings.simplefilter("ignore", category=UserWarning)  # sklearn, on classes never predicted
     rows: list[Row] = []
-    problems: list[str] = []
-    # sklearn warns about classes that are never predicted in tiny runs; the table is the output.
-    warnings.simplefilter("ignore", category=UserWarning)
     with tempfile.TemporaryDirectory(prefix="bench_scoring_") as directory:
-        for n_items in arguments.sizes:
-            for n_classes in arguments.classes:
-                new_rows, new_problems = measure(
-                    n_items=n_items,
-                    n_classes=n_classes,
-                    repeat=arguments.repeat,
-                    budget_s=arguments.budget,
-                    seed=arguments.seed,
-                    directory=Path(directory),
-                )
-                rows += new_rows
-                problems += new_problems
+        for ids in ID_KINDS:
+            data = data_set(ids, n_items=arguments.lines, n_classes=arguments.classes, seed=arguments.seed)
+            rows += measure_ids(data, ids=ids, repeat=arguments.repeat, seed=arguments.seed, directory=Path(directory))
+    log("timing the suite from arrays and scikit-learn's subset")
+    ours_s, sklearn_s, problems = measure_arrays(data, arguments.repeat)
     elapsed = time.perf_counter() - started
 
-    print(markdown_table(rows))
+    print(f"{arguments.lines:,} lines per file, {arguments.classes} classes.")
+    print()
+    print(file_table(rows))
+    print()
+    print(arrays_table(arguments.lines, arguments.classes, ours_s, sklearn_s))
     print()
     print(machine_line())
     print(
-        f"Best of {arguments.repeat} runs per cell (budget {arguments.budget:g} s per cell); whole benchmark "
-        f"{elapsed:.0f} s wall, peak memory {peak_memory_gib():.1f} GiB; load average {load_at_start} at the "
-        f"start, {load_average()} at the end."
+        f"Best of {arguments.repeat} runs per cell (time), largest peak of those runs (memory); whole benchmark "
+        f"{elapsed:.0f} s wall; load average {load_at_start} at the start, {load_average()} at the end."
     )
-    short = [cell for row in rows for cell in row.short_cells(arguments.repeat)]
-    if short:
-        print("Fewer runs (budget reached): " + "; ".join(short) + ".")
     print()
     print("Targets:")
-    print("\n".join(target_lines(rows)))
+    print("\n".join(target_lines(rows, n_items=arguments.lines, speed_up=sklearn_s / ours_s)))
     if problems:
         print()
         print("Cross-check problems (our suite vs scikit-learn):")

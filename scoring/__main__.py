@@ -260,7 +260,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="text",
         help="output format (default: text); latex: a table in the style of Table 8 of " + plain("@opitz-overview"),
     )
-    parser.add_argument("--labels", help="comma-separated label order (default: the gold file's sorted labels)")
+    parser.add_argument(
+        "--labels",
+        help="comma-separated label order (default: the gold file's labels in natural order, class2 before class10)",
+    )
     parser.add_argument(
         "--metrics",
         help="comma-separated column ids for the latex table or the text board, e.g. "

@@ -225,13 +225,13 @@ def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: 
             errors.append(error)
             continue
         matrix = confusion_of(gold_file, predicted)
-        reports[team] = score_matrix(matrix, labels=gold_file.labels, n_items=len(gold_file.ids))
+        reports[team] = score_matrix(matrix, labels=gold_file.labels, n_items=gold_file.n_items)
         predicted_items[team] = predicted.probabilities if predicted.is_soft else predicted.codes
     if errors:
         raise PredictionFilesError(errors)
     return Board(
         labels=gold_file.labels,
-        n_items=len(gold_file.ids),
+        n_items=gold_file.n_items,
         teams=tuple(teams),
         reports=reports,
         gold_codes=gold_file.codes,

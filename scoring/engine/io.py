@@ -29,11 +29,18 @@ How the header is read, so that any label works (``label``, ``ID``, ``x]``, ``tw
 
 Every problem raises :class:`InputFileError`, whose ``template`` is one of the named message
 constants below (tests compare against them) and whose text names the file, the line and what
-was expected. Parsing is pandas' C reader plus vectorised checks, so ten million lines cost a
-few seconds; ids that come in the gold file's order are matched without hashing, others with one
-hashing pass. No check costs more than a pass over the file (none is quadratic, none holds more
-than the parsed table): a hostile file is refused in about the time pandas takes to read it,
-and a hostile header from its own line.
+was expected. Data lines are parsed by Arrow's CSV reader (all cores, strings in contiguous
+buffers, no Python object per field) when the file has no quote; a file with quotes, and one
+that Arrow refuses, is read by pandas' C reader, whose reading and refusals the messages follow
+(without quotes the two read every line alike). Ids that come in the gold file's order are
+matched by comparing the two arrays, others by sorting 64-bit keys of them
+(:mod:`scoring.engine.ids`), so ten million lines cost a few seconds. No check costs more than
+a pass over the file (none is quadratic, none holds more than the parsed table): a hostile
+file is refused in about the time a reader takes to read it, and a hostile header from its
+own line, before any reader is called.
+
+Labels read from a gold file without a given order are put in natural order
+(:func:`natural_key`): ``class2`` before ``class10``.
 
 Probability rows that pass validation (each sums to 1 within ``PROBABILITY_TOLERANCE``) are
 divided by their sums, so each item weighs exactly one in the soft confusion matrix (paper 000,
@@ -43,13 +50,20 @@ footnote 1): the matrix's total is the number of items and its column sums are t
 from __future__ import annotations
 
 import io
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+
+from scoring.engine.ids import all_distinct, first_codes, gold_rows, key_order
 
 EMPTY_FILE = "the file is empty"
 UNDECODABLE = "the bytes at offset {offset} are not UTF-8 text; save the file as UTF-8"
@@ -88,6 +102,8 @@ PROBABILITY_TOLERANCE = 1e-3
 
 HEADER_LINE = 1
 """The header's line: the first (a file that starts with a blank line is refused)."""
+FIRST_DATA_LINE = HEADER_LINE + 1
+"""The line of the first data row: data row ``k`` is on line ``FIRST_DATA_LINE + k``."""
 
 LONGEST_QUOTED = 200
 """Longest text quoted whole in a message: a 1 MB field is quoted cut, so that the error about
@@ -117,16 +133,30 @@ class InputFileError(ValueError):
         super().__init__(f"{where}: {self.message}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LabelFile:
-    """A parsed ``id,label`` file: ids and label codes in file order."""
+    """A parsed ``id,label`` file: ids and label codes in file order, the first on line 2.
+
+    The ids stay in one Arrow string array (``id_array``), ten million of them a few bytes
+    each; :attr:`ids` makes them Python strings on first use.
+    """
 
     name: str
-    ids: np.ndarray
+    id_array: pa.ChunkedArray
     codes: np.ndarray
     labels: tuple[str, ...]
-    first_line: int = HEADER_LINE + 1
-    """The line of the first id: the one after the header."""
+    id_order: np.ndarray
+    """The ids' sorted keys (:func:`scoring.engine.ids.key_order`): they showed that no id
+    repeats, and they match every prediction file that lists the ids in another order."""
+
+    @property
+    def n_items(self) -> int:
+        return len(self.codes)
+
+    @cached_property
+    def ids(self) -> np.ndarray:
+        """The ids as an array of Python strings, in file order."""
+        return self.id_array.to_numpy(zero_copy_only=False)
 
 
 @dataclass(frozen=True)
@@ -145,10 +175,12 @@ class Predictions:
 
 def read_bytes(source: bytes | str | Path) -> tuple[bytes, str]:
     """The raw bytes of ``source`` and a name to use in messages."""
-    if isinstance(source, bytes):
-        return source, "<upload>"
-    path = Path(source)
-    return path.read_bytes(), str(path)
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    return data, _default_name(source)
+
+
+def _default_name(source: bytes | str | Path) -> str:
+    return "<upload>" if isinstance(source, bytes) else str(Path(source))
 
 
 # --- lines and fields ------------------------------------------------------------------------
@@ -211,9 +243,12 @@ def _split_fields(line: bytes, separator: bytes) -> list[bytes]:
         position += len(separator)
 
 
+_LEADING_SPACE = re.compile(rb"[ \t\v\f\r\n]*")
+
+
 def _header_start(data: bytes) -> int:
     """Where the first line with text begins: after any blank lines (spaces at most)."""
-    text = len(data) - len(data.lstrip(b" \t\v\f\r\n"))
+    text = _LEADING_SPACE.match(data).end()
     return max(data.rfind(b"\n", 0, text), data.rfind(b"\r", 0, text)) + 1
 
 
@@ -263,14 +298,15 @@ def _looks_like_utf16(data: bytes) -> bool:
 
 
 def _decode_check(data: bytes, name: str) -> bytes:
-    if not data.strip():
+    if not data or data.isspace():  # stops at the first other byte: no stripped copy of the file
         raise InputFileError(EMPTY_FILE, file=name)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")) or _looks_like_utf16(data):
         raise InputFileError(UTF16, file=name, line=HEADER_LINE)
     bom = len(b"\xef\xbb\xbf") if data.startswith(b"\xef\xbb\xbf") else 0
     data = data[bom:]
     try:
-        data.decode("utf-8")
+        if not data.isascii():  # ASCII, the usual case, is UTF-8: no decoded copy of the file
+            data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = _lines_before(data, error.start) + 1
         # The offset is the file's, counted with the byte-order mark the user sees in a hex editor.
@@ -287,27 +323,31 @@ class _Header:
 
     names: tuple[str, ...]
     """The header's names, stripped, in file order."""
-    source: bytes
-    """The file from the header line on."""
     separator: str
-    line: int
-    """The header's line in the file (after any blank lines)."""
+    body_start: int
+    """Where the data lines begin in the file's text: after the header's line end."""
+    origin: bytes | str | Path
+    """What the file was read from."""
 
-    @property
-    def first_data_line(self) -> int:
-        return self.line + 1
+    def text(self) -> bytes:
+        """The file's text again, for a message about one line: the text that was parsed is
+        not kept, so that a large file's bytes are freed as soon as its rows are read."""
+        return _decode_check(read_bytes(self.origin)[0], "")
 
 
-def _read_header(data: bytes, *, name: str, widths: Sequence[int], described: str) -> _Header:
+def _read_header(
+    origin: bytes | str | Path, *, name: str, widths: Sequence[int], described: str
+) -> tuple[_Header, bytes]:
     """Check the file's text and read its header; refuse one far wider than ``widths`` (the
-    field counts a header of this kind may have, ``described`` for the message) at once."""
-    data = _decode_check(data, name)
-    start = _header_start(data)
-    if start:
+    field counts a header of this kind may have, ``described`` for the message) at once.
+    Returns the header and the file's text (without a byte-order mark, ending in one line end).
+    """
+    source = _decode_check(read_bytes(origin)[0], name)
+    if _header_start(source):
         raise InputFileError(BLANK_BEFORE_HEADER, file=name, line=HEADER_LINE)
     line = HEADER_LINE
-    source = data[start:] if start else data
-    text = source[: _line_end(source)]
+    end = _line_end(source)
+    text = source[:end]
     separator = b"\t" if b"\t" in text else b","
     found = _count_fields(text, separator)
     if found is None:
@@ -319,7 +359,8 @@ def _read_header(data: bytes, *, name: str, widths: Sequence[int], described: st
         # Four bytes a character at most: enough for the 200 characters a message quotes.
         found_text = text[: 4 * LONGEST_QUOTED].decode("utf-8", errors="ignore")[:LONGEST_QUOTED]
         raise InputFileError(MISSING_HEADER, file=name, line=line, found=found_text)
-    return _Header(names=names, source=source, separator=separator.decode(), line=line)
+    body_start = end + 2 if source.startswith(b"\r\n", end) else end + 1
+    return _Header(names=names, separator=separator.decode(), body_start=body_start, origin=origin), source
 
 
 def _column_name(column: str) -> str:
@@ -345,7 +386,7 @@ def _check_columns(columns: Sequence[str], *, expected: Sequence[str], found: st
 def _label_columns(header: _Header, *, name: str) -> tuple[int, int]:
     """Where the id and the label are in an ``id,label`` header."""
     columns = [_column_name(column) for column in header.names]
-    _check_columns(columns, expected=(ID, LABEL), found=", ".join(columns), name=name, line=header.line)
+    _check_columns(columns, expected=(ID, LABEL), found=", ".join(columns), name=name, line=HEADER_LINE)
     return columns.index(ID), columns.index(LABEL)
 
 
@@ -371,7 +412,7 @@ def _probability_columns(header: _Header, *, labels: Sequence[str], name: str) -
         else:
             keys.append(("label" if column in label_set else "other", _column_name(column)))
     shown = [column for _, column in keys]
-    line, found = header.line, ", ".join(shown)
+    line, found = HEADER_LINE, ", ".join(shown)
     seen: set[tuple[str, str]] = set()
     for key in keys:
         if key in seen:
@@ -398,18 +439,95 @@ def _probability_columns(header: _Header, *, labels: Sequence[str], name: str) -
 # --- the data lines --------------------------------------------------------------------------
 
 
-def _read_rows(header: _Header, *, name: str, max_rows: int | None) -> list[np.ndarray]:
-    """The data lines as one array of strings per header field; row ``k`` is on line
-    ``header.first_data_line + k``."""
+LABELS = pa.dictionary(pa.int32(), pa.string())
+"""How a column of labels is read: a few distinct strings, so a code per row and each string once."""
+NUMBERS = pa.float64()
+"""How a column of probabilities is read by Arrow (pandas reads them as strings)."""
+
+
+def _read_rows(
+    header: _Header, source: bytes, *, name: str, kinds: dict[int, pa.DataType], max_rows: int | None
+) -> list[pa.ChunkedArray]:
+    """The data lines as one Arrow array per header field, strings unless ``kinds`` says
+    otherwise (:data:`LABELS`, :data:`NUMBERS`); row ``k`` is on line ``FIRST_DATA_LINE + k``."""
+    columns = _read_plain(header, source, kinds=kinds, max_rows=max_rows)
+    if columns is None:
+        texts = _read_with_pandas(header, source, name=name, max_rows=max_rows)
+        columns = [_arrow_column(text, labels=kinds.get(index) == LABELS) for index, text in enumerate(texts)]
+    rows = len(columns[0])
+    if max_rows is not None and rows > max_rows:
+        raise InputFileError(TOO_MANY_LINES, file=name, line=FIRST_DATA_LINE + max_rows, limit=max_rows)
+    if rows == 0:
+        raise InputFileError(NO_ROWS, file=name, line=FIRST_DATA_LINE)
+    # A blank or short line always leaves the last column empty: check that one column, and
+    # look closer only when it finds something.
+    if _has_empty(columns[-1]):
+        blank = np.logical_and.reduce([_empty(column) for column in columns])
+        if blank.any():
+            raise InputFileError(EMPTY_LINE, file=name, line=FIRST_DATA_LINE + _first(blank))
+    return columns
+
+
+def _arrow_column(text: np.ndarray, *, labels: bool) -> pa.ChunkedArray:
+    column = pa.array(text, type=pa.string())
+    return pa.chunked_array([column.dictionary_encode() if labels else column])
+
+
+def _read_plain(
+    header: _Header, source: bytes, *, kinds: dict[int, pa.DataType], max_rows: int | None
+) -> list[pa.ChunkedArray] | None:
+    """The data lines as Arrow's CSV reader reads them (on all cores, strings into contiguous
+    buffers, numbers as it converts them), or ``None`` where its reading could differ from
+    pandas': when a quote occurs (pandas' quoting rules are its own), when there is no data
+    line or more than ``max_rows``, or when Arrow refuses a line (a short or long one, a field
+    that is not a number). Without quotes both read a line the same way, a row per line (a
+    blank line is a row of empty fields), and spell numbers alike (``tests/scoring/engine/
+    test_io.py`` compares them); pandas then reads what Arrow did not, for its messages.
+    """
+    body = header.body_start
+    if body == len(source) or source.find(b'"', body) >= 0:
+        return None
+    if max_rows is not None and _lines_before(source, len(source)) - HEADER_LINE > max_rows:
+        return None
+    fields = [str(index) for index in range(len(header.names))]
+    # The system's allocator, trimmed after the parse, hands the parser's buffers back: Arrow's
+    # default pool would keep those of the gold file while the prediction file is read.
+    pool = pa.system_memory_pool()
+    types = {field: kinds.get(index, pa.string()) for index, field in enumerate(fields)}
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(memoryview(source)[body:]),
+            read_options=pa_csv.ReadOptions(column_names=fields),
+            parse_options=pa_csv.ParseOptions(
+                delimiter=header.separator, quote_char=False, double_quote=False, ignore_empty_lines=False
+            ),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=types,
+                check_utf8=False,  # the whole file was checked before its header was read
+                null_values=[],  # "", "NA", "nan": a string as written, or not a number
+                strings_can_be_null=False,
+            ),
+            memory_pool=pool,
+        )
+    except pa.ArrowInvalid:
+        return None
+    finally:
+        pool.release_unused()
+    return table.columns
+
+
+def _read_with_pandas(header: _Header, source: bytes, *, name: str, max_rows: int | None) -> list[np.ndarray]:
+    """The data lines as pandas' C reader reads them, one array of strings per header field:
+    the reader for files with quotes, and the one whose refusals the messages follow."""
     try:
         # The header is read as a row like any other: pandas' own header handling renames a
         # repeated name ("label.1") and, when the first data line has one field more than the
         # header, silently takes its first field as the index and shifts every column left.
         table = pd.read_csv(
-            io.BytesIO(header.source),
+            io.BytesIO(source),
             sep=header.separator,
             header=None,
-            dtype=object,  # plain Python strings: the checks below compare them directly
+            dtype=object,  # plain Python strings, as written
             na_filter=False,
             keep_default_na=False,
             skip_blank_lines=False,
@@ -420,44 +538,63 @@ def _read_rows(header: _Header, *, name: str, max_rows: int | None) -> list[np.n
         match = _PANDAS_LINE.search(str(error))
         if match:
             expected, line, found = (int(g) for g in match.groups())
-            line += header.line - HEADER_LINE  # pandas counts from the header
             raise InputFileError(FIELD_COUNT, file=name, line=line, expected=expected, found=found) from None
         raise InputFileError(MALFORMED, file=name, detail=str(error).strip()) from None
     if [str(column).strip() for column in table.iloc[0]] != list(header.names):
-        raise InputFileError(MALFORMED, file=name, line=header.line, detail=UNREADABLE_HEADER)
-    # Views of the parsed columns without the header row: no copy of a large file.
-    columns = [table[k].to_numpy(dtype=object)[1:] for k in table.columns]
-    rows = len(columns[0])
-    if max_rows is not None and rows > max_rows:
-        raise InputFileError(TOO_MANY_LINES, file=name, line=header.first_data_line + max_rows, limit=max_rows)
-    if rows == 0:
-        raise InputFileError(NO_ROWS, file=name, line=header.first_data_line)
-    # A blank or short line always leaves the last column empty: check that one column, and
-    # look closer only when it finds something.
-    if _empty(columns[-1]).any():
-        blank = np.logical_and.reduce([_empty(column) for column in columns])
-        if blank.any():
-            raise InputFileError(EMPTY_LINE, file=name, line=header.first_data_line + _first(blank))
-    return columns
+        raise InputFileError(MALFORMED, file=name, line=HEADER_LINE, detail=UNREADABLE_HEADER)
+    return [table[k].to_numpy(dtype=object)[1:] for k in table.columns]
 
 
 def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
-def _empty(values: np.ndarray) -> np.ndarray:
-    """Where a parsed field is empty. With ``na_filter=False`` pandas gives every field as a
-    string and pads the missing fields of a short line with "", so no NaN can occur."""
-    return values == ""
+def _is_text(column: pa.ChunkedArray) -> bool:
+    return pa.types.is_string(column.type)
 
 
-def _check_values(columns: list[np.ndarray], index: int, *, header: _Header, name: str, what: str) -> np.ndarray:
-    """Column ``index`` as an object array; an error on its first empty value (or short line)."""
+def _is_labels(column: pa.ChunkedArray) -> bool:
+    return pa.types.is_dictionary(column.type)
+
+
+def _has_empty(column: pa.ChunkedArray) -> bool:
+    """Whether a field of the column is empty; numbers never are (Arrow refuses an empty one),
+    and labels are when their strings include "" (each string of a chunk's labels occurs in it)."""
+    if _is_labels(column):
+        return any("" in chunk.dictionary.to_pylist() for chunk in column.chunks)
+    return _is_text(column) and len(column) > 0 and pc.min(pc.binary_length(column)).as_py() == 0
+
+
+def _empty(column: pa.ChunkedArray) -> np.ndarray:
+    """Where a parsed field is empty. Both readers give every field as a string, "" for the
+    missing fields of a short line (pandas) or of a blank one (Arrow), so no null occurs."""
+    if _is_labels(column):
+        return _per_label(column, lambda label: label == "", dtype=bool)
+    if not _is_text(column):
+        return np.zeros(len(column), dtype=bool)
+    return pc.equal(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
+
+
+def _per_label(column: pa.ChunkedArray, value: Callable[[str], object], *, dtype: type) -> np.ndarray:
+    """``value(label)`` for every row of a column of labels, computed once per distinct label
+    of each chunk and spread over its rows by their codes."""
+    out = np.empty(len(column), dtype=dtype)
+    start = 0
+    for chunk in column.chunks:
+        values = np.array([value(label) for label in chunk.dictionary.to_pylist()], dtype=dtype)
+        out[start : start + len(chunk)] = values[chunk.indices.to_numpy(zero_copy_only=False)]
+        start += len(chunk)
+    return out
+
+
+def _check_values(
+    columns: list[pa.ChunkedArray], index: int, *, header: _Header, name: str, what: str
+) -> pa.ChunkedArray:
+    """Column ``index``; an error on its first empty value (or short line)."""
     values = columns[index]
-    missing = _empty(values)
-    if missing.any():
-        row = _first(missing)
-        line = header.first_data_line + row
+    if _has_empty(values):
+        row = _first(_empty(values))
+        line = FIRST_DATA_LINE + row
         found = _fields_on_line(header, row)
         if found is not None and found < len(columns):
             raise InputFileError(FIELD_COUNT, file=name, line=line, expected=len(columns), found=found)
@@ -470,29 +607,33 @@ def _fields_on_line(header: _Header, row: int) -> int | None:
 
     Only called on the error path; ``None`` when the line cannot be told (a quote left open).
     """
-    line = _line_text(header.source, row + 1)
+    line = _line_text(header.text(), row + 1)
     return None if line is None else _count_fields(line, header.separator.encode())
 
 
-def _check_unique(ids: np.ndarray, *, name: str, first_line: int = HEADER_LINE + 1) -> None:
-    """An error on the first id seen before; ``ids[0]`` is on ``first_line``.
-
-    Sorted ids (a common case) are checked by comparing neighbours; others with one hashing pass,
-    whether or not an id repeats (``Index.duplicated`` would make two: it asks ``is_unique`` first).
-    """
-    index = pd.Index(ids, dtype=object)
-    if (index.is_monotonic_increasing or index.is_monotonic_decreasing) and index.is_unique:
-        return
-    repeated = pd.Series(ids, dtype=object, copy=False).duplicated().to_numpy()
-    if repeated.any():
-        row = _first(repeated)
-        # Python's ==, not numpy's: numpy turns a str into its own type, which drops trailing NULs.
-        first = ids[:row].tolist().index(ids[row])
-        _duplicate_id(ids, row=row, first=first, name=name, first_line=first_line)
+def _field_text(columns: list[pa.ChunkedArray], index: int, *, header: _Header, row: int) -> str:
+    """Field ``index`` of data row ``row`` as written. A number column was read by Arrow, from a
+    file without quotes, so the field is the line's text between separators."""
+    column = columns[index]
+    if _is_text(column):
+        return column[row].as_py()
+    return _line_text(header.text(), row + 1).decode("utf-8").split(header.separator)[index]
 
 
-def _duplicate_id(ids: np.ndarray, *, row: int, first: int, name: str, first_line: int) -> None:
-    raise InputFileError(DUPLICATE_ID, file=name, line=row + first_line, id=ids[row], first_line=first + first_line)
+def _check_unique(ids: pa.ChunkedArray, *, name: str) -> np.ndarray:
+    """The ids' sorted keys (:func:`scoring.engine.ids.key_order`), after an error on the first
+    id seen before. Sorted keys tell distinct ids; only a repeat takes Arrow's exact hash."""
+    order = key_order(ids)
+    if not all_distinct(ids, order):
+        repeat = _first_repeat(first_codes(ids))
+        _duplicate_id(ids, row=repeat[0], first=repeat[1], name=name)
+    return order
+
+
+def _duplicate_id(ids: pa.ChunkedArray, *, row: int, first: int, name: str) -> None:
+    raise InputFileError(
+        DUPLICATE_ID, file=name, line=row + FIRST_DATA_LINE, id=ids[row].as_py(), first_line=first + FIRST_DATA_LINE
+    )
 
 
 def _first_repeat(keys: np.ndarray) -> tuple[int, int] | None:
@@ -509,16 +650,31 @@ def _first_repeat(keys: np.ndarray) -> tuple[int, int] | None:
     return int(order[place]), int(order[np.searchsorted(ordered, ordered[place])])
 
 
-def encode_labels(
-    values: np.ndarray, *, labels: Sequence[str], name: str, first_line: int = HEADER_LINE + 1
-) -> np.ndarray:
-    """Codes 0..n-1 of string labels in task order; an error on the first unknown label."""
-    codes = pd.Index(list(labels)).get_indexer(values)
+_DIGITS = re.compile(r"([0-9]+)")
+
+
+def natural_key(label: str) -> tuple[tuple[str | int, ...], str]:
+    """Sort key for labels read from a file: runs of digits compare by their value, so
+    ``class2`` comes before ``class10``; labels equal but for leading zeros (``c01``, ``c1``)
+    then compare as text. Parts alternate text and number, so two keys always compare."""
+    parts = _DIGITS.split(label)
+    return tuple(int(part) if odd else part for odd, part in zip(itertools.cycle((False, True)), parts)), label
+
+
+def _distinct_labels(values: pa.ChunkedArray) -> tuple[str, ...]:
+    """The labels a column holds, in natural order (:func:`natural_key`)."""
+    return tuple(sorted({label for chunk in values.chunks for label in chunk.dictionary.to_pylist()}, key=natural_key))
+
+
+def _encode_labels(values: pa.ChunkedArray, *, labels: Sequence[str], name: str) -> np.ndarray:
+    """Codes 0..n-1 of a column of labels in task order; an error on the first unknown label."""
+    code_of = {label: code for code, label in enumerate(labels)}
+    codes = _per_label(values, lambda label: code_of.get(label, -1), dtype=np.int32)
     unknown = codes < 0
     if unknown.any():
         row = _first(unknown)
         raise InputFileError(
-            UNKNOWN_LABEL, file=name, line=row + first_line, label=values[row], labels=", ".join(labels)
+            UNKNOWN_LABEL, file=name, line=row + FIRST_DATA_LINE, label=values[row].as_py(), labels=", ".join(labels)
         )
     return codes
 
@@ -532,63 +688,63 @@ def read_labels(
 ) -> LabelFile:
     """Read an ``id,label`` file (gold, or hard predictions checked on their own).
 
-    ``labels`` fixes the label order and set; without it, the file's sorted distinct labels.
+    ``labels`` fixes the label order and set; without it, the file's distinct labels in natural
+    order (:func:`natural_key`).
     """
-    data, default_name = read_bytes(source)
-    name = name or default_name
-    header = _read_header(data, name=name, widths=(2,), described="2 (id,label)")
+    name = name or _default_name(source)
+    header, text = _read_header(source, name=name, widths=(2,), described="2 (id,label)")
     id_index, label_index = _label_columns(header, name=name)
-    columns = _read_rows(header, name=name, max_rows=max_rows)
+    columns = _read_rows(header, text, name=name, kinds={label_index: LABELS}, max_rows=max_rows)
+    del text  # the rows hold what is needed: a large file's bytes are freed here
     ids = _check_values(columns, id_index, header=header, name=name, what="id")
     values = _check_values(columns, label_index, header=header, name=name, what="label")
-    first_line = header.first_data_line
-    _check_unique(ids, name=name, first_line=first_line)
-    labels = tuple(labels) if labels is not None else tuple(sorted(pd.unique(values)))
-    codes = encode_labels(values, labels=labels, name=name, first_line=first_line)
-    return LabelFile(name=name, ids=ids, codes=codes, labels=labels, first_line=first_line)
+    order = _check_unique(ids, name=name)
+    labels = tuple(labels) if labels is not None else _distinct_labels(values)
+    codes = _encode_labels(values, labels=labels, name=name)
+    # One chunk: gathering ids at random rows (to match a prediction file) is then a plain
+    # index per id, not a search for its chunk first.
+    ids = pa.chunked_array([ids.combine_chunks()])
+    return LabelFile(name=name, id_array=ids, codes=codes, labels=labels, id_order=order)
 
 
-def _same_ids(ids: np.ndarray, gold: LabelFile) -> bool:
-    return len(ids) == len(gold.ids) and bool(np.array_equal(ids, gold.ids))
-
-
-def _gold_positions(ids: np.ndarray, *, gold: LabelFile, name: str, first_line: int) -> np.ndarray | None:
+def _gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.ndarray | None:
     """Where each id is in the gold file (-1: not there), after an error on the first id that
     repeats an earlier one; ``None`` when the ids are the gold ids in the gold order (the usual
-    case, found without hashing). ``ids[0]`` is on ``first_line``.
+    case, found by comparing the two arrays).
 
-    One hashing pass in all: a repeated id shows as a repeated gold position, or, among the ids
-    that are not in the gold file, as a repeated code of those alone. Sorted ids are first
-    checked for repeats by comparing neighbours, which costs less than the look-up.
+    Ids in another order are matched by sorting keys (:func:`scoring.engine.ids.gold_rows`);
+    when they are not the gold ids, Arrow's exact hash finds where each is, and a repeated id
+    shows as a repeated gold position or, among the ids that are not in the gold file, as a
+    repeated code of those alone.
     """
-    if _same_ids(ids, gold):
+    if ids.equals(gold.id_array):
         return None
-    index = pd.Index(ids, dtype=object)
-    if index.is_monotonic_increasing or index.is_monotonic_decreasing:
-        _check_unique(ids, name=name, first_line=first_line)  # sorted: a repeat shows without hashing
-    positions = pd.Index(gold.ids).get_indexer(ids)
+    rows = gold_rows(ids, gold_ids=gold.id_array, gold_order=gold.id_order)
+    if rows is not None:
+        return rows
+    found = pc.index_in(ids, value_set=gold.id_array.chunk(0))
+    positions = pc.fill_null(found, -1).to_numpy().astype(np.intp)
     unknown = positions < 0
     keys = positions
     if unknown.any():
         keys = positions.copy()
-        keys[unknown] = len(gold.ids) + pd.factorize(ids[unknown])[0]
+        keys[unknown] = gold.n_items + first_codes(ids.filter(pa.array(unknown)))
     repeat = _first_repeat(keys)
     if repeat is not None:
-        _duplicate_id(ids, row=repeat[0], first=repeat[1], name=name, first_line=first_line)
+        _duplicate_id(ids, row=repeat[0], first=repeat[1], name=name)
     return positions
 
 
-def _gold_order(
-    positions: np.ndarray | None, ids: np.ndarray, *, gold: LabelFile, name: str, first_line: int
-) -> np.ndarray:
-    """For each gold item, the row that predicts it; errors on unknown or missing ids."""
+def _gold_order(positions: np.ndarray | None, ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.ndarray | None:
+    """For each gold item, the row that predicts it (``None``: the same row); errors on unknown
+    or missing ids."""
     if positions is None:
-        return np.arange(len(ids))
+        return None
     unknown = positions < 0
     if unknown.any():
         row = _first(unknown)
-        raise InputFileError(UNKNOWN_ID, file=name, line=row + first_line, id=ids[row])
-    covered = np.zeros(len(gold.ids), dtype=bool)
+        raise InputFileError(UNKNOWN_ID, file=name, line=row + FIRST_DATA_LINE, id=ids[row].as_py())
+    covered = np.zeros(gold.n_items, dtype=bool)
     covered[positions] = True
     if not covered.all():
         gold_row = _first(~covered)
@@ -596,29 +752,29 @@ def _gold_order(
             MISSING_IDS,
             file=name,
             count=int((~covered).sum()),
-            id=gold.ids[gold_row],
-            gold_line=gold_row + gold.first_line,
+            id=gold.id_array[gold_row].as_py(),
+            gold_line=gold_row + FIRST_DATA_LINE,
         )
-    order = np.empty(len(gold.ids), dtype=np.intp)
+    order = np.empty(gold.n_items, dtype=np.intp)
     order[positions] = np.arange(len(ids))
     return order
 
 
-def align_to_gold(ids: np.ndarray, *, gold: LabelFile, name: str, first_line: int = HEADER_LINE + 1) -> np.ndarray:
-    """For each gold item, the row of ``ids`` that predicts it; errors on the first repeated id,
-    then on the first unknown id, then on gold ids without a prediction. ``ids[0]`` is on
-    ``first_line``."""
-    positions = _gold_positions(ids, gold=gold, name=name, first_line=first_line)
-    return _gold_order(positions, ids, gold=gold, name=name, first_line=first_line)
+def _numbers(column: pa.ChunkedArray) -> np.ndarray:
+    """A probability column as floats: Arrow's numbers as they are; strings (read by pandas)
+    converted as pandas converts them, NaN where a field is not a number."""
+    if not _is_text(column):
+        return column.to_numpy()
+    return pd.to_numeric(column.to_numpy(zero_copy_only=False), errors="coerce").astype(np.float64, copy=False)
 
 
 def _probabilities(
-    columns: list[np.ndarray], indexes: Sequence[int], *, labels: Sequence[str], name: str, first_line: int
+    columns: list[pa.ChunkedArray], indexes: Sequence[int], *, header: _Header, labels: Sequence[str], name: str
 ) -> np.ndarray:
     """The probability matrix (items x labels), checked, with every row divided by its sum."""
-    values = np.column_stack(
-        [pd.to_numeric(columns[index], errors="coerce").astype(np.float64, copy=False) for index in indexes]
-    )
+    values = np.empty((len(columns[0]), len(indexes)))
+    for place, index in enumerate(indexes):
+        values[:, place] = _numbers(columns[index])
     bad = ~np.isfinite(values) | (values < 0) | (values > 1)
     if bad.any():
         row = _first(bad.any(axis=1))
@@ -626,16 +782,20 @@ def _probabilities(
         raise InputFileError(
             NOT_A_PROBABILITY,
             file=name,
-            line=row + first_line,
+            line=row + FIRST_DATA_LINE,
             column=labels[column],
-            value=columns[indexes[column]][row],
+            value=_field_text(columns, indexes[column], header=header, row=row),
         )
     totals = values.sum(axis=1)
     off = np.abs(totals - 1.0) > PROBABILITY_TOLERANCE
     if off.any():
         row = _first(off)
         raise InputFileError(
-            PROBABILITIES_DONT_SUM, file=name, line=row + first_line, total=totals[row], tolerance=PROBABILITY_TOLERANCE
+            PROBABILITIES_DONT_SUM,
+            file=name,
+            line=row + FIRST_DATA_LINE,
+            total=totals[row],
+            tolerance=PROBABILITY_TOLERANCE,
         )
     # Outputs printed with few decimals sum to 0.999 or 1.001: renormalised, each item counts once.
     values /= totals[:, np.newaxis]
@@ -649,6 +809,10 @@ def _prediction_widths(labels: Sequence[str]) -> tuple[tuple[int, ...], str]:
     return (2, len(labels) + 1), f"2 (id,label) or {len(labels) + 1} (id and one column per label: {', '.join(labels)})"
 
 
+def _in_gold_order(values: np.ndarray, order: np.ndarray | None) -> np.ndarray:
+    return values if order is None else values[order]
+
+
 def read_predictions(
     source: bytes | str | Path, *, gold: LabelFile, name: str | None = None, max_rows: int | None = None
 ) -> Predictions:
@@ -657,24 +821,24 @@ def read_predictions(
     The header decides which (the rule is in the module docstring). The result is in the gold
     file's item order; probability rows are renormalised to sum to 1.
     """
-    data, default_name = read_bytes(source)
-    name = name or default_name
+    name = name or _default_name(source)
     widths, described = _prediction_widths(gold.labels)
-    header = _read_header(data, name=name, widths=widths, described=described)
+    header, text = _read_header(source, name=name, widths=widths, described=described)
     soft = not _is_hard(header.names, gold.labels)
     if soft:
         id_index, label_indexes = _probability_columns(header, labels=gold.labels, name=name)
     else:
         id_index, label_index = _label_columns(header, name=name)
-    columns = _read_rows(header, name=name, max_rows=max_rows)
+    kinds = dict.fromkeys(label_indexes, NUMBERS) if soft else {label_index: LABELS}
+    columns = _read_rows(header, text, name=name, kinds=kinds, max_rows=max_rows)
+    del text  # the rows hold what is needed: a large file's bytes are freed here
     ids = _check_values(columns, id_index, header=header, name=name, what="id")
-    first_line = header.first_data_line
-    positions = _gold_positions(ids, gold=gold, name=name, first_line=first_line)
+    positions = _gold_positions(ids, gold=gold, name=name)
     if soft:
-        probabilities = _probabilities(columns, label_indexes, labels=gold.labels, name=name, first_line=first_line)
-        order = _gold_order(positions, ids, gold=gold, name=name, first_line=first_line)
-        return Predictions(name=name, probabilities=probabilities[order])
+        probabilities = _probabilities(columns, label_indexes, header=header, labels=gold.labels, name=name)
+        order = _gold_order(positions, ids, gold=gold, name=name)
+        return Predictions(name=name, probabilities=_in_gold_order(probabilities, order))
     values = _check_values(columns, label_index, header=header, name=name, what="label")
-    codes = encode_labels(values, labels=gold.labels, name=name, first_line=first_line)
-    order = _gold_order(positions, ids, gold=gold, name=name, first_line=first_line)
-    return Predictions(name=name, codes=codes[order])
+    codes = _encode_labels(values, labels=gold.labels, name=name)
+    order = _gold_order(positions, ids, gold=gold, name=name)
+    return Predictions(name=name, codes=_in_gold_order(codes, order))

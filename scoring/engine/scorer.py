@@ -58,7 +58,7 @@ def score_files_with_items(
     read once)."""
     gold_file = read_labels(gold, labels=labels, name=gold_name)
     predicted = read_predictions(predictions, gold=gold_file, name=predictions_name)
-    report = score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=len(gold_file.ids))
+    report = score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=gold_file.n_items)
     return ScoredFile(report=report, items=aligned_items(predicted))
 
 
