@@ -44,6 +44,8 @@ class ScoredFile:
 
     report: Report
     items: np.ndarray
+    gold_codes: np.ndarray
+    """The gold file's class codes, in its order (what the items are aligned to)."""
 
 
 def score_files_with_items(
@@ -59,7 +61,7 @@ def score_files_with_items(
     gold_file = read_labels(gold, labels=labels, name=gold_name)
     predicted = read_predictions(predictions, gold=gold_file, name=predictions_name)
     report = score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=gold_file.n_items)
-    return ScoredFile(report=report, items=aligned_items(predicted))
+    return ScoredFile(report=report, items=aligned_items(predicted), gold_codes=gold_file.codes)
 
 
 def aligned_items(predictions: Predictions) -> np.ndarray:
