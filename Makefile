@@ -53,7 +53,7 @@ SCALE_SETTINGS ?= config.settings.prod
 
 worker: install
 	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq \
-		$(BIN)/python manage.py rqworker default --job-class django_tasks_rq.Job
+		$(BIN)/python manage.py scoring_worker default --job-class django_tasks_rq.Job
 
 serve: install
 	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq $(BIN)/python manage.py check --deploy --fail-level ERROR

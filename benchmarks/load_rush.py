@@ -159,7 +159,7 @@ from django.db.models import Max  # noqa: E402
 from django.test import RequestFactory  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from leaderboard.models import StoredFile, Submission, Task  # noqa: E402
+from leaderboard.models import Phase, StoredFile, Submission, Task  # noqa: E402
 from leaderboard.selectors import leaderboard  # noqa: E402
 from leaderboard.views import boards  # noqa: E402
 from scoring.engine.confusion import hard_confusion  # noqa: E402
@@ -366,7 +366,7 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
                 answer.latency_ms if answer.status == 200 else answer.status
             )
 
-    Task.objects.filter(pk=setup.task_id).update(closes_at=timezone.now() + timedelta(seconds=args.deadline_s))
+    Phase.objects.filter(task_id=setup.task_id).update(closes_at=timezone.now() + timedelta(seconds=args.deadline_s))
     readers = [threading.Thread(target=reader, args=(n,), daemon=True) for n in range(args.readers)]
     for thread in readers:
         thread.start()
@@ -404,7 +404,7 @@ def report(args: argparse.Namespace, setup: Setup, rush: Rush, *, port: int, web
     stored = set(rush_rows.values_list("pk", flat=True))
     scored = set(rush_rows.filter(status=Submission.Status.SCORED).values_list("pk", flat=True))
     times = rush_rows.aggregate(last_upload=Max("created_at"), last_score=Max("scored_at"))
-    board = leaderboard(task=task)
+    board = leaderboard(phase=task.current_phase())
     refusals: dict[str, int] = {}
     for upload in rush.uploads:
         if upload.submission_id is None:
@@ -457,7 +457,7 @@ def profile_board(setup: Setup) -> None:
     request = RequestFactory().get(f"/tasks/{SLUG}/leaderboard/", HTTP_HOST="127.0.0.1")
     request.user = AnonymousUser()
     for what, call in (
-        ("selectors.leaderboard", lambda: leaderboard(task=task)),
+        ("selectors.leaderboard", lambda: leaderboard(phase=task.current_phase())),
         ("the leaderboard view (selector + template)", lambda: boards.leaderboard(request, slug=SLUG)),
     ):
         call()  # warm

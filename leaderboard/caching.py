@@ -1,6 +1,7 @@
 """Cached results pages: keys that change whenever what a page shows changes.
 
-A page's cache key holds the phase's own settings (id, gold version, counting policy) and its
+A page's cache key holds the phase's own settings (id, gold version, counting policy, the part
+of a split test set it shows now, which changes at the close, and the split) and its
 task's (primary metric, labels), the page's parameters, and a *stamp* of the phase's scores read
 from the database on every request: the number of scored submissions, their latest
 ``scored_at`` and ``disqualified_at``, the sum of their ``score_count`` and their highest id;
@@ -24,7 +25,7 @@ from leaderboard.models import Baseline, Phase, Submission, Team
 
 CACHE_TIMEOUT_S = 60 * 60
 """Entries never go stale (their keys change instead); this only bounds the memory they hold."""
-KEY_PREFIX = "leaderboard:page:v2:"
+KEY_PREFIX = "leaderboard:page:v3:"
 
 T = TypeVar("T")
 
@@ -74,7 +75,16 @@ def scores_stamp(phase: Phase) -> str:
 
 def _digest(phase: Phase, stamp: str, parts: tuple) -> str:
     task = phase.task
-    settings = (phase.pk, phase.gold_version, phase.counting, task.primary_metric, list(task.labels))
+    settings = (
+        phase.pk,
+        phase.gold_version,
+        phase.counting,
+        phase.shown_part(),
+        phase.private_percent,
+        phase.split_seed,
+        task.primary_metric,
+        list(task.labels),
+    )
     return hashlib.sha256(repr((settings, parts, stamp)).encode()).hexdigest()
 
 

@@ -58,8 +58,25 @@ p {{ color: #4b5563; }}</style>
 """The document around a downloaded figure: its title and a line saying what it shows."""
 
 
-def _label(column: Column) -> str:
+CALIBRATED_TICK = "{symbol} cal."
+"""An axis label of a calibrated column: said in words, not only by the ``_c`` of its symbol."""
+TOP_TEAMS_SHOWN = 10
+"""How many lines the rank chart draws at first (the leaders under the ordering column); the page
+offers more, and the visitor's own team."""
+
+
+def axis_label(column: Column) -> str:
+    """A column's axis label: its symbol, calibrated ones as ``macR cal.``."""
+    if column.calibrated:
+        return escape(CALIBRATED_TICK.format(symbol=column.counterpart().symbol))
     return escape(column.symbol)
+
+
+def _hover_name(column: Column) -> str:
+    """A column as hover text names it: ``macR`` or ``macR, calibrated`` (short: the all-metrics
+    heatmap holds two names per cell, thousands of cells)."""
+    symbol = escape(column.counterpart().symbol if column.calibrated else column.symbol)
+    return f"{symbol}, calibrated" if column.calibrated else symbol
 
 
 def _layout(**options) -> dict:
@@ -100,15 +117,16 @@ def correlation_heatmap(
     so on hover. Hover also names the two metrics, the number of teams rho rests on and, when
     ``intervals`` has them, rho's 95 % paired-bootstrap interval.
     """
-    labels = [_label(c) for c in columns]
+    labels = [axis_label(c) for c in columns]
+    hover_names = [_hover_name(c) for c in columns]
     cells = [[matrix[row.id][col.id] for col in columns] for row in columns]
     z = [[cell.rho for cell in row] for row in cells]
     text = [["" if cell.rho is None else rho_text(cell.rho) for cell in row] for row in cells]
     customdata = [
         [
             [
-                labels[i],
-                labels[j],
+                hover_names[i],
+                hover_names[j],
                 rho_text(cell.rho),
                 cell.n_teams,
                 _rho_interval_text(intervals, columns[i], columns[j]),
@@ -138,13 +156,18 @@ def correlation_heatmap(
     if len(columns) <= MAX_CELLS_WITH_TEXT:
         heatmap.update(text=text, texttemplate="%{text}", textfont={"size": 10})
     size = max(360, 34 * len(columns) + 140)
-    every_label = {"tickmode": "array", "tickvals": labels, "ticktext": labels, "showgrid": False}
+    every_label = {"tickmode": "array", "tickvals": labels, "ticktext": labels, "showgrid": False, "automargin": True}
     figure = go.Figure(
         heatmap,
         layout=_layout(
             height=size,
             margin={"l": 110, "r": 20, "t": 20, "b": 110},
-            xaxis={**every_label, "tickangle": _tick_angle(columns), "side": "bottom"},
+            xaxis={
+                **every_label,
+                "tickangle": _tick_angle(columns),
+                "side": "bottom",
+                "title": {"text": "cal. = prevalence-calibrated", "font": {"size": 11}},
+            },
             yaxis={**every_label, "autorange": "reversed"},
         ),
     )
@@ -160,19 +183,36 @@ def _without_none(options: dict) -> dict:
     }
 
 
-def rank_lines(*, columns: Sequence[Column], teams: Sequence[str], values: Mapping[str, Sequence[Value]]) -> str:
+def rank_lines(
+    *,
+    columns: Sequence[Column],
+    teams: Sequence[str],
+    values: Mapping[str, Sequence[Value]],
+    order_by: Column | None = None,
+) -> str:
     """Each team's rank under each column: one line per team, rank 1 at the top.
 
     Competition ranks, as on the leaderboard; a team undefined under a column has no point
-    there. Teams with no value at all (no scored submission) are left out.
+    there. Teams with no value at all (no scored submission) are left out. The lines come in
+    the order of the teams' ranks under ``order_by`` (default the first column; ties and
+    undefined ranks by name), each with the team's name unescaped in ``meta``: the page draws
+    the first :data:`TOP_TEAMS_SHOWN` and offers the rest (``charts.js``); a downloaded figure
+    has every line.
 
     Built as plain dicts rather than graph objects: with one trace per team (500 on a full
     board), plotly's validation of every trace cost over a second; the figure is the same.
     """
-    labels = [_label(c) for c in columns]
+    labels = [axis_label(c) for c in columns]
     ranks = {c.id: ranking.competition_ranks(values[c.id]) for c in columns}
+    order_column = order_by if order_by is not None and order_by.id in ranks else columns[0] if columns else None
+    leading = ranks[order_column.id] if order_column is not None else [None] * len(teams)
+    order = sorted(
+        range(len(teams)),
+        key=lambda i: (leading[i] is None, leading[i] or 0, teams[i].lower()),
+    )
     traces = []
-    for index, team in enumerate(teams):
+    for index in order:
+        team = teams[index]
         team_ranks = [ranks[c.id][index] for c in columns]
         if all(rank is None for rank in team_ranks):
             continue
@@ -183,6 +223,7 @@ def rank_lines(*, columns: Sequence[Column], teams: Sequence[str], values: Mappi
                 "connectgaps": False,
                 "customdata": [[name, text] for text in value_texts],
                 "hovertemplate": "<b>%{customdata[0]}</b><br>%{x}: rank %{y}<br>value %{customdata[1]}<extra></extra>",
+                "meta": team,
                 "mode": "lines+markers",
                 "name": name,
                 "x": labels,
@@ -199,6 +240,7 @@ def rank_lines(*, columns: Sequence[Column], teams: Sequence[str], values: Mappi
             "tickvals": labels,
             "ticktext": labels,
             "tickangle": _tick_angle(columns),
+            "automargin": True,
             "showgrid": True,
             "gridcolor": GRID_COLOUR,
         },
@@ -235,7 +277,9 @@ def confusion_heatmap(matrix: Sequence[Sequence[float]] | None, labels: Sequence
         ),
         layout=_layout(
             title={"text": title},
-            yaxis={"autorange": "reversed"},
+            # automargin: a class name at the edge must not stick out of the chart on a phone
+            xaxis={"automargin": True},
+            yaxis={"autorange": "reversed", "automargin": True},
             margin={"l": 120, "r": 10, "t": 40, "b": 60},
             height=120 + 60 * len(labels),
         ),

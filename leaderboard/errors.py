@@ -138,3 +138,13 @@ ORGANISERS_DO_NOT_REGISTER = Problem(
     "ORGANISERS_DO_NOT_REGISTER", "You organise this task, so you do not take part in it."
 )
 ANNOUNCEMENT_EMPTY = Problem("ANNOUNCEMENT_EMPTY", "An announcement needs a title and a text.")
+BAD_SPLIT = Problem("BAD_SPLIT", "The private share is a whole percentage from 0 (no split) to {limit}.")
+SPLIT_FIXED = Problem(
+    "SPLIT_FIXED",
+    "The public/private split of a phase is fixed once the phase has opened: scores shown so far were computed on it.",
+)
+SHAKE_UP_AFTER_CLOSE = Problem(
+    "SHAKE_UP_AFTER_CLOSE",
+    "The final ranking, and how it differs from the public board, is shown once the phase closes "
+    "({closes_at:%Y-%m-%d %H:%M} UTC).",
+)

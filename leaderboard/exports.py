@@ -132,6 +132,8 @@ def board_data(board: Board) -> dict[str, Any]:
             "closes_at": phase.closes_at.isoformat(),
             "counting": phase.counting,
             "gold_version": phase.gold_version,
+            "part": board.part,
+            "private_percent": phase.private_percent,
         },
         "columns": [column_json(column) for column in board.columns],
         "rows": [

@@ -66,11 +66,28 @@ class PhaseSettingsForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        optional_split(self)
         self.fields["feedback"].required = False
 
     def clean_feedback(self) -> str | None:
         """Left blank, the feedback policy stays as it is."""
         return self.cleaned_data.get("feedback") or self.instance.feedback
+
+    def clean_private_percent(self) -> int:
+        """Left blank, the split stays as it is."""
+        value = self.cleaned_data.get("private_percent")
+        return self.instance.private_percent if value is None else value
+
+    def clean_final_part(self) -> str:
+        return self.cleaned_data.get("final_part") or self.instance.final_part
+
+
+def optional_split(form: forms.ModelForm) -> None:
+    """The public/private split is optional on every phase form (blank: no split, or as it is)."""
+    form.fields["private_percent"].required = False
+    form.fields["private_percent"].label = "Private share of the test set (%)"
+    form.fields["final_part"].required = False
+    form.fields["final_part"].label = "Final ranking on"
 
 
 def _feedback_from_visibility(form: forms.ModelForm) -> None:
@@ -153,11 +170,22 @@ class TaskCreateForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["feedback"].required = False
+        self.fields["registration"].required = False
+        optional_split(self)
         _feedback_from_visibility(self)
 
     def clean_feedback(self) -> str | None:
         """Left blank, the service chooses from the visibility."""
         return self.cleaned_data.get("feedback") or None
+
+    def clean_registration(self) -> str:
+        return self.cleaned_data.get("registration") or Task.Registration.OPEN
+
+    def clean_private_percent(self) -> int:
+        return self.cleaned_data.get("private_percent") or 0
+
+    def clean_final_part(self) -> str:
+        return self.cleaned_data.get("final_part") or Phase.FinalPart.PRIVATE
 
     def cleaned_labels(self) -> list[str]:
         raw = self.cleaned_data["labels"].replace(",", "\n")

@@ -11,9 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
+from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
@@ -27,6 +29,9 @@ from scoring.engine.items import pack_items, unpack_items
 from scoring.engine.registry import BY_KEY
 from scoring.engine.suite import Report
 
+ALL_ITEMS, PUBLIC_PART, PRIVATE_PART = "all", "public", "private"
+"""What a phase's scores are computed on: every item, or one part of a split test set."""
+MAX_PRIVATE_PERCENT = 90
 STUCK_AFTER = dt.timedelta(minutes=10)
 """A submission in scoring this long after its upload is taken for lost and scored again."""
 DEFAULT_MAX_PER_DAY = 5
@@ -65,6 +70,11 @@ class Counting(models.TextChoices):
 class Visibility(models.TextChoices):
     PUBLIC = "public", "public while the phase runs"
     AFTER_CLOSE = "after_close", "hidden until the phase closes"
+
+
+class FinalPart(models.TextChoices):
+    PRIVATE = "private", "the private part"
+    ALL = "all", "every item (public and private)"
 
 
 class Feedback(models.TextChoices):
@@ -147,6 +157,7 @@ class Phase(models.Model):
     Counting = Counting
     Visibility = Visibility
     Feedback = Feedback
+    FinalPart = FinalPart
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="phases")
     slug = models.SlugField(max_length=40)
@@ -174,6 +185,19 @@ class Phase(models.Model):
         default=Feedback.FULL,
         help_text="what a team sees of its own submissions while results are hidden; once they are public, "
         "everything. Confusion matrices and per-class counts are never shown while results are hidden.",
+    )
+    private_percent = models.PositiveSmallIntegerField(
+        default=0,
+        validators=[MaxValueValidator(MAX_PRIVATE_PERCENT)],
+        help_text="the share of the gold items kept private, in percent: while the phase runs, scores and the "
+        "board use the public part only; 0 for no split. Fixed once the phase has opened.",
+    )
+    split_seed = models.PositiveIntegerField(default=0, help_text="the seed that drew the private items")
+    final_part = models.CharField(
+        max_length=8,
+        choices=FinalPart.choices,
+        default=FinalPart.PRIVATE,
+        help_text="with a split: what the final ranking, after the close, is computed on",
     )
 
     class Meta:
@@ -223,6 +247,21 @@ class Phase(models.Model):
 
     def is_organiser(self, user) -> bool:
         return self.task.is_organiser(user)
+
+    @property
+    def has_split(self) -> bool:
+        return self.private_percent > 0
+
+    @property
+    def public_percent(self) -> int:
+        return 100 - self.private_percent
+
+    def shown_part(self, now=None) -> str:
+        """The items the phase's scores and board are computed on: every item without a split;
+        with one, the public part while the phase runs, then :attr:`final_part`."""
+        if not self.has_split:
+            return ALL_ITEMS
+        return self.final_part if self.is_closed(now) else PUBLIC_PART
 
 
 class PhaseFile(models.Model):
@@ -293,38 +332,81 @@ class Membership(models.Model):
         return f"{self.user} in {self.team}"
 
 
+def stored_scores(report: Report) -> dict:
+    """A report's scores as the JSON columns of :class:`Scored` hold them."""
+    return {
+        "confusion_matrix": report.as_json()["confusion_matrix"],
+        "metrics": report.metrics,
+        "calibrated": report.calibrated,
+        "per_class": report.per_class,
+        "calibrated_per_class": report.calibrated_per_class,
+    }
+
+
+@dataclass(frozen=True)
+class PartScores:
+    """The scores of one part of a split test set, read like a scored row (a board column
+    reads them; :class:`scoring.engine.columns.Scores`)."""
+
+    confusion_matrix: list | None
+    metrics: dict | None
+    calibrated: dict | None
+    per_class: dict | None
+    calibrated_per_class: dict | None
+
+    def calibrated_matrix(self) -> list[list[float]] | None:
+        return calibrated_of(self.confusion_matrix)
+
+
+def calibrated_of(matrix) -> list[list[float]] | None:
+    """The prevalence-calibrated matrix (paper 000, Eq. 6); None if unscored or undefined."""
+    if matrix is None:
+        return None
+    calibrated = calibrate(np.asarray(matrix, dtype=np.float64))
+    return None if calibrated is None else calibrated.tolist()
+
+
 class Scored(models.Model):
-    """A confusion matrix and the metric suite computed from it (raw and calibrated)."""
+    """A confusion matrix and the metric suite computed from it (raw and calibrated), on every
+    item; with a split test set, the same for each part (``parts``)."""
 
     confusion_matrix = models.JSONField(null=True, blank=True, help_text="rows predicted, columns gold")
     metrics = models.JSONField(null=True, blank=True)
     calibrated = models.JSONField(null=True, blank=True)
     per_class = models.JSONField(null=True, blank=True)
     calibrated_per_class = models.JSONField(null=True, blank=True)
+    parts = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="with a split test set: {part: scores of that part's items}, for the public and private parts",
+    )
 
     class Meta:
         abstract = True
 
-    def apply(self, report: Report) -> None:
-        """Take the scores of ``report`` (not saved: the caller saves with its status)."""
-        data = report.as_json()
-        self.confusion_matrix = data["confusion_matrix"]
-        self.metrics = report.metrics
-        self.calibrated = report.calibrated
-        self.per_class = report.per_class
-        self.calibrated_per_class = report.calibrated_per_class
+    def apply(self, report: Report, *, parts: dict[str, Report] | None = None) -> None:
+        """Take the scores of ``report`` and of each part's report (not saved: the caller saves
+        with its status)."""
+        for name, value in stored_scores(report).items():
+            setattr(self, name, value)
+        self.parts = {part: stored_scores(scores) for part, scores in parts.items()} if parts else None
 
     def clear_scores(self) -> None:
         """Forget the scores (not saved), e.g. when scoring against a new gold file failed."""
         self.confusion_matrix = self.metrics = self.calibrated = None
-        self.per_class = self.calibrated_per_class = None
+        self.per_class = self.calibrated_per_class = self.parts = None
 
     def calibrated_matrix(self) -> list[list[float]] | None:
         """The prevalence-calibrated matrix (paper 000, Eq. 6); None if unscored or undefined."""
-        if self.confusion_matrix is None:
-            return None
-        calibrated = calibrate(np.asarray(self.confusion_matrix, dtype=np.float64))
-        return None if calibrated is None else calibrated.tolist()
+        return calibrated_of(self.confusion_matrix)
+
+    def part(self, name: str) -> Scored | PartScores | None:
+        """The scores on part ``name`` (``"all"``: this row's own); ``None`` when the part was
+        not scored (a row scored before its phase had a split)."""
+        if name == ALL_ITEMS:
+            return self
+        stored = (self.parts or {}).get(name)
+        return None if stored is None else PartScores(**stored)
 
 
 class SubmissionQuerySet(models.QuerySet):
@@ -420,14 +502,20 @@ class Submission(Scored):
         """Scored against an older gold file: its scores stand until the new ones land."""
         return self.status == self.Status.SCORED and self.scored_gold_version != self.phase.gold_version
 
-    def apply(self, report: Report, *, items: np.ndarray | None = None) -> None:
-        """Take the scores of ``report`` and the per-item predictions they come from (not saved)."""
-        super().apply(report)
+    def apply(self, report: Report, *, items: np.ndarray | None = None, parts: dict[str, Report] | None = None) -> None:
+        """Take the scores of ``report`` (and of each part's, with a split test set) and the
+        per-item predictions they come from (not saved)."""
+        super().apply(report, parts=parts)
         self.items = None if items is None else pack_items(items, len(report.labels))
 
     def clear_scores(self) -> None:
         super().clear_scores()
         self.items = None
+
+    def shown_scores(self) -> Scored | PartScores | None:
+        """The scores its phase shows now: on every item, or on the part of a split test set
+        that the phase's board is computed on (:meth:`Phase.shown_part`)."""
+        return self.part(self.phase.shown_part())
 
     def item_predictions(self) -> np.ndarray | None:
         """The stored per-item predictions (codes or probability rows), if any."""

@@ -86,6 +86,14 @@ def _interval_cell(entry: Entry, board: Board, intervals: Intervals | None) -> S
     return format_html('<td class="col-interval">{}</td>', rank_interval_html(rank, stale=intervals.stale, tied=tied))
 
 
+def _team_attributes(entry: Entry) -> SafeString | str:
+    """A team row's anchor and team id: the rows are cached and shared by every visitor, so
+    the page marks the visitor's own row from these (``board.js``), not the server."""
+    if entry.team is None:
+        return ""
+    return format_html(' id="team-{}" data-team-id="{}"', entry.team.pk, entry.team.pk)
+
+
 def _team_row(
     entry: Entry, board: Board, openings: Sequence[str], badges: _Badges, intervals: Intervals | None = None
 ) -> SafeString:
@@ -95,7 +103,8 @@ def _team_row(
         openings,
     )
     return format_html(
-        '<tr class="team-row"><td class="col-rank">{}</td><th scope="row" class="col-team">{}{}</th>{}{}</tr>',
+        '<tr class="team-row"{}><td class="col-rank">{}</td><th scope="row" class="col-team">{}{}</th>{}{}</tr>',
+        _team_attributes(entry),
         badges[entry.ranks[board.sort.id]],
         entry.name,
         RESCORING_TAG if entry.being_rescored else "",
@@ -106,8 +115,9 @@ def _team_row(
 
 def _unscored_row(entry: Entry, board: Board, badges: _Badges, extra: int = 0) -> SafeString:
     return format_html(
-        '<tr class="unscored-row"><td class="col-rank">{}</td><th scope="row" class="col-team">{}</th>'
+        '<tr class="unscored-row"{}><td class="col-rank">{}</td><th scope="row" class="col-team">{}</th>'
         '<td class="muted no-score" colspan="{}">no scored submission</td></tr>',
+        _team_attributes(entry),
         badges[None],
         entry.name,
         len(board.columns) + extra,

@@ -47,7 +47,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from leaderboard import caching
-from leaderboard.models import Phase, PhaseStability, Submission, Team
+from leaderboard.models import ALL_ITEMS, Phase, PhaseStability, Submission, Team
 from leaderboard.selectors.boards import counting_submissions
 from leaderboard.uploads import stored_gold
 from scoring.engine.board import Board as EngineBoard
@@ -56,6 +56,7 @@ from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.io import InputFileError, LabelFile, read_predictions
 from scoring.engine.items import pack_items, reproduces
 from scoring.engine.scorer import aligned_items
+from scoring.engine.split import part_masks
 
 logger = logging.getLogger(__name__)
 
@@ -99,30 +100,38 @@ def _items_of(submission: Submission, *, gold: LabelFile) -> tuple[np.ndarray | 
 
 
 def stability_result(
-    *, gold: LabelFile, teams: Mapping[int, str], items: Mapping[int, np.ndarray], replicates: int, seed: int
+    *,
+    gold: LabelFile,
+    teams: Mapping[int, str],
+    items: Mapping[int, np.ndarray],
+    replicates: int,
+    seed: int,
+    keep: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The stored result: the bootstrap's part of the CLI's board JSON (teams keyed by their id,
-    as text), the names of the teams, and the items' count."""
+    as text), the names of the teams, and the items' count. ``keep`` (a mask over the gold
+    items): resample only those, the part of a split test set the board is computed on."""
     labels = list(gold.labels)
     heatmap = paired_columns(labels)
     team_ids = [str(team) for team in items]
+    gold_codes = gold.codes if keep is None else gold.codes[keep]
     result: dict[str, Any] = {
         "teams": {str(team): name for team, name in teams.items()},
-        "n_items": gold.n_items,
+        "n_items": len(gold_codes),
         "spearman_columns": [column.id for column in heatmap],
     }
     if not items:
         return result
     stability = bootstrap(
-        gold.codes,
-        list(items.values()),
+        gold_codes,
+        [found if keep is None else found[keep] for found in items.values()],
         labels=labels,
         replicates=replicates,
         seed=seed,
         columns=ranking_columns(labels, calibrated=None),
         heatmap=heatmap,
     )
-    board = EngineBoard(labels=tuple(labels), n_items=gold.n_items, teams=tuple(team_ids), reports={})
+    board = EngineBoard(labels=tuple(labels), n_items=len(gold_codes), teams=tuple(team_ids), reports={})
     return {**result, **board.stability_json(stability, ranking_columns(labels, calibrated=False))}
 
 
@@ -154,7 +163,11 @@ def stability_compute(*, phase_id: int) -> str:
         else:
             items[team_id] = found
     names = dict(Team.objects.filter(pk__in=[team for team, _ in counting]).values_list("pk", "name"))
-    result = stability_result(gold=gold, teams=names, items=items, replicates=replicates, seed=seed)
+    part = phase.shown_part()
+    keep = None
+    if part != ALL_ITEMS:
+        keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed)[part]
+    result = stability_result(gold=gold, teams=names, items=items, replicates=replicates, seed=seed, keep=keep)
     result["skipped"] = skipped
     with transaction.atomic():
         row, _ = PhaseStability.objects.select_for_update().get_or_create(phase=phase)

@@ -20,7 +20,9 @@ from django_tasks import task
 from leaderboard.models import Phase, Submission
 from leaderboard.services.notifications import submission_finished_notify
 from scoring.engine.io import InputFileError
-from scoring.engine.scorer import score_files_with_items
+from scoring.engine.scorer import ScoredFile, score_files_with_items
+from scoring.engine.split import part_matrices
+from scoring.engine.suite import Report, score_matrix
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +47,7 @@ def score_stored_submission(*, submission_id: int) -> str:
             submission.status = Submission.Status.SCORING
             submission.save(update_fields=["status"])
         phase = Phase.objects.select_related("gold_file", "task").get(pk=submission.phase_id)
-        gold_version = phase.gold_version
+        gold_version, split = phase.gold_version, (phase.private_percent, phase.split_seed)
         gold, labels = bytes(phase.gold_file.content), list(phase.task.labels)
         predictions, name = bytes(submission.file.content), submission.file.name
 
@@ -69,7 +71,7 @@ def score_stored_submission(*, submission_id: int) -> str:
             return "already scored"
         if scored is not None:
             # The items are aligned to the gold file of ``gold_version``, as the scores are.
-            submission.apply(scored.report, items=scored.items)
+            submission.apply(scored.report, items=scored.items, parts=part_reports(scored, *split))
         else:
             submission.clear_scores()
         submission.status = Submission.Status.FAILED if failure else Submission.Status.SCORED
@@ -82,6 +84,15 @@ def score_stored_submission(*, submission_id: int) -> str:
         submission_finished_notify(submission=submission)
     logger.debug("submission %s %s", submission_id, submission.status)
     return submission.status
+
+
+def part_reports(scored: ScoredFile, percent: int, seed: int) -> dict[str, Report] | None:
+    """With a split test set (``percent`` of the items private), each part scored on its own."""
+    if not percent:
+        return None
+    labels = scored.report.labels
+    matrices = part_matrices(scored.gold_codes, scored.items, len(labels), percent=percent, seed=seed)
+    return {part: score_matrix(matrix, labels=labels) for part, matrix in matrices.items()}
 
 
 @task()

@@ -7,6 +7,7 @@ line-precise problems into ``ValidationError``\\ s keyed by the form field that 
 
 from __future__ import annotations
 
+import threading
 from pathlib import PurePath
 
 import numpy as np
@@ -85,11 +86,38 @@ def stored_gold(phase: Phase) -> LabelFile:
     return read_labels(gold_bytes(phase), labels=list(phase.task.labels), name="gold file")
 
 
+GOLD_KEPT_MAX_ITEMS = 1_000_000
+"""Gold files up to this many items stay parsed in each web process (a few MB at most)."""
+GOLD_KEPT_FILES = 4
+_kept_gold: dict[tuple[str, tuple[str, ...]], LabelFile] = {}
+_kept_gold_lock = threading.Lock()
+
+
+def gold_for_checks(phase: Phase) -> LabelFile:
+    """:func:`stored_gold`, kept parsed in this process under the file's SHA-256 and the task's
+    labels: an upload then costs its web thread the reading of the uploaded file alone, not of
+    the gold file as well (in a deadline rush, every upload of a 12,284-line task read it again).
+    The last :data:`GOLD_KEPT_FILES` gold files of at most :data:`GOLD_KEPT_MAX_ITEMS` items are
+    kept; their digest is read on every call, so a replaced gold file is never mistaken for
+    the old one."""
+    digest = StoredFile.objects.values_list("sha256", flat=True).get(pk=phase.gold_file_id)
+    key = (digest, tuple(phase.task.labels))
+    gold = _kept_gold.get(key)
+    if gold is None:
+        gold = stored_gold(phase)
+        if len(gold.codes) <= GOLD_KEPT_MAX_ITEMS:
+            with _kept_gold_lock:
+                _kept_gold[key] = gold
+                while len(_kept_gold) > GOLD_KEPT_FILES:
+                    del _kept_gold[next(iter(_kept_gold))]
+    return gold
+
+
 def prediction_kind(*, phase: Phase, name: str, content: bytes) -> str:
     """Check an uploaded prediction file against the phase's gold file; returns its kind."""
     check_size(content, field=PREDICTIONS_FIELD)
     try:
-        predictions = read_predictions(content, gold=stored_gold(phase), name=name, max_rows=settings.MAX_FILE_ROWS)
+        predictions = read_predictions(content, gold=gold_for_checks(phase), name=name, max_rows=settings.MAX_FILE_ROWS)
     except InputFileError as error:
         raise file_error(error, PREDICTIONS_FIELD) from None
     return Submission.Kind.SOFT if predictions.is_soft else Submission.Kind.HARD

@@ -19,6 +19,7 @@ def board_paths(prefix: str) -> list:
         path(f"{prefix}metrics/<path:column>/", boards.metric_detail, name="metric_detail"),
         path(f"{prefix}disagreements/", boards.disagreements, name="disagreements"),
         path(f"{prefix}what-if/", boards.what_if, name="what_if"),
+        path(f"{prefix}shake-up/", boards.shake_up, name="shake_up"),
         path(
             f"{prefix}disagreements/heatmap.html",
             boards.disagreement_figure,

@@ -26,7 +26,7 @@ from rq import Worker
 T = TypeVar("T")
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-WORKER_ARGS = ("rqworker", "default", "--job-class", "django_tasks_rq.Job")
+WORKER_ARGS = ("scoring_worker", "default", "--job-class", "django_tasks_rq.Job")
 """The worker command of the README (after ``manage.py``); ``--name`` is added per worker."""
 
 
@@ -115,7 +115,7 @@ def start_process(*, name: str, args: Sequence[str], env: dict[str, str], log_di
 
 
 def start_worker(*, name: str, env: dict[str, str], log_dir: Path) -> ManagedProcess:
-    """Start ``manage.py rqworker``; the caller waits for it to register in Redis."""
+    """Start ``manage.py scoring_worker`` (rqworker, niced); the caller waits for it to register in Redis."""
     return start_process(
         name=name, args=[sys.executable, "manage.py", *WORKER_ARGS, "--name", name], env=env, log_dir=log_dir
     )

@@ -98,8 +98,8 @@ TASKS_BACKEND = os.environ.get("TASKS_BACKEND", "immediate")
 """``immediate`` or ``rq``; anything else is reported by a system check (leaderboard.E001)."""
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 if TASKS_BACKEND == "rq":
-    # Workers: `python manage.py rqworker default --job-class django_tasks_rq.Job`, on any
-    # number of machines that reach the same Redis and database.
+    # Workers: `python manage.py scoring_worker default --job-class django_tasks_rq.Job` (RQ's
+    # rqworker at WORKER_NICENESS), on any number of machines that reach the same Redis and database.
     INSTALLED_APPS.append("django_rq")
     TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default"]}}
     RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 600}}
@@ -115,6 +115,17 @@ BOOTSTRAP_SEED = int(os.environ.get("BOOTSTRAP_SEED", "1"))
 BOOTSTRAP_IN_THREAD = TASKS_BACKEND != "rq"
 """The immediate backend would run the bootstrap inside the request that asked for it: run it
 in a thread of the web process instead, so that no page waits for it. RQ runs it on a worker."""
+
+WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))
+"""How much ``manage.py scoring_worker`` lowers its CPU priority (``os.nice``) before it starts:
+on shared cores, scoring yields to the web processes, so readers do not wait for uploaders."""
+
+# Whole results pages for anonymous visitors (leaderboard.page_cache): served from the cache
+# without a query beyond the scores stamp, and never rebuilt while a reader waits once built.
+RESULT_PAGE_CACHE = env_bool("RESULT_PAGE_CACHE", True)
+RESULT_PAGE_REBUILD_IN_THREAD = True
+"""A page whose scores changed is rebuilt in a thread while readers get the previous version;
+off (tests), the request that finds it out of date rebuilds it and gets the new one."""
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

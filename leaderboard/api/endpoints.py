@@ -391,6 +391,7 @@ def submission_detail(request: HttpRequest, pk: int):
         "id": submission.pk,
         "task": task.slug,
         "phase": submission.phase.slug,
+        "part": submission.phase.shown_part(),
         "team": submission.team.name,
         "status": submission.status,
         "failure": submission.failure or None,
@@ -407,6 +408,7 @@ def submission_detail(request: HttpRequest, pk: int):
     if scored and level.shows_metrics:
         data["metrics"] = _metrics(submission=submission, user=user)
     if scored and level.shows_matrices:
-        data["confusion_matrix"] = submission.confusion_matrix
-        data["calibrated_matrix"] = submission.calibrated_matrix()
+        shown = submission.shown_scores()
+        data["confusion_matrix"] = shown.confusion_matrix if shown else None
+        data["calibrated_matrix"] = shown.calibrated_matrix() if shown else None
     return data

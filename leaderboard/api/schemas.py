@@ -111,6 +111,8 @@ class BoardPhaseOut(Schema):
     closes_at: str
     counting: str
     gold_version: int
+    part: str = Field(description="what the board is computed on: all, public or private (a split test set)")
+    private_percent: int = Field(description="the share of the gold items kept private, in percent (0: no split)")
 
 
 class BoardOut(Schema):
@@ -165,6 +167,9 @@ class SubmissionOut(Schema):
     id: int
     task: str
     phase: str
+    part: str = Field(
+        description="what the scores are computed on: all items, or the public or private part of a split test set"
+    )
     team: str
     status: str
     failure: str | None

@@ -24,7 +24,7 @@ from django.db.models import Value as SQLValue
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, RowNumber
 
-from leaderboard.models import Baseline, Counting, Phase, Submission, Task, Team
+from leaderboard.models import ALL_ITEMS, Baseline, Counting, Phase, Submission, Task, Team
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
 from scoring.engine.columns import Column, score_fields
@@ -51,8 +51,9 @@ def primary_column(task: Task) -> Column:
     return Column(task.primary_metric)
 
 
-def _counting_order(phase: Phase) -> list[OrderBy]:
-    """The order, within a team, that puts its counting submission in the phase first.
+def _counting_order(phase: Phase, part: str) -> list[OrderBy]:
+    """The order, within a team, that puts its counting submission in the phase first (under
+    "best", best on ``part``: the items the board is computed on).
 
     Latest: newest upload first (then the highest id). Best: the primary metric's value,
     highest first and undefined last, ties to the newest. Chosen: the team's chosen
@@ -60,7 +61,12 @@ def _counting_order(phase: Phase) -> list[OrderBy]:
     """
     newest = [F("created_at").desc(), F("id").desc()]
     if phase.counting == Counting.BEST:
-        primary = Cast(KT(f"metrics__{phase.primary_metric}"), FloatField())
+        path = (
+            f"metrics__{phase.primary_metric}"
+            if part == ALL_ITEMS
+            else f"parts__{part}__metrics__{phase.primary_metric}"
+        )
+        primary = Cast(KT(path), FloatField())
         return [primary.desc(nulls_last=True), *newest]
     if phase.counting == Counting.CHOSEN:
         chosen_first = Case(When(chosen=True, then=SQLValue(0)), default=SQLValue(1), output_field=IntegerField())
@@ -73,18 +79,24 @@ ALL_SCORE_FIELDS = score_fields(columns_of_both := board_columns.ranking_columns
 del columns_of_both
 
 
-def counting_submissions(phase: Phase, *, fields: Sequence[str] = ALL_SCORE_FIELDS) -> dict[int, Submission]:
-    """For each team, the scored submission that counts in the phase under its policy.
+def counting_submissions(
+    phase: Phase, *, fields: Sequence[str] = ALL_SCORE_FIELDS, part: str | None = None
+) -> dict[int, Submission]:
+    """For each team, the scored submission that counts in the phase under its policy, judged
+    on ``part`` of the test set (default: the part the phase shows now, :meth:`Phase.shown_part`).
 
     One query that returns one row per team, with only the JSON columns in ``fields``:
     ``DISTINCT ON (team_id)`` where the database has it (PostgreSQL), else the first row of a
     window over each team's submissions. ``task_id`` and ``phase_id`` stay loaded, or reading
     ``submission.task`` would cost a query per row.
     """
+    part = part or phase.shown_part()
+    if part != ALL_ITEMS and set(fields) & set(ALL_SCORE_FIELDS):
+        fields = (*(f for f in fields if f not in ALL_SCORE_FIELDS), "parts")
     scored = phase.submissions.rankable().only(
         "id", "task_id", "phase_id", "team_id", "created_at", "scored_gold_version", "chosen", *fields
     )
-    order = _counting_order(phase)
+    order = _counting_order(phase, part)
     if connections[scored.db].features.can_distinct_on_fields:
         rows = scored.order_by("team_id", *order).distinct("team_id")
     else:
@@ -113,6 +125,8 @@ class Board:
     entries: list[Entry]
     baselines: list[Entry]
     sort: Column
+    part: str = ALL_ITEMS
+    """What the values are computed on: every item, or a part of a split test set."""
 
     @property
     def task(self) -> Task:
@@ -133,15 +147,17 @@ class Board:
         return next((e for e in self.entries if e.submission and e.submission.pk == submission.pk), None)
 
 
-def _entries(phase: Phase, columns: Sequence[Column]) -> tuple[list[Entry], list[Entry]]:
+def _entries(phase: Phase, columns: Sequence[Column], part: str) -> tuple[list[Entry], list[Entry]]:
     """Every team of the task with its counting submission's values and ranks in the phase,
-    then the phase's baselines; only the JSON columns that ``columns`` read are loaded."""
-    fields = score_fields(columns)
-    counting = counting_submissions(phase, fields=fields)
+    then the phase's baselines, on ``part`` of the test set; only the JSON columns that
+    ``columns`` read are loaded."""
+    fields = score_fields(columns) if part == ALL_ITEMS else ("parts",)
+    counting = counting_submissions(phase, fields=fields, part=part)
     entries = []
     for team in Team.objects.filter(task=phase.task_id, removed_at__isnull=True).only("id", "name", "task_id"):
         submission = counting.get(team.pk)
-        values = {c.id: c.value(submission) for c in columns}
+        scores = submission.part(part) if submission is not None else None
+        values = {c.id: c.value(scores) for c in columns}
         rescoring = submission is not None and submission.scored_gold_version != phase.gold_version
         entries.append(Entry(name=team.name, team=team, submission=submission, values=values, being_rescored=rescoring))
     for column in columns:
@@ -149,7 +165,7 @@ def _entries(phase: Phase, columns: Sequence[Column]) -> tuple[list[Entry], list
         for entry, rank in zip(entries, ranks, strict=True):
             entry.ranks[column.id] = rank
     baselines = [
-        Entry(name=b.name, values={c.id: c.value(b) for c in columns})
+        Entry(name=b.name, values={c.id: c.value(b.part(part)) for c in columns})
         for b in Baseline.objects.filter(phase=phase).only("id", "name", "phase_id", *fields)
     ]
     return entries, baselines
@@ -162,8 +178,11 @@ def sorted_by(task: Task | Phase, columns: Sequence[Column], sort: str | None) -
     )
 
 
-def leaderboard(*, phase: Phase, calibrated: bool | None = False, sort: str | None = None) -> Board:
-    """The phase's leaderboard: every team, a column per ranking metric, each with its rank.
+def leaderboard(
+    *, phase: Phase, calibrated: bool | None = False, sort: str | None = None, part: str | None = None
+) -> Board:
+    """The phase's leaderboard: every team, a column per ranking metric, each with its rank,
+    on ``part`` of the test set (default: the part the phase shows now).
 
     ``calibrated``: raw columns, calibrated ones, or (``None``, for the exports) both. Rows
     sort by ``sort`` (a column id; default the primary metric), undefined values last, ties
@@ -171,15 +190,19 @@ def leaderboard(*, phase: Phase, calibrated: bool | None = False, sort: str | No
     """
     columns = columns_of(phase.task, calibrated=calibrated)
     sort_column = sorted_by(phase.task, columns, sort)
-    entries, baselines = _entries(phase, columns)
+    part = part or phase.shown_part()
+    entries, baselines = _entries(phase, columns, part)
     entries.sort(key=lambda e: (*ranking.sort_key(e.values[sort_column.id]), e.name.lower()))
     baselines.sort(key=lambda e: (*ranking.sort_key(e.values[sort_column.id]), e.name.lower()))
-    return Board(phase=phase, columns=columns, entries=entries, baselines=baselines, sort=sort_column)
+    return Board(phase=phase, columns=columns, entries=entries, baselines=baselines, sort=sort_column, part=part)
 
 
-def team_values(phase: Phase, columns: Sequence[Column]) -> tuple[list[str], dict[str, list[Value]]]:
-    """Team names and, per column id, the teams' values in the phase, in that order."""
-    entries, _ = _entries(phase, columns)
+def team_values(
+    phase: Phase, columns: Sequence[Column], part: str | None = None
+) -> tuple[list[str], dict[str, list[Value]]]:
+    """Team names and, per column id, the teams' values in the phase (on ``part``; default the
+    part the phase shows now), in that order."""
+    entries, _ = _entries(phase, columns, part or phase.shown_part())
     return [e.name for e in entries], {c.id: [e.values[c.id] for e in entries] for c in columns}
 
 

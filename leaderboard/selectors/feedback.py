@@ -45,5 +45,6 @@ def primary_text(submission: Submission, level: Level) -> str | None:
     """The primary score of a scored submission as this level shows it, or ``None``."""
     if submission.status != Submission.Status.SCORED or level is Level.VALIDATED:
         return None
-    value = (submission.metrics or {}).get(submission.task.primary_metric)
+    scores = submission.shown_scores()
+    value = ((scores.metrics if scores else None) or {}).get(submission.task.primary_metric)
     return value_text(value, PRIMARY_DIGITS) if level is Level.PRIMARY else value_text(value)

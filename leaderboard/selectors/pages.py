@@ -19,7 +19,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from leaderboard import caching, charts, presenters, stability
-from leaderboard.models import Counting, Phase, PhaseFile, Submission, Task
+from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Counting, Phase, PhaseFile, Submission, Task
 from leaderboard.permissions import can_view_board, is_member
 from leaderboard.samples import format_rules
 from leaderboard.selectors.boards import (
@@ -56,6 +56,7 @@ from scoring.engine.gold import GoldChange
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import Correlation
 from scoring.engine.registry import BY_KEY, CLASS_MEASURES, PROPERTY_NAMES
+from scoring.engine.split import part_masks
 from scoring.engine.whatif import UNIFORM, TargetError, WhatIf, parse_target, what_if
 
 COLUMN_SETS: dict[str, str] = {"paper": "Opitz's SemEval-2017 set (Table 8)", "all": "all metrics"}
@@ -195,7 +196,9 @@ def _analysis(
         "values": values,
         "matrix": correlations.matrix,
         "heatmap": charts.correlation_heatmap(columns=columns, matrix=correlations.matrix, intervals=intervals),
-        "rank_chart": charts.rank_lines(columns=columns, teams=teams, values=correlations.values),
+        "rank_chart": charts.rank_lines(
+            columns=columns, teams=teams, values=correlations.values, order_by=primary_column(phase.task)
+        ),
     }
 
 
@@ -325,11 +328,12 @@ def submission_scores(*, submission: Submission, user) -> SubmissionScores:
     board = leaderboard(phase=phase, calibrated=None) if can_view_board(user, phase) else None
     entry = board.entry_of(submission) if board else None
     ranks = entry.ranks if entry else {}
+    scores = submission.shown_scores()
     rows = [
         MetricRow(
             column=raw,
-            raw=raw.value(submission),
-            calibrated=raw.counterpart().value(submission),
+            raw=raw.value(scores),
+            calibrated=raw.counterpart().value(scores),
             rank=ranks.get(raw.id),
             calibrated_rank=ranks.get(raw.counterpart().id),
         )
@@ -355,11 +359,13 @@ def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
         "primary_text": primary_text(submission, level),
         "primary_metric": BY_KEY[task.primary_metric],
         "can_choose": phase.counting == Counting.CHOSEN and not phase.is_closed(),
+        "part": phase.shown_part(),
     }
     if submission.status != Submission.Status.SCORED or not level.shows_metrics:
         return context
     scores = submission_scores(submission=submission, user=user)
-    metrics = submission.metrics or {}
+    shown = submission.shown_scores()
+    metrics = (shown.metrics if shown else None) or {}
     context.update(
         rows=scores.rows,
         ranked=scores.ranked,
@@ -371,10 +377,11 @@ def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
     if level.shows_matrices:
         context.update(
             labels=task.labels,
+            per_class=shown.per_class or {},
             class_measures=CLASS_MEASURES,
-            heatmap_raw=charts.confusion_heatmap(submission.confusion_matrix, task.labels, title="Raw counts"),
+            heatmap_raw=charts.confusion_heatmap(shown.confusion_matrix, task.labels, title="Raw counts"),
             heatmap_calibrated=charts.confusion_heatmap(
-                submission.calibrated_matrix(), task.labels, title="Prevalence-calibrated"
+                shown.calibrated_matrix(), task.labels, title="Prevalence-calibrated"
             ),
         )
     return context
@@ -534,11 +541,15 @@ class RankCell:
 
 
 def gold_counts(phase: Phase) -> list[int]:
-    """Items per class in the phase's gold file (cached per gold version)."""
-    key = f"leaderboard:gold-counts:{phase.pk}:{phase.gold_version}:{phase.gold_file_id}"
+    """Items per class in the part of the phase's gold file its board shows now (every item,
+    or one part of a split test set), cached per gold version."""
+    part = phase.shown_part()
+    key = f"leaderboard:gold-counts:{phase.pk}:{phase.gold_version}:{phase.gold_file_id}:{part}:{phase.split_seed}"
     counts = cache.get(key)
     if counts is None:
         codes = stored_gold(phase).codes
+        if part != ALL_ITEMS:
+            codes = codes[part_masks(len(codes), percent=phase.private_percent, seed=phase.split_seed)[part]]
         counts = [int(n) for n in np.bincount(codes, minlength=len(phase.task.labels))]
         cache.set(key, counts, caching.CACHE_TIMEOUT_S)
     return counts
@@ -550,7 +561,7 @@ def what_if_board(*, phase: Phase, target: tuple[Fraction, ...]) -> WhatIf:
 
     def build() -> WhatIf:
         board = leaderboard(phase=phase, calibrated=False)
-        matrices = {entry.name: entry.submission.confusion_matrix for entry in board.scored}
+        matrices = {entry.name: entry.submission.part(board.part).confusion_matrix for entry in board.scored}
         return what_if(matrices, labels=phase.task.labels, target=target)
 
     return caching.cached(phase, stamp, ("what-if", [str(share) for share in target]), build)
@@ -607,4 +618,57 @@ def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None
             for row in rows
         ],
         "columns_with_movers": sum(1 for c in columns if board.moves(c)),
+    }
+
+
+@dataclass(frozen=True)
+class ShakeUpRow:
+    """A team's rank and value under one column on the public part and in the final ranking."""
+
+    team: str
+    public_rank: int | None
+    public_value: Value
+    final_rank: int | None
+    final_value: Value
+
+    @property
+    def shift(self) -> int | None:
+        """Places climbed from the public board to the final one (negative: dropped)."""
+        if self.public_rank is None or self.final_rank is None:
+            return None
+        return self.public_rank - self.final_rank
+
+
+def shakeup_page(*, phase: Phase, column_id: str | None) -> dict[str, Any]:
+    """How ranks moved between the public part of a split test set (what the board showed while
+    the phase ran) and the final ranking (the private part, or every item): under one column,
+    each team's two ranks; under every column, Spearman's rho between the two rankings."""
+    task = phase.task
+    columns = columns_of(task, calibrated=None)
+    column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
+    final = phase.final_part
+    stamp = caching.scores_stamp(phase)
+
+    def build() -> tuple[list[str], dict[str, list[Value]], dict[str, list[Value]]]:
+        teams, public = team_values(phase, columns, PUBLIC_PART)
+        _, final_values = team_values(phase, columns, final)
+        return teams, public, final_values
+
+    teams, public, final_values = caching.cached(phase, stamp, ("shake-up", final), build)
+    public_ranks = ranking.competition_ranks(public[column.id])
+    final_ranks = ranking.competition_ranks(final_values[column.id])
+    rows = [
+        ShakeUpRow(team, public_ranks[i], public[column.id][i], final_ranks[i], final_values[column.id][i])
+        for i, team in enumerate(teams)
+    ]
+    rows.sort(key=lambda row: (*ranking.sort_key(row.final_value), row.team.lower()))
+    return {
+        "task": task,
+        "phase": phase,
+        "column": column,
+        "columns": columns,
+        "final_part": phase.get_final_part_display(),
+        "rows": rows,
+        "movers": [row for row in rows if row.shift],
+        "correlations": [(c, ranking.spearman(public[c.id], final_values[c.id])) for c in columns],
     }

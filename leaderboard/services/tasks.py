@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 
 import numpy as np
 from django.db import transaction
@@ -13,6 +14,7 @@ from leaderboard import tasks as scoring_queue  # the module, not its names: it 
 from leaderboard.models import (
     DEFAULT_MAX_PER_DAY,
     DEFAULT_MAX_TOTAL,
+    MAX_PRIVATE_PERCENT,
     STUCK_AFTER,
     Baseline,
     Phase,
@@ -26,17 +28,29 @@ from leaderboard.uploads import check_size, clean_labels, parse_gold, safe_file_
 from scoring.engine.baselines import baseline_matrices, baseline_names
 from scoring.engine.gold import GoldChange, compare_gold
 from scoring.engine.io import LabelFile
+from scoring.engine.split import part_masks
 from scoring.engine.suite import score_matrix
 
 
+def _class_counts(codes: np.ndarray, n_classes: int) -> np.ndarray:
+    return np.bincount(codes, minlength=n_classes).astype(np.float64)
+
+
 def baselines_refresh(*, phase: Phase, gold: LabelFile) -> None:
-    """(Re)compute the phase's baseline rows from its gold file."""
-    counts = np.bincount(gold.codes, minlength=len(gold.labels)).astype(np.float64)
+    """(Re)compute the phase's baseline rows from its gold file (and, with a split test set,
+    from each part's items, so that a board computed on a part compares with its own chance)."""
+    n = len(gold.labels)
+    counts = _class_counts(gold.codes, n)
     names = baseline_names(counts, gold.labels)
+    parts = {}
+    if phase.has_split:
+        masks = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed)
+        parts = {part: baseline_matrices(_class_counts(gold.codes[mask], n)) for part, mask in masks.items()}
     for kind, matrix in baseline_matrices(counts).items():
         baseline = Baseline.objects.filter(phase=phase, kind=kind).first() or Baseline(phase=phase, kind=kind)
         baseline.name = names[kind]
-        baseline.apply(score_matrix(matrix, labels=gold.labels, n_items=len(gold.ids)))
+        part_reports = {part: score_matrix(matrices[kind], labels=gold.labels) for part, matrices in parts.items()}
+        baseline.apply(score_matrix(matrix, labels=gold.labels, n_items=len(gold.codes)), parts=part_reports or None)
         baseline.save()
 
 
@@ -82,11 +96,15 @@ def phase_create(
     counting: str = Phase.Counting.LATEST,
     visibility: str = Phase.Visibility.PUBLIC,
     feedback: str | None = None,
+    private_percent: int = 0,
+    final_part: str = Phase.FinalPart.PRIVATE,
 ) -> Phase:
     """Add a phase to a task, with its own gold file (checked against the task's labels), dates,
     limits and policies, and its baselines; ``feedback`` defaults to what the visibility
-    suggests (:meth:`Phase.default_feedback`)."""
+    suggests (:meth:`Phase.default_feedback`). With ``private_percent``, that share of the
+    gold items is kept private, drawn with a new random seed that is recorded with the phase."""
     _check_dates(task=task, opens_at=opens_at, closes_at=closes_at)
+    _check_split(private_percent)
     if Phase.objects.filter(task=task, slug=slug).exists():
         raise errors.PHASE_SLUG_TAKEN.error("slug", slug=slug)
     gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
@@ -103,9 +121,22 @@ def phase_create(
         counting=counting,
         visibility=visibility,
         feedback=feedback or Phase.default_feedback(visibility),
+        private_percent=private_percent,
+        split_seed=new_split_seed() if private_percent else 0,
+        final_part=final_part,
     )
     baselines_refresh(phase=phase, gold=gold)
     return phase
+
+
+def new_split_seed() -> int:
+    """A seed for a phase's public/private split, unguessable until the phase shows it."""
+    return secrets.randbelow(2**31)
+
+
+def _check_split(private_percent: int) -> None:
+    if not 0 <= private_percent <= MAX_PRIVATE_PERCENT:
+        raise errors.BAD_SPLIT.error("private_percent", limit=MAX_PRIVATE_PERCENT)
 
 
 @transaction.atomic
@@ -173,8 +204,13 @@ PHASE_SETTINGS_FIELDS = (
     "counting",
     "visibility",
     "feedback",
+    "private_percent",
+    "final_part",
 )
-"""What an organiser may change of a phase at any time (the gold file has its own way)."""
+"""What an organiser may change of a phase (the gold file has its own way); the split of its
+test set only until the phase opens."""
+
+SPLIT_FIELDS = ("private_percent", "final_part")
 
 
 def _check_settings(settings: dict, allowed: tuple[str, ...], what: str) -> None:
@@ -201,10 +237,20 @@ def phase_update(*, phase: Phase, settings: dict) -> Phase:
     """Change a phase's settings (any of :data:`PHASE_SETTINGS_FIELDS`); its dates may not come
     to overlap another phase's."""
     _check_settings(settings, PHASE_SETTINGS_FIELDS, "phase")
+    changed_split = [name for name in SPLIT_FIELDS if name in settings and settings[name] != getattr(phase, name)]
+    if changed_split and phase.has_opened():
+        raise errors.SPLIT_FIXED.error(changed_split[0])
+    _check_split(settings.get("private_percent", phase.private_percent))
     for name, value in settings.items():
         setattr(phase, name, value)
     _check_dates(task=phase.task, opens_at=phase.opens_at, closes_at=phase.closes_at, phase=phase)
-    phase.save(update_fields=list(settings))
+    fields = list(settings)
+    if "private_percent" in changed_split:
+        phase.split_seed = new_split_seed() if phase.private_percent else 0
+        fields.append("split_seed")
+    phase.save(update_fields=fields)
+    if "private_percent" in changed_split:
+        baselines_refresh(phase=phase, gold=stored_gold(phase))
     return phase
 
 

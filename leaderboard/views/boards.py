@@ -12,16 +12,17 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, exports, selectors
+from leaderboard import charts, errors, exports, page_cache, selectors
 from leaderboard.models import Phase, Task
 from leaderboard.permissions import can_view_board
 from leaderboard.selectors import pages
-from leaderboard.selectors.participation import phase_of
+from leaderboard.selectors.participation import phase_of, team_of
 from scoring.engine.latex import latex_table
 
 BoardView = Callable[..., HttpResponse]
@@ -49,10 +50,14 @@ def _download(content: str, *, content_type: str, filename: str) -> HttpResponse
 
 
 @board_view
+@page_cache.for_visitors
 def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
     context = pages.board_page(
         phase=phase, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
     )
+    # The rows are cached and shared; the page says which one is the visitor's (board.js marks it).
+    team = team_of(task=phase.task, user=request.user)
+    context["my_team_id"] = team.pk if team else None
     return render(request, "leaderboard/leaderboard.html", context)
 
 
@@ -93,6 +98,7 @@ def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
 
 
 @board_view
+@page_cache.for_visitors
 def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpResponse:
     context = pages.metric_page(phase=phase, column_id=column)
     if context is None:
@@ -101,14 +107,18 @@ def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpRespon
 
 
 @board_view
+@page_cache.for_visitors
 def disagreements(request: HttpRequest, phase: Phase) -> HttpResponse:
     context = pages.disagreement_page(
         phase=phase, set_name=request.GET.get("set"), first_id=request.GET.get("a"), second_id=request.GET.get("b")
     )
+    team = team_of(task=phase.task, user=request.user)
+    context["my_team_name"] = team.name if team else None
     return render(request, "leaderboard/disagreements.html", context)
 
 
 @board_view
+@page_cache.for_visitors
 def what_if(request: HttpRequest, phase: Phase) -> HttpResponse:
     """Every team re-ranked at a class distribution of the visitor's choosing (``?target=``:
     shares in label order, or the form's ``share`` fields; ``?metric=``: a raw column id)."""
@@ -116,6 +126,18 @@ def what_if(request: HttpRequest, phase: Phase) -> HttpResponse:
     target = ",".join(shares) if shares else request.GET.get("target")
     context = pages.what_if_page(phase=phase, target_text=target, column_id=request.GET.get("metric"))
     return render(request, "leaderboard/what_if.html", context)
+
+
+@board_view
+def shake_up(request: HttpRequest, phase: Phase) -> HttpResponse:
+    """Ranks on the public part of a split test set against the final ranking: after the close
+    for everyone who may see the board, at any time for the organisers."""
+    if not phase.has_split:
+        raise Http404("This phase has no public/private split of its test set.")
+    if not (phase.is_closed() or phase.task.is_organiser(request.user)):
+        raise PermissionDenied(errors.SHAKE_UP_AFTER_CLOSE.format(closes_at=phase.closes_at))
+    context = pages.shakeup_page(phase=phase, column_id=request.GET.get("metric"))
+    return render(request, "leaderboard/shake_up.html", context)
 
 
 @board_view

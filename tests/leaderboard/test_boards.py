@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 from scipy.stats import spearmanr
 
-from leaderboard import selectors, services
+from leaderboard import charts, selectors, services
 from leaderboard.exports import csv_cell
 from leaderboard.models import Phase, Submission, Task
 from scoring.engine import references
@@ -74,7 +74,7 @@ def phase_url(name: str, task: Task, *args: str) -> str:
 def team_rows(content: str) -> list[tuple[str, str]]:
     """(rank under the sorted column, team name) of each ranked row, in page order."""
     rows = re.findall(
-        r'<tr class="team-row">\s*<td class="col-rank">(.*?)</td>\s*<th scope="row" class="col-team">(.*?)</th>',
+        r'<tr class="team-row"[^>]*>\s*<td class="col-rank">(.*?)</td>\s*<th scope="row" class="col-team">(.*?)</th>',
         content,
         flags=re.S,
     )
@@ -378,8 +378,8 @@ def expected_rho(task: Task, first: str, second: str) -> tuple[float, int]:
 def heatmap_cell(figure: dict, task: Task, first: str, second: str) -> tuple[float | None, list]:
     trace = figure["data"][0]
     labels = trace["x"]
-    i = labels.index(html.escape(selectors.column_by_id(task, first).symbol))
-    j = labels.index(html.escape(selectors.column_by_id(task, second).symbol))
+    i = labels.index(charts.axis_label(selectors.column_by_id(task, first)))
+    j = labels.index(charts.axis_label(selectors.column_by_id(task, second)))
     return trace["z"][i][j], trace["customdata"][i][j]
 
 
@@ -393,7 +393,7 @@ def test_heatmap_of_the_papers_set_has_the_right_rho(client, board_task):
     assert (trace["zmin"], trace["zmax"]) == (-1.0, 1.0)
     # the paper's set, each metric beside its calibrated version: 6 metrics + 3 class recalls
     assert len(trace["x"]) == 2 * (6 + 3)
-    assert trace["x"][:2] == ["macR", "macR_c"]
+    assert trace["x"][:2] == ["macR", "macR cal."]  # calibrated said in words, not only by "_c"
 
     for first, second in [("macro_f1", "kappa"), ("macro_recall", "mcc"), ("mcc", "recall[a]_c")]:
         rho, n = expected_rho(board_task, first, second)

@@ -16,7 +16,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from leaderboard import services
+from leaderboard import charts, services
 from leaderboard.management.commands.load_demo import SLUG
 from leaderboard.models import Phase, Task
 from leaderboard.selectors import pages, paired_columns
@@ -85,7 +85,7 @@ def test_download_holds_the_pages_figure_for_its_column_set(client, figure_task,
     )
     assert plotted_figure(page)["data"] == on_page["data"]
     columns = paired_columns(task, paper_set=set_name == "paper")
-    assert plotted_figure(page)["data"][0]["x"] == [html.escape(column.symbol) for column in columns]
+    assert plotted_figure(page)["data"][0]["x"] == [charts.axis_label(column) for column in columns]
     heading = html.escape(pages.DISAGREEMENT_FIGURES[figure][1])
     assert f"<title>{heading} · Task toy · Evaluation</title>" in page
     by_phase = client.get(phase_download_url(task, figure), {"set": set_name}).content.decode()

@@ -1,0 +1,170 @@
+"""On a phone (390 px wide, a fresh browser) no page is wider than the screen: anything wider
+(the board, a long table, a heatmap with many columns) scrolls sideways in a container of its
+own. Tried as a visitor, a team member and an organiser see the pages, with a team name and a
+file name that have no place to break, as the demo does not.
+
+Also what a phone needs of the board: a column's formula opens on a tap, a visitor's own row is
+marked, and the team search filters the rows."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
+from leaderboard.models import Submission, Team
+from tools.processes import CHROMIUM, CHROMIUM_ARGS
+
+if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
+    pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+PHONE_PX = 390
+LONG_TEAM_NAME = "TeamB_with_a_very_long_name_and_no_spaces_0123456789abcdef"
+LONG_FILE_NAME = "predictions_of_team_a_final_run_with_the_tuned_thresholds_v2.csv"
+EVALUATION = f"/tasks/{SLUG}/phases/evaluation"
+PUBLIC_PAGES = [
+    "/",
+    f"/tasks/{SLUG}/",
+    f"{EVALUATION}/leaderboard/",
+    f"{EVALUATION}/leaderboard/?calibrated=1&sort=kappa_c",
+    f"/tasks/{SLUG}/phases/development/leaderboard/",
+    f"{EVALUATION}/metrics/macro_recall/",
+    f"{EVALUATION}/metrics/recall[neutral]_c/",
+    f"{EVALUATION}/disagreements/",
+    f"{EVALUATION}/disagreements/?set=all",
+    f"{EVALUATION}/what-if/?target=0.5,0.3,0.2&metric=accuracy",
+    "/references/",
+    "/accounts/login/",
+    "/accounts/signup/",
+    "/accounts/password/reset/",
+]
+MEMBER_PAGES = [
+    f"/tasks/{SLUG}/",
+    f"/tasks/{SLUG}/team/",
+    f"{EVALUATION}/leaderboard/",
+    "/accounts/",
+    "/accounts/notifications/",
+    "/accounts/api-tokens/",
+    "/accounts/password/change/",
+]
+ORGANISER_PAGES = [
+    f"/tasks/{SLUG}/",
+    f"/tasks/{SLUG}/edit/",
+    f"/tasks/{SLUG}/phases/new/",
+    f"/tasks/{SLUG}/phases/evaluation/edit/",
+    f"/tasks/{SLUG}/phases/evaluation/files/",
+    f"/tasks/{SLUG}/phases/evaluation/gold/",
+    f"/tasks/{SLUG}/submissions/",
+    f"/tasks/{SLUG}/registrations/",
+    f"/tasks/{SLUG}/announcements/",
+    "/tasks/new/",
+]
+WIDER_THAN_THE_SCREEN = """() => [...document.querySelectorAll("body *")]
+    .filter(e => !e.closest(".table-scroll, .chart-scroll") && e.getBoundingClientRect().right > window.innerWidth + 1)
+    .slice(0, 3).map(e => e.tagName + "." + (e.className.baseVal ?? e.className))"""
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM) or CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def demo(live_server):
+    call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    team = Team.objects.get(task__slug=SLUG, name="Team B")
+    team.name = LONG_TEAM_NAME
+    team.save()
+    submission = Submission.objects.filter(team__name="Team A", phase__slug="evaluation").get()
+    submission.file.name = LONG_FILE_NAME
+    submission.file.save(update_fields=["name"])
+    return live_server.url
+
+
+def phone(chromium, base_url: str, username: str | None = None):
+    context = chromium.new_context(viewport={"width": PHONE_PX, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    if username:
+        page.goto(base_url + "/accounts/login/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", DEMO_PASSWORD)
+        with page.expect_navigation():
+            page.click("main button[type=submit]")
+    return context, page
+
+
+def too_wide(page, base_url: str, paths: list[str]) -> list[str]:
+    """Each page wider than the phone: its width and the first elements that stick out."""
+    found = []
+    for path in paths:
+        response = page.goto(base_url + path, wait_until="load")
+        assert response is not None and response.status == 200, path
+        page.wait_for_timeout(300)  # charts are drawn after load
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > PHONE_PX:
+            found.append(f"{path}: {width} px, {page.evaluate(WIDER_THAN_THE_SCREEN)}")
+    return found
+
+
+def test_no_page_is_wider_than_a_phone(chromium, demo):
+    context, page = phone(chromium, demo)
+    assert too_wide(page, demo, PUBLIC_PAGES) == []
+    context.close()
+    context, page = phone(chromium, demo, "team-a")
+    submission = Submission.objects.filter(team__name="Team A", phase__slug="evaluation").get()
+    assert too_wide(page, demo, [*MEMBER_PAGES, submission.get_absolute_url()]) == []
+    context.close()
+    context, page = phone(chromium, demo, "organiser")
+    assert too_wide(page, demo, [*ORGANISER_PAGES, submission.get_absolute_url()]) == []
+    context.close()
+
+
+def test_the_board_on_a_phone(chromium, demo):
+    context, page = phone(chromium, demo, "team-a")
+    page.goto(demo + f"{EVALUATION}/leaderboard/", wait_until="load")
+    mine = page.locator("tr.mine")
+    assert mine.count() == 1 and "Team A" in mine.locator("th").inner_text()
+
+    info = page.locator("button.col-info").first
+    box = info.bounding_box()
+    assert box is not None and box["width"] >= 24 and box["height"] >= 24
+    tip = page.locator(f"#{info.get_attribute('aria-describedby')}")
+    assert not tip.is_visible()
+    info.tap()
+    assert tip.is_visible() and ":" in tip.inner_text()
+    page.locator("h1").tap()
+    assert not tip.is_visible()
+
+    page.fill("#team-filter", "team h")
+    assert page.locator("tbody tr.team-row:visible").count() == 1
+    assert page.locator("#team-filter-status").inner_text() == "1 of 8 teams shown"
+    page.fill("#team-filter", "")
+    page.locator("[data-jump-mine]").tap()
+    assert page.evaluate("document.activeElement.closest('tr').classList.contains('mine')")
+    context.close()
+
+
+def test_the_heatmap_on_a_phone_drops_cell_values_and_shows_a_tapped_one(chromium, demo):
+    context, page = phone(chromium, demo)
+    page.goto(demo + f"{EVALUATION}/disagreements/", wait_until="load")
+    page.wait_for_function("document.querySelector('#correlation-heatmap .main-svg') !== null")
+    assert page.locator("#correlation-heatmap .heatmaplayer text").count() == 0  # no value printed in a cell
+    page.locator("#correlation-heatmap").scroll_into_view_if_needed()
+    cells = page.locator("#correlation-heatmap .nsewdrag").bounding_box()
+    assert cells is not None
+    page.touchscreen.tap(cells["x"] + 5, cells["y"] + 5)
+    page.wait_for_function("document.getElementById('correlation-heatmap-value').textContent.includes('ρ =')")
+    assert page.locator("#correlation-heatmap g.xtick text").nth(1).text_content() == "macR cal."  # said in words
+    context.close()
