@@ -504,12 +504,14 @@ def team_page(*, task: Task, user) -> dict[str, Any] | None:
     if team is None:
         return None
     now = timezone.now()
+    sections = team_sections(task=task, team=team, user=user, now=now)
     return {
         "task": task,
         "phase": task.current_phase(now),
         "team": team,
         "members": list(team.members.order_by("username").values_list("username", flat=True)),
-        "sections": team_sections(task=task, team=team, user=user, now=now),
+        "sections": sections,
+        "open_section": next((section for section in sections if section.phase.is_open(now)), None),
         "editable": not task.is_over(now),
     }
 

@@ -8,13 +8,18 @@ marked, and the team search filters the rows."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.utils import timezone
 
+from leaderboard import services
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
 from leaderboard.models import Submission, Team
 from tools.processes import CHROMIUM, CHROMIUM_ARGS
@@ -167,4 +172,41 @@ def test_the_heatmap_on_a_phone_drops_cell_values_and_shows_a_tapped_one(chromiu
     page.touchscreen.tap(cells["x"] + 5, cells["y"] + 5)
     page.wait_for_function("document.getElementById('correlation-heatmap-value').textContent.includes('ρ =')")
     assert page.locator("#correlation-heatmap g.xtick text").nth(1).text_content() == "macR cal."  # said in words
+    context.close()
+
+
+def test_a_split_phase_and_its_shake_up_fit_a_phone(chromium, demo):
+    """A closed phase whose test set was split: its board, shake-up and task page."""
+    organiser = get_user_model().objects.get(username="organiser")
+    labels = ["neg", "neu", "pos"]
+    rng = np.random.default_rng(3)
+    gold = rng.integers(0, 3, size=200)
+
+    def as_csv(codes) -> bytes:
+        return ("id,label\n" + "".join(f"i{k},{labels[c]}\n" for k, c in enumerate(codes))).encode()
+
+    now = timezone.now()
+    task = services.task_create(
+        organiser=organiser,
+        slug="split-task",
+        title="Stance with a split test set",
+        description="",
+        labels=labels,
+        gold_name="gold.csv",
+        gold_content=as_csv(gold),
+        primary_metric="macro_f1",
+        opens_at=now - dt.timedelta(days=2),
+        closes_at=now + dt.timedelta(days=1),
+        private_percent=50,
+    )
+    for n in range(4):
+        user = get_user_model().objects.create_user(f"split{n}", password=DEMO_PASSWORD)
+        services.team_create(task=task, user=user, name=f"A system with a long name {n}")
+        wrong = rng.random(200) < 0.3 + 0.05 * n
+        predicted = np.where(wrong, rng.integers(0, 3, size=200), gold)
+        services.submission_create(task=task, user=user, name="run.csv", content=as_csv(predicted))
+    services.phase_update(phase=task.current_phase(), settings={"closes_at": now - dt.timedelta(minutes=1)})
+    phase = f"/tasks/{task.slug}/phases/evaluation"
+    context, page = phone(chromium, demo)
+    assert too_wide(page, demo, [f"/tasks/{task.slug}/", f"{phase}/leaderboard/", f"{phase}/shake-up/"]) == []
     context.close()
