@@ -7,15 +7,13 @@ rendered page (charts drawn, scripts run)."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
 from leaderboard.models import Submission
-from tools.processes import CHROMIUM, CHROMIUM_ARGS
+from tools.processes import CHROMIUM
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -24,7 +22,6 @@ sync_api = pytest.importorskip("playwright.sync_api")
 axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 BLOCKING = {"serious", "critical"}
 EVALUATION = f"/tasks/{SLUG}/phases/evaluation"
@@ -56,20 +53,6 @@ ORGANISER_PAGES = [
     "/accounts/",
     "/accounts/api-tokens/",
 ]
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM) or CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def demo(live_server):
-    call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
-    return live_server.url
 
 
 def violations(page, base_url: str, paths: list[str]) -> list[str]:

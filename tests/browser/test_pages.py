@@ -9,37 +9,23 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import services
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
 from leaderboard.models import Submission
-from tools.processes import CHROMIUM, CHROMIUM_ARGS
+from tools.processes import CHROMIUM
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-# Playwright's synchronous API runs an event loop in this thread; the ORM calls made by the
-# test itself are synchronous and safe here.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM) or CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 class Page:
@@ -67,14 +53,8 @@ class Page:
 
 
 @pytest.fixture
-def demo(live_server):
-    call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
-    return live_server.url
-
-
-@pytest.fixture
-def page(browser, demo):
-    page = Page(browser, demo)
+def page(chromium, demo):
+    page = Page(chromium, demo)
     yield page
     page.context.close()
 

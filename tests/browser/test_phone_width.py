@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,7 @@ from django.utils import timezone
 from leaderboard import services
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
 from leaderboard.models import Submission, Team
-from tools.processes import CHROMIUM, CHROMIUM_ARGS
+from tools.processes import CHROMIUM
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -30,7 +29,6 @@ if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 PHONE_PX = 390
 LONG_TEAM_NAME = "TeamB_with_a_very_long_name_and_no_spaces_0123456789abcdef"
@@ -76,14 +74,6 @@ ORGANISER_PAGES = [
 WIDER_THAN_THE_SCREEN = """() => [...document.querySelectorAll("body *")]
     .filter(e => !e.closest(".table-scroll, .chart-scroll") && e.getBoundingClientRect().right > window.innerWidth + 1)
     .slice(0, 3).map(e => e.tagName + "." + (e.className.baseVal ?? e.className))"""
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM) or CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

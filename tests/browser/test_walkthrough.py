@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from django.utils import timezone
 
 from leaderboard import services
 from leaderboard.models import Phase, Submission, Task, TermsAcceptance
-from tools.processes import CHROMIUM, CHROMIUM_ARGS
+from tools.processes import CHROMIUM
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -32,7 +31,6 @@ if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 PASSWORD = "a-long-and-unusual-passphrase"
 SLUG = "walk"
@@ -84,14 +82,6 @@ class Browser:
 
     def text(self) -> str:
         return self.page.locator("main").inner_text()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM) or CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
