@@ -119,6 +119,8 @@ def stability_result(
         "teams": {str(team): name for team, name in teams.items()},
         "n_items": len(gold_codes),
         "spearman_columns": [column.id for column in heatmap],
+        # A list keeps its order in every database; a JSON object's keys do not in PostgreSQL's jsonb.
+        "columns": [column.id for column in ranking_columns(labels, calibrated=False)],
     }
     if not items:
         return result
@@ -341,7 +343,10 @@ class Intervals:
         names = self.result["teams"]
 
         def by_name(section: Mapping[str, Mapping[str, Any]]) -> dict:
-            return {column: {names[t]: cell for t, cell in cells.items()} for column, cells in section.items()}
+            """Columns in the board's order, teams by name in the order of the result's teams."""
+            order = [column for column in self.result.get("columns", section) if column in section]
+            teams = [team for team in names if team in next(iter(section.values()), {})]
+            return {column: {names[t]: section[column][t] for t in teams} for column in order}
 
         result = self.result
         return {
