@@ -37,10 +37,14 @@ import argparse
 import gc
 import os
 import platform
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, run from anywhere
 
 from scoring.engine.bootstrap import BLOCK_SIZE, bootstrap
 from scoring.engine.calibration import calibrate
