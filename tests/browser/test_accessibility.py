@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
 from leaderboard.models import Submission
+from tests.browser.demo_pages import EVALUATION, MEMBER_PAGES, ORGANISER_PAGES, PUBLIC_PAGES, new_page
 from tools.processes import CHROMIUM
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
@@ -24,35 +24,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 BLOCKING = {"serious", "critical"}
-EVALUATION = f"/tasks/{SLUG}/phases/evaluation"
-PUBLIC_PAGES = [
-    "/",
-    f"/tasks/{SLUG}/",
-    f"{EVALUATION}/leaderboard/",
-    f"{EVALUATION}/leaderboard/?calibrated=1&sort=kappa_c",
-    f"/tasks/{SLUG}/phases/development/leaderboard/",
-    f"{EVALUATION}/metrics/macro_recall/",
-    f"{EVALUATION}/metrics/recall[neutral]_c/",
-    f"{EVALUATION}/disagreements/",
-    f"{EVALUATION}/what-if/?target=0.5,0.3,0.2&metric=accuracy",
-    "/references/",
-    "/accounts/login/",
-    "/accounts/signup/",
-]
-ORGANISER_PAGES = [
-    f"/tasks/{SLUG}/",
-    f"/tasks/{SLUG}/edit/",
-    f"/tasks/{SLUG}/phases/new/",
-    f"/tasks/{SLUG}/phases/evaluation/edit/",
-    f"/tasks/{SLUG}/phases/evaluation/files/",
-    f"/tasks/{SLUG}/phases/evaluation/gold/",
-    f"/tasks/{SLUG}/submissions/",
-    f"/tasks/{SLUG}/registrations/",
-    f"/tasks/{SLUG}/announcements/",
-    "/tasks/new/",
-    "/accounts/",
-    "/accounts/api-tokens/",
-]
 
 
 def violations(page, base_url: str, paths: list[str]) -> list[str]:
@@ -70,17 +41,6 @@ def violations(page, base_url: str, paths: list[str]) -> list[str]:
     return found
 
 
-def logged_in(chromium, base_url: str, username: str):
-    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.goto(base_url + "/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", DEMO_PASSWORD)
-    with page.expect_navigation():
-        page.click("main button[type=submit]")
-    return context, page
-
-
 def test_public_pages_have_no_serious_accessibility_violation(chromium, demo):
     for width in (1400, 390):
         context = chromium.new_context(viewport={"width": width, "height": 900})
@@ -89,12 +49,12 @@ def test_public_pages_have_no_serious_accessibility_violation(chromium, demo):
 
 
 def test_team_and_organiser_pages_have_no_serious_accessibility_violation(chromium, demo):
-    context, page = logged_in(chromium, demo, "team-a")
+    desktop = {"viewport": {"width": 1400, "height": 1000}}
+    context, page = new_page(chromium, demo, "team-a", **desktop)
     submission = Submission.objects.filter(team__name="Team A", phase__slug="evaluation").get()
-    pages = [f"/tasks/{SLUG}/", f"/tasks/{SLUG}/team/", submission.get_absolute_url(), "/accounts/notifications/"]
-    assert violations(page, demo, pages) == []
+    assert violations(page, demo, [*MEMBER_PAGES, submission.get_absolute_url()]) == []
     context.close()
-    context, page = logged_in(chromium, demo, "organiser")
+    context, page = new_page(chromium, demo, "organiser", **desktop)
     assert violations(page, demo, ORGANISER_PAGES) == []
     context.close()
 

@@ -21,6 +21,7 @@ from django.utils import timezone
 from leaderboard import services
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
 from leaderboard.models import Submission, Team
+from tests.browser.demo_pages import EVALUATION, MEMBER_PAGES, ORGANISER_PAGES, PUBLIC_PAGES, new_page
 from tools.processes import CHROMIUM
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
@@ -33,44 +34,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PHONE_PX = 390
 LONG_TEAM_NAME = "TeamB_with_a_very_long_name_and_no_spaces_0123456789abcdef"
 LONG_FILE_NAME = "predictions_of_team_a_final_run_with_the_tuned_thresholds_v2.csv"
-EVALUATION = f"/tasks/{SLUG}/phases/evaluation"
-PUBLIC_PAGES = [
-    "/",
-    f"/tasks/{SLUG}/",
-    f"{EVALUATION}/leaderboard/",
-    f"{EVALUATION}/leaderboard/?calibrated=1&sort=kappa_c",
-    f"/tasks/{SLUG}/phases/development/leaderboard/",
-    f"{EVALUATION}/metrics/macro_recall/",
-    f"{EVALUATION}/metrics/recall[neutral]_c/",
-    f"{EVALUATION}/disagreements/",
-    f"{EVALUATION}/disagreements/?set=all",
-    f"{EVALUATION}/what-if/?target=0.5,0.3,0.2&metric=accuracy",
-    "/references/",
-    "/accounts/login/",
-    "/accounts/signup/",
-    "/accounts/password/reset/",
-]
-MEMBER_PAGES = [
-    f"/tasks/{SLUG}/",
-    f"/tasks/{SLUG}/team/",
-    f"{EVALUATION}/leaderboard/",
-    "/accounts/",
-    "/accounts/notifications/",
-    "/accounts/api-tokens/",
-    "/accounts/password/change/",
-]
-ORGANISER_PAGES = [
-    f"/tasks/{SLUG}/",
-    f"/tasks/{SLUG}/edit/",
-    f"/tasks/{SLUG}/phases/new/",
-    f"/tasks/{SLUG}/phases/evaluation/edit/",
-    f"/tasks/{SLUG}/phases/evaluation/files/",
-    f"/tasks/{SLUG}/phases/evaluation/gold/",
-    f"/tasks/{SLUG}/submissions/",
-    f"/tasks/{SLUG}/registrations/",
-    f"/tasks/{SLUG}/announcements/",
-    "/tasks/new/",
-]
 WIDER_THAN_THE_SCREEN = """() => [...document.querySelectorAll("body *")]
     .filter(e => !e.closest(".table-scroll, .chart-scroll") && e.getBoundingClientRect().right > window.innerWidth + 1)
     .slice(0, 3).map(e => e.tagName + "." + (e.className.baseVal ?? e.className))"""
@@ -89,15 +52,10 @@ def demo(live_server):
 
 
 def phone(chromium, base_url: str, username: str | None = None):
-    context = chromium.new_context(viewport={"width": PHONE_PX, "height": 844}, has_touch=True, is_mobile=True)
-    page = context.new_page()
-    if username:
-        page.goto(base_url + "/accounts/login/")
-        page.fill("input[name=username]", username)
-        page.fill("input[name=password]", DEMO_PASSWORD)
-        with page.expect_navigation():
-            page.click("main button[type=submit]")
-    return context, page
+    """A phone's browser (390 px, touch), logged in as ``username`` when given."""
+    return new_page(
+        chromium, base_url, username, viewport={"width": PHONE_PX, "height": 844}, has_touch=True, is_mobile=True
+    )
 
 
 def too_wide(page, base_url: str, paths: list[str]) -> list[str]:
