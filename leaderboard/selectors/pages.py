@@ -9,7 +9,7 @@ stale is ever served.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -516,16 +516,26 @@ def team_page(*, task: Task, user) -> dict[str, Any] | None:
     }
 
 
+def places_climbed(before: int | None, after: int | None) -> int | None:
+    """How many places a team climbed from rank ``before`` to rank ``after`` (negative: it
+    dropped); ``None`` where either rank is undefined."""
+    return None if before is None or after is None else before - after
+
+
 @dataclass(frozen=True)
-class WhatIfRow:
-    """One team under the chosen metric: today and at the target."""
+class RankMove:
+    """A team's rank and value under one column in two rankings (today and at a target
+    prevalence; on the public part and in the final ranking), and how far it moved."""
 
     team: str
-    rank_today: int | None
-    value_today: Value
-    rank: int | None
-    value: Value
-    shift: int | None
+    rank_before: int | None
+    value_before: Value
+    rank_after: int | None
+    value_after: Value
+
+    @property
+    def shift(self) -> int | None:
+        return places_climbed(self.rank_before, self.rank_after)
 
 
 @dataclass(frozen=True)
@@ -539,7 +549,16 @@ class RankCell:
     @property
     def shift(self) -> int | None:
         """Places climbed at the target (negative: dropped); ``None`` where a rank is undefined."""
-        return None if self.today is None or self.at_target is None else self.today - self.at_target
+        return places_climbed(self.today, self.at_target)
+
+
+def rank_moves(teams: Sequence[str], before: Sequence[Value], after: Sequence[Value]) -> list[RankMove]:
+    """Each team's competition rank and value under ``before`` and ``after``, in the order of
+    the ranking ``after`` (undefined last, ties by name)."""
+    ranks_before, ranks_after = ranking.competition_ranks(before), ranking.competition_ranks(after)
+    moves = [RankMove(*row) for row in zip(teams, ranks_before, before, ranks_after, after, strict=True)]
+    moves.sort(key=lambda move: (*ranking.sort_key(move.value_after), move.team.lower()))
+    return moves
 
 
 def gold_counts(phase: Phase) -> list[int]:
@@ -586,19 +605,7 @@ def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None
     board = what_if_board(phase=phase, target=target)
     columns = board.columns()
     column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
-    today, at_target = board.ranks_today(column), board.ranks(column)
-    rows = [
-        WhatIfRow(
-            team,
-            today[team],
-            value_today,
-            at_target[team],
-            value,
-            RankCell(column, today[team], at_target[team]).shift,
-        )
-        for team, value_today, value in zip(board.teams, board.values_today(column), board.values(column), strict=True)
-    ]
-    rows.sort(key=lambda row: (*ranking.sort_key(row.value), row.team.lower()))
+    rows = rank_moves(board.teams, board.values_today(column), board.values(column))
     total = sum(counts)
     all_ranks = {c.id: (board.ranks_today(c), board.ranks(c)) for c in columns}
     return {
@@ -623,24 +630,6 @@ def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None
     }
 
 
-@dataclass(frozen=True)
-class ShakeUpRow:
-    """A team's rank and value under one column on the public part and in the final ranking."""
-
-    team: str
-    public_rank: int | None
-    public_value: Value
-    final_rank: int | None
-    final_value: Value
-
-    @property
-    def shift(self) -> int | None:
-        """Places climbed from the public board to the final one (negative: dropped)."""
-        if self.public_rank is None or self.final_rank is None:
-            return None
-        return self.public_rank - self.final_rank
-
-
 def shakeup_page(*, phase: Phase, column_id: str | None) -> dict[str, Any]:
     """How ranks moved between the public part of a split test set (what the board showed while
     the phase ran) and the final ranking (the private part, or every item): under one column,
@@ -657,13 +646,7 @@ def shakeup_page(*, phase: Phase, column_id: str | None) -> dict[str, Any]:
         return teams, public, final_values
 
     teams, public, final_values = caching.cached(phase, stamp, ("shake-up", final), build)
-    public_ranks = ranking.competition_ranks(public[column.id])
-    final_ranks = ranking.competition_ranks(final_values[column.id])
-    rows = [
-        ShakeUpRow(team, public_ranks[i], public[column.id][i], final_ranks[i], final_values[column.id][i])
-        for i, team in enumerate(teams)
-    ]
-    rows.sort(key=lambda row: (*ranking.sort_key(row.final_value), row.team.lower()))
+    rows = rank_moves(teams, public[column.id], final_values[column.id])
     return {
         "task": task,
         "phase": phase,

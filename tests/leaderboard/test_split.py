@@ -180,7 +180,7 @@ def test_the_shake_up_compares_public_and_final_ranks(client, split_task, organi
     for entry in final.entries:
         public_rank = next(e for e in public.entries if e.name == entry.name).ranks[column.id]
         row = next(r for r in response.context["rows"] if r.team == entry.name)
-        assert (row.public_rank, row.final_rank) == (public_rank, entry.ranks[column.id])
+        assert (row.rank_before, row.rank_after) == (public_rank, entry.ranks[column.id])
 
 
 def test_no_shake_up_without_a_split(client, task):

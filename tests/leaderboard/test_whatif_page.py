@@ -1,0 +1,62 @@
+"""The what-if page of a phase: every team re-scored at a target class distribution, beside
+today's ranking (paper 000, Eq. 5 and 26-27)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from leaderboard import selectors, services
+
+pytestmark = pytest.mark.django_db
+
+PREDICTIONS = {  # the toy gold (tests/conftest.py) is a b c a b c a a
+    "Perfect": "a b c a b c a a",
+    "Majority": "a b a a a a a a",
+    "Balanced": "b b c c b c b c",
+    "Wrong way": "b c a b c a b b",
+}
+
+
+@pytest.fixture
+def board_task(make_task, make_user, submit):
+    task = make_task()
+    for index, (name, labels) in enumerate(PREDICTIONS.items()):
+        user = make_user(f"member{index}")
+        services.team_create(task=task, user=user, name=name)
+        rows = [f"{i},{label}" for i, label in enumerate(labels.split(), start=1)]
+        submit(task, user, ("id,label\n" + "\n".join(rows) + "\n").encode())
+    return task
+
+
+def page(client, task, **query):
+    return client.get(reverse("leaderboard:what_if", args=[task.slug]), query)
+
+
+def test_equal_shares_give_the_calibrated_scores_and_ranks(client, board_task):
+    response = page(client, board_task, target="uniform", metric="kappa")
+    calibrated = selectors.leaderboard(phase=board_task.current_phase(), calibrated=True)
+    by_team = {entry.name: entry for entry in calibrated.entries if entry.submission}
+    rows = response.context["rows"]
+    assert {row.team for row in rows} == set(by_team)
+    for row in rows:
+        assert row.value_after == by_team[row.team].values["kappa_c"]
+        assert row.rank_after == by_team[row.team].ranks["kappa_c"]
+
+
+def test_the_golds_own_shares_change_nothing(client, board_task):
+    response = page(client, board_task, target="gold", metric="accuracy")
+    assert all(row.value_after == row.value_before and not row.shift for row in response.context["rows"])
+    assert response.context["movers"] == []
+
+
+def test_a_target_that_cannot_be_used_is_said_and_uniform_is_shown(client, board_task):
+    response = page(client, board_task, target="0,1,1")
+    assert "every class needs a share above 0" in response.context["problem"]
+    assert response.context["is_uniform"]
+    assert "Showing the uniform target instead" in response.content.decode()
+
+
+def test_the_form_posts_one_share_per_class(client, board_task):
+    response = client.get(reverse("leaderboard:what_if", args=[board_task.slug]), {"share": ["2", "3", "5"]})
+    assert [share for _, share, _ in response.context["shares"]] == [0.2, 0.3, 0.5]
