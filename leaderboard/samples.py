@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from leaderboard.models import Phase
-from leaderboard.uploads import stored_gold
+from leaderboard.uploads import kept_gold
 from scoring.engine.io import PROBABILITY_TOLERANCE
 
 SAMPLE_KINDS = ("labels", "probabilities")
@@ -69,7 +69,7 @@ def _gold_ids(phase: Phase) -> list[str]:
     key = f"leaderboard:gold-ids:{phase.pk}:{phase.gold_version}:{phase.gold_file_id}"
     ids = cache.get(key)
     if ids is None:
-        ids = [str(item) for item in stored_gold(phase).ids]
+        ids = [str(item) for item in kept_gold(phase).ids]
         cache.set(key, ids, 60 * 60)
     return ids
 

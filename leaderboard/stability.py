@@ -49,7 +49,7 @@ from django_tasks import task
 from leaderboard import caching
 from leaderboard.models import ALL_ITEMS, Phase, PhaseStability, Submission, Team
 from leaderboard.selectors.boards import counting_submissions
-from leaderboard.uploads import stored_gold
+from leaderboard.uploads import kept_gold
 from scoring.engine.board import Board as EngineBoard
 from scoring.engine.bootstrap import bootstrap
 from scoring.engine.columns import Column, paired_columns, ranking_columns
@@ -152,7 +152,7 @@ def stability_compute(*, phase_id: int) -> str:
         return "current already"
     fields = ("confusion_matrix", "items", "kind", "file", "score_count")
     counting = sorted(counting_submissions(phase, fields=fields).items())
-    gold = stored_gold(phase)
+    gold = kept_gold(phase)
     items: dict[int, np.ndarray] = {}
     skipped: dict[str, str] = {}
     for team_id, submission in counting:

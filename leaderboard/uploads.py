@@ -93,10 +93,11 @@ _kept_gold: dict[tuple[str, tuple[str, ...]], LabelFile] = {}
 _kept_gold_lock = threading.Lock()
 
 
-def gold_for_checks(phase: Phase) -> LabelFile:
+def kept_gold(phase: Phase) -> LabelFile:
     """:func:`stored_gold`, kept parsed in this process under the file's SHA-256 and the task's
     labels: an upload then costs its web thread the reading of the uploaded file alone, not of
-    the gold file as well (in a deadline rush, every upload of a 12,284-line task read it again).
+    the gold file as well (in a deadline rush, every upload of a 12,284-line task read it again);
+    the sample submissions, the what-if page's class counts and the bootstrap read it here too.
     The last :data:`GOLD_KEPT_FILES` gold files of at most :data:`GOLD_KEPT_MAX_ITEMS` items are
     kept; their digest is read on every call, so a replaced gold file is never mistaken for
     the old one."""
@@ -117,7 +118,7 @@ def prediction_kind(*, phase: Phase, name: str, content: bytes) -> str:
     """Check an uploaded prediction file against the phase's gold file; returns its kind."""
     check_size(content, field=PREDICTIONS_FIELD)
     try:
-        predictions = read_predictions(content, gold=gold_for_checks(phase), name=name, max_rows=settings.MAX_FILE_ROWS)
+        predictions = read_predictions(content, gold=kept_gold(phase), name=name, max_rows=settings.MAX_FILE_ROWS)
     except InputFileError as error:
         raise file_error(error, PREDICTIONS_FIELD) from None
     return Submission.Kind.SOFT if predictions.is_soft else Submission.Kind.HARD

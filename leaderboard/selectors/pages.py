@@ -48,7 +48,7 @@ from leaderboard.selectors.participation import (
     team_of,
     visible_submissions,
 )
-from leaderboard.uploads import stored_gold
+from leaderboard.uploads import kept_gold
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
 from scoring.engine.columns import PAPER_SET_KEYS, Column
@@ -568,7 +568,7 @@ def gold_counts(phase: Phase) -> list[int]:
     key = f"leaderboard:gold-counts:{phase.pk}:{phase.gold_version}:{phase.gold_file_id}:{part}:{phase.split_seed}"
     counts = cache.get(key)
     if counts is None:
-        codes = stored_gold(phase).codes
+        codes = kept_gold(phase).codes
         if part != ALL_ITEMS:
             codes = codes[part_masks(len(codes), percent=phase.private_percent, seed=phase.split_seed)[part]]
         counts = [int(n) for n in np.bincount(codes, minlength=len(phase.task.labels))]

@@ -119,7 +119,7 @@ def test_a_header_of_a_million_fields_is_refused_before_any_reader_parses_it(toy
         "run.csv, line 1: expected 2 (id,label) or 4 (id and one column per label: a, b, c) fields, found 1000001"
     )
     # the stored gold file, read to check against unless this process keeps it parsed already
-    # (uploads.gold_for_checks); never the upload
+    # (uploads.kept_gold); never the upload
     assert parsed in ([], [GOLD.split(b"\n", 1)[1][:16]])
 
 
