@@ -15,7 +15,6 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from leaderboard import charts, errors, exports, page_cache, selectors
@@ -23,6 +22,7 @@ from leaderboard.models import Phase, Task
 from leaderboard.permissions import can_view_board
 from leaderboard.selectors import pages
 from leaderboard.selectors.participation import phase_of, team_of
+from leaderboard.views.common import download
 from scoring.engine.latex import latex_table
 
 BoardView = Callable[..., HttpResponse]
@@ -43,12 +43,6 @@ def board_view(view: BoardView) -> BoardView:
     return require_safe(wrapper)
 
 
-def _download(content: str, *, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
-    return response
-
-
 @board_view
 @page_cache.for_visitors
 def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
@@ -64,7 +58,7 @@ def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
 @board_view
 def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
     board = selectors.leaderboard(phase=phase, calibrated=None)
-    return _download(
+    return download(
         exports.board_csv(board),
         content_type="text/csv; charset=utf-8",
         filename=exports.download_name(phase, "csv"),
@@ -74,7 +68,7 @@ def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
 @board_view
 def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
     board = selectors.leaderboard(phase=phase, calibrated=None)
-    return _download(
+    return download(
         exports.board_json(board),
         content_type="application/json",
         filename=exports.download_name(phase, "json"),
@@ -94,7 +88,7 @@ def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
         values={column.id: [entry.values[column.id] for entry in board.scored] for column in board.columns},
         title=f"{phase.task.title} ({phase.name})",
     )
-    return _download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(phase, "tex"))
+    return download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(phase, "tex"))
 
 
 @board_view
@@ -144,8 +138,8 @@ def shake_up(request: HttpRequest, phase: Phase) -> HttpResponse:
 def disagreement_figure(request: HttpRequest, phase: Phase, figure: str) -> HttpResponse:
     """A figure of the disagreement page (``figure``: ``heatmap`` or ``rank-chart``, from the
     URL) for the column set ``?set=``, as one HTML file with plotly.js inlined: it opens offline."""
-    download = pages.disagreement_figure(phase=phase, set_name=request.GET.get("set"), figure=figure)
+    wanted = pages.disagreement_figure(phase=phase, set_name=request.GET.get("set"), figure=figure)
     page = charts.standalone_html(
-        download["figure"], title=download["title"], note=download["note"], filename=download["filename"]
+        wanted["figure"], title=wanted["title"], note=wanted["note"], filename=wanted["filename"]
     )
-    return _download(page, content_type="text/html; charset=utf-8", filename=f"{download['filename']}.html")
+    return download(page, content_type="text/html; charset=utf-8", filename=f"{wanted['filename']}.html")

@@ -11,7 +11,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from leaderboard import errors, exports, samples, services, uploads
@@ -31,31 +30,11 @@ from leaderboard.forms import (
 from leaderboard.models import Phase, PhaseFile, Submission, Task, Team
 from leaderboard.permissions import can_view_submission, is_member
 from leaderboard.selectors import organisers, pages, participation
-
-
-def _task(slug: str) -> Task:
-    return get_object_or_404(Task.objects.prefetch_related("phases"), slug=slug)
-
-
-def _organiser_task(request: HttpRequest, slug: str) -> Task:
-    task = _task(slug)
-    if not task.is_organiser(request.user):
-        raise PermissionDenied(errors.NOT_ORGANISER)
-    return task
+from leaderboard.views.common import download, organiser_task, refusal, task_or_404
 
 
 def _organiser_phase(request: HttpRequest, slug: str, phase: str) -> Phase:
-    return participation.phase_of(_organiser_task(request, slug), phase)
-
-
-def _download(content: bytes | str, *, filename: str, content_type: str = "text/csv; charset=utf-8") -> HttpResponse:
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
-    return response
-
-
-def _refused(error: ValidationError) -> str:
-    return " ".join(error.messages)
+    return participation.phase_of(organiser_task(request, slug), phase)
 
 
 def task_list(request: HttpRequest) -> HttpResponse:
@@ -78,7 +57,7 @@ def task_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def task_edit(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _organiser_task(request, slug)
+    task = organiser_task(request, slug)
     form = TaskSettingsForm(request.POST or None, instance=task)
     if request.method == "POST" and form.is_valid():
         services.task_update(task=task, settings=form.cleaned_data)
@@ -90,7 +69,7 @@ def task_edit(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def phase_create(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _organiser_task(request, slug)
+    task = organiser_task(request, slug)
     form = PhaseCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -148,10 +127,10 @@ def phase_files(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 def _data_phase(request: HttpRequest, slug: str, phase: str) -> Phase:
     """The phase whose data is asked for, if this person may download it (organisers, and
     whoever may take part: registered, approved, with the current terms accepted)."""
-    task = _task(slug)
+    task = task_or_404(slug)
     if not participation.may_download_data(task=task, user=request.user):
         problem = participation.participation_problem(task=task, user=request.user)
-        raise PermissionDenied(_refused(problem) if problem else errors.NOT_REGISTERED.format(approval=""))
+        raise PermissionDenied(refusal(problem) if problem else errors.NOT_REGISTERED.format(approval=""))
     return participation.phase_of(task, phase)
 
 
@@ -159,7 +138,7 @@ def phase_file_download(request: HttpRequest, slug: str, phase: str, pk: int) ->
     """A phase's data file, for anyone who can see the task."""
     phase_row = _data_phase(request, slug, phase)
     data_file = get_object_or_404(PhaseFile.objects.select_related("file"), phase=phase_row, pk=pk)
-    return _download(
+    return download(
         bytes(data_file.file.content), filename=data_file.file.name, content_type="application/octet-stream"
     )
 
@@ -170,7 +149,7 @@ def sample_download(request: HttpRequest, slug: str, phase: str, kind: str) -> H
     if kind not in samples.SAMPLE_KINDS:
         raise Http404("No such sample file.")
     phase_row = _data_phase(request, slug, phase)
-    return _download(
+    return download(
         samples.sample_file(phase=phase_row, kind=kind), filename=samples.sample_name(phase=phase_row, kind=kind)
     )
 
@@ -184,7 +163,7 @@ def gold_replace(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         try:
             count = services.gold_confirm(phase=phase_row)
         except ValidationError as error:
-            messages.error(request, _refused(error))
+            messages.error(request, refusal(error))
             return redirect("leaderboard:gold_replace", slug=task.slug, phase=phase_row.slug)
         messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
         return redirect(task)
@@ -204,24 +183,24 @@ def gold_replace(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 @login_required
 def gold_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """A phase's gold file, for the task's organisers only; everyone else gets a 404."""
-    task = _task(slug)
+    task = task_or_404(slug)
     if not task.is_organiser(request.user):
         raise Http404("No such file.")
     phase_row = participation.phase_of(task, phase)
-    return _download(uploads.gold_bytes(phase_row), filename=f"{task.slug}-{phase_row.slug}-gold.csv")
+    return download(uploads.gold_bytes(phase_row), filename=f"{task.slug}-{phase_row.slug}-gold.csv")
 
 
 @login_required
 @require_POST
 def task_rescore(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _organiser_task(request, slug)
+    task = organiser_task(request, slug)
     count = services.task_rescore(task=task)
     messages.success(request, f"{count} submission(s) are queued for scoring; those already scored stay as they are.")
     return redirect(task)
 
 
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _task(slug)
+    task = task_or_404(slug)
     context = pages.task_page(task=task, user=request.user)
     context.update(submission_form=SubmissionForm(), team_form=TeamCreateForm(), join_form=TeamJoinForm())
     return render(request, "leaderboard/task_detail.html", context)
@@ -233,7 +212,7 @@ def _team_action(request: HttpRequest, task: Task, *, form, action, success: str
         try:
             team = action(form.cleaned_data)
         except ValidationError as error:
-            messages.error(request, _refused(error))
+            messages.error(request, refusal(error))
         else:
             messages.success(request, success.format(team=team))
     else:
@@ -244,7 +223,7 @@ def _team_action(request: HttpRequest, task: Task, *, form, action, success: str
 @login_required
 @require_POST
 def team_create(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _task(slug)
+    task = task_or_404(slug)
     return _team_action(
         request,
         task,
@@ -258,7 +237,7 @@ def team_create(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def team_join(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _task(slug)
+    task = task_or_404(slug)
     return _team_action(
         request,
         task,
@@ -272,7 +251,7 @@ def team_join(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _task(slug)
+    task = task_or_404(slug)
     form = SubmissionForm(request.POST, request.FILES)
     if not form.is_valid():
         for field_errors in form.errors.values():
@@ -288,7 +267,7 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
             description=form.cleaned_data["description"],
         )
     except ValidationError as error:
-        messages.error(request, "The file was refused: " + _refused(error))
+        messages.error(request, "The file was refused: " + refusal(error))
         return redirect(task)
     messages.success(
         request,
@@ -327,7 +306,7 @@ def submission_choose(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     try:
         services.submission_choose(submission=submission, user=request.user)
     except ValidationError as error:
-        messages.error(request, _refused(error))
+        messages.error(request, refusal(error))
     else:
         messages.success(request, f"Submission #{submission.pk} now counts for your team.")
     return redirect(submission)
@@ -336,7 +315,7 @@ def submission_choose(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 def team_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """A member's team page: members, invite code, system description, submissions, quota."""
-    task = _task(slug)
+    task = task_or_404(slug)
     context = pages.team_page(task=task, user=request.user)
     if context is None:
         messages.error(request, errors.NO_TEAM)
@@ -364,7 +343,7 @@ def _own_team(request: HttpRequest, task: Task) -> Team:
 @login_required
 @require_POST
 def team_invite_regenerate(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _task(slug)
+    task = task_or_404(slug)
     team = _own_team(request, task)
     code = services.team_invite_regenerate(team=team, user=request.user)
     messages.success(request, f"The new invite code is {code}; the old one no longer works.")
@@ -374,12 +353,12 @@ def team_invite_regenerate(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def team_leave(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _task(slug)
+    task = task_or_404(slug)
     team = _own_team(request, task)
     try:
         services.team_leave(team=team, user=request.user)
     except ValidationError as error:
-        messages.error(request, _refused(error))
+        messages.error(request, refusal(error))
         return redirect("leaderboard:team_detail", slug=task.slug)
     messages.success(request, f"You left the team “{team.name}”.")
     return redirect(task)
@@ -391,7 +370,7 @@ def submission_file(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     submission = _submission(request, slug, pk)
     if not (is_member(request.user, submission) or submission.task.is_organiser(request.user)):
         raise Http404("No such file.")
-    return _download(uploads.submission_bytes(submission), filename=submission.file.name)
+    return download(uploads.submission_bytes(submission), filename=submission.file.name)
 
 
 @login_required
@@ -411,7 +390,7 @@ def submission_note(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def organiser_submissions(request: HttpRequest, slug: str) -> HttpResponse:
     """Every submission of the task for its organisers, filtered by team and status, paginated;
     each can be disqualified, each team removed, with a reason the board shows."""
-    task = _organiser_task(request, slug)
+    task = organiser_task(request, slug)
     if request.method == "POST":
         return _organiser_decision(request, task)
     where = organisers.SubmissionFilter.parse(request.GET)
@@ -431,14 +410,14 @@ def _organiser_decision(request: HttpRequest, task: Task) -> HttpResponse:
             services.team_remove(team=team, user=request.user, reason=reason)
             messages.success(request, f"The team “{team.name}” is removed from the board.")
     except ValidationError as error:
-        messages.error(request, _refused(error))
+        messages.error(request, refusal(error))
     return redirect(request.get_full_path())
 
 
 @login_required
 def participants_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """Teams and their members with e-mail addresses, for the task's mailing list."""
-    task = _organiser_task(request, slug)
-    return _download(
+    task = organiser_task(request, slug)
+    return download(
         exports.participants_csv(organisers.participants(task=task)), filename=f"{task.slug}-participants.csv"
     )

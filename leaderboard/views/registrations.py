@@ -14,14 +14,14 @@ from leaderboard import services
 from leaderboard.forms import AnnouncementForm, RegistrationForm
 from leaderboard.models import Participant
 from leaderboard.selectors import organisers
-from leaderboard.views.participation import _organiser_task, _refused, _task
+from leaderboard.views.common import organiser_task, refusal, task_or_404
 
 
 @login_required
 @require_POST
 def register(request: HttpRequest, slug: str) -> HttpResponse:
     """Ask to take part (or accept changed terms); approved at once where registration is open."""
-    task = _task(slug)
+    task = task_or_404(slug)
     form = RegistrationForm(request.POST)
     form.is_valid()
     try:
@@ -29,7 +29,7 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
             task=task, user=request.user, accept_terms=form.cleaned_data.get("accept_terms", False)
         )
     except ValidationError as error:
-        messages.error(request, _refused(error))
+        messages.error(request, refusal(error))
     else:
         if participant.status == Participant.Status.APPROVED:
             messages.success(request, "You take part in this task: form or join a team below.")
@@ -41,12 +41,12 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def announcement_emails(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _task(slug)
+    task = task_or_404(slug)
     enabled = request.POST.get("enabled") == "1"
     try:
         services.announcement_emails_set(task=task, user=request.user, enabled=enabled)
     except ValidationError as error:
-        messages.error(request, _refused(error))
+        messages.error(request, refusal(error))
     else:
         messages.success(
             request,
@@ -58,7 +58,7 @@ def announcement_emails(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def registrations(request: HttpRequest, slug: str) -> HttpResponse:
     """The organisers' list of requests to take part: approve, or refuse with a reason."""
-    task = _organiser_task(request, slug)
+    task = organiser_task(request, slug)
     if request.method == "POST":
         participant = get_object_or_404(Participant, task=task, pk=request.POST.get("participant") or 0)
         approve = request.POST.get("decision") == "approve"
@@ -67,7 +67,7 @@ def registrations(request: HttpRequest, slug: str) -> HttpResponse:
                 participant=participant, organiser=request.user, approve=approve, reason=request.POST.get("reason", "")
             )
         except ValidationError as error:
-            messages.error(request, _refused(error))
+            messages.error(request, refusal(error))
         else:
             verb = "approved" if approve else "refused"
             messages.success(request, f"The request of {participant.user.username} is {verb}.")
@@ -79,7 +79,7 @@ def registrations(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def announcements(request: HttpRequest, slug: str) -> HttpResponse:
     """Post an announcement on the task (optionally e-mailed from the background queue)."""
-    task = _organiser_task(request, slug)
+    task = organiser_task(request, slug)
     form = AnnouncementForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
