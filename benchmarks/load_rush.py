@@ -231,6 +231,7 @@ class Response:
     location: str
     body: bytes
     latency_ms: float
+    cache_status: str = ""
 
 
 @dataclass
@@ -257,7 +258,13 @@ class Browser:
         for header in answer.headers.get_all("Set-Cookie") or []:
             for name, morsel in SimpleCookie(header).items():
                 self.cookies[name] = morsel.value
-        return Response(answer.status, answer.headers.get("Location", ""), content, latency_ms)
+        return Response(
+            answer.status,
+            answer.headers.get("Location", ""),
+            content,
+            latency_ms,
+            answer.headers.get("X-Page-Cache", "none"),
+        )
 
     def get(self, path: str) -> Response:
         return self.request("GET", path)
@@ -313,6 +320,8 @@ class Rush:
     uploads: list[Upload] = field(default_factory=list)
     reads: dict[str, list[float]] = field(default_factory=lambda: {"leaderboard": [], "disagreements": []})
     read_errors: list[int] = field(default_factory=list)
+    cache_statuses: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    """Page → the whole-page cache's answer (hit, stale, miss) → the latencies of those reads."""
     started_at: float = 0.0
     last_answer_at: float = 0.0
 
@@ -362,6 +371,7 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
             page = pages[n % 2]
             n += 1
             answer = anonymous.get(f"/tasks/{SLUG}/{page}/")
+            rush.cache_statuses.setdefault(page, {}).setdefault(answer.cache_status, []).append(answer.latency_ms)
             (rush.reads[page] if answer.status == 200 else rush.read_errors).append(
                 answer.latency_ms if answer.status == 200 else answer.status
             )
@@ -390,6 +400,11 @@ def percentiles_ms(samples: list[float]) -> str:
         return "n/a"
     p50, p95 = np.percentile(samples, [50, 95])
     return f"{p50:,.0f} ms / {p95:,.0f} ms (n={len(samples)})"
+
+
+def _by_status(statuses: dict[str, list[float]]) -> str:
+    """ "hit: 120 reads, p50 / p95 …; stale: …": where the slow reads come from."""
+    return "; ".join(f"{status}: {percentiles_ms(found)}" for status, found in sorted(statuses.items()))
 
 
 def at_rest_ms(port: int, page: str, repeat: int = 20) -> list[float]:
@@ -436,6 +451,10 @@ def report(args: argparse.Namespace, setup: Setup, rush: Rush, *, port: int, web
         ("leaderboard latency p50 / p95, at rest (one client)", percentiles_ms(at_rest_ms(port, "leaderboard"))),
         ("disagreements latency p50 / p95, during the rush", percentiles_ms(rush.reads["disagreements"])),
         ("reader errors (non-200)", f"{len(rush.read_errors)}"),
+        *(
+            (f"{page} during the rush, by the page cache's answer", _by_status(statuses))
+            for page, statuses in sorted(rush.cache_statuses.items())
+        ),
         ("rush: first upload sent → last answered", f"{rush.last_answer_at - rush.started_at:.1f} s"),
         ("last upload → last score (database clocks)", last_to_score),
         ("last upload answered → all scored (seen by polling)", f"{all_scored_at - rush.last_answer_at:.1f} s"),

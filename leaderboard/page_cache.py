@@ -3,19 +3,30 @@
 During a deadline rush the scores change several times a second, and each change made the next
 reader of a 500-team board rebuild it (its rows, its template) on cores busy with uploads and
 scoring: 1.75 s at the 95th percentile, 5.9 s for the disagreement page. Here a page an anonymous
-visitor asks for is kept whole (its HTML) under a key of everything it shows
-(:func:`leaderboard.caching.page_key`: the phase's settings, the scores stamp, the bootstrap
-intervals' token, the phase's open/closed state and the full path with its query), so that a
-reader of an unchanged board costs four small queries (the task, its phases, the stamp's two)
-and a cache read.
+visitor asks for is kept whole (its HTML), one entry per phase and path (with its query), beside
+the key of everything it showed when it was built (:func:`leaderboard.caching.page_key`: the
+phase's settings, the scores stamp, the bootstrap intervals' token, the phase's open/closed state
+and the path).
 
-When the scores have changed, the reader gets the page as last built (its scores a rebuild
-behind, never more) and one thread rebuilds it; at most one rebuild per page runs at a time,
-across every process sharing the cache (a lock in the cache). Readers therefore never wait for a
-rebuild except the first reader of a page nobody has built yet. With
-``RESULT_PAGE_REBUILD_IN_THREAD`` off (tests) the request that finds the page out of date
-rebuilds it and gets the new one. Logged-in people (their name, their team, their forms) always
-get a page rendered for them, from the same cached pieces as before.
+A reader's cost, in order:
+
+- **recent**: the page was found current (or its rebuild was started) less than
+  ``RESULT_PAGE_FRESH_S`` ago: it is served as it is, for two small queries (the task and its
+  phases, which decide whether this person may see the board) and one cache read. A page so
+  served is at most that many seconds behind the scores.
+- **hit**: the stamp is read (two more queries) and the page is current.
+- **stale**: the scores have changed: the reader gets the page as last built and one thread
+  rebuilds it. At most one rebuild per page runs at a time across every process sharing the
+  cache (a lock in the cache), and a page is rebuilt at most once every
+  ``RESULT_PAGE_REBUILD_EVERY_S`` (so that rebuilds of a large board cannot run back to back
+  and take the cores from the uploads). The page shown is thus at most a rebuild and that
+  interval behind.
+- **miss**: nobody has built the page yet (or it expired): the first reader builds it while the
+  others wait for that build rather than building it too (for up to ``COLD_WAIT_S``).
+
+With ``RESULT_PAGE_REBUILD_IN_THREAD`` off (tests) the request that finds the page out of date
+rebuilds it and gets the new one (``miss``). Logged-in people (their name, their team, their
+forms) always get a page rendered for them, from the same cached pieces as before.
 """
 
 from __future__ import annotations
@@ -24,7 +35,9 @@ import functools
 import hashlib
 import logging
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -37,10 +50,14 @@ from leaderboard.models import Phase
 
 logger = logging.getLogger(__name__)
 
-REBUILD_LOCK_S = 120
-"""A rebuild's lock expires after this, should its process die before it lets go."""
+BUILD_LOCK_S = 120
+"""A build's lock expires after this, should its process die before it lets go."""
+COLD_WAIT_S = 30.0
+"""How long a reader of a page nobody has built waits for another reader's build of it."""
+COLD_POLL_S = 0.05
 STATUS_HEADER = "X-Page-Cache"
-"""``hit`` (current), ``stale`` (the previous version, one rebuild behind), ``miss`` (built now)."""
+"""``recent``, ``hit``, ``stale``, ``miss`` or ``waited`` (built by another reader meanwhile):
+see the module."""
 
 PageView = Callable[..., HttpResponse]
 
@@ -67,13 +84,23 @@ def _shareable(request: HttpRequest, response: HttpResponse) -> bool:
     )
 
 
-def _page_path_key(phase: Phase, path: str) -> str:
-    digest = hashlib.sha256(path.encode()).hexdigest()
-    return f"{caching.KEY_PREFIX}whole:{phase.pk}:{digest}"
+@dataclass(frozen=True)
+class _Keys:
+    """The cache entries of one page (a phase and a path)."""
 
+    page: str
+    """The page as last built: its HTML, its content type and the key it was built under."""
+    checked: str
+    """Present for ``RESULT_PAGE_FRESH_S`` after the page was found current or sent for rebuilding."""
+    building: str
+    """The lock of the one build under way."""
+    rebuilt: str
+    """Present for ``RESULT_PAGE_REBUILD_EVERY_S`` after a rebuild: no other starts meanwhile."""
 
-def _stored(response: HttpResponse) -> dict[str, Any]:
-    return {"content": response.content, "content_type": response["Content-Type"]}
+    @classmethod
+    def of(cls, phase: Phase, path: str) -> _Keys:
+        base = f"{caching.KEY_PREFIX}whole:{phase.pk}:{hashlib.sha256(path.encode()).hexdigest()}"
+        return cls(page=base, checked=f"{base}:checked", building=f"{base}:building", rebuilt=f"{base}:rebuilt")
 
 
 def _response(page: dict[str, Any], status: str) -> HttpResponse:
@@ -82,47 +109,91 @@ def _response(page: dict[str, Any], status: str) -> HttpResponse:
     return response
 
 
-def _store(key: str, latest_key: str, page: dict[str, Any]) -> None:
-    cache.set(key, page, caching.CACHE_TIMEOUT_S)
-    cache.set(latest_key, page, caching.CACHE_TIMEOUT_S)
+def _build(request: HttpRequest, build: Callable[[], HttpResponse], keys: _Keys, key: str) -> HttpResponse:
+    """Build the page and, if it may be shared, store it as the page of ``key``."""
+    response = build()
+    if _shareable(request, response):
+        page = {"content": response.content, "content_type": response["Content-Type"], "key": key}
+        cache.set(keys.page, page, caching.CACHE_TIMEOUT_S)
+    return response
 
 
-def _rebuild(request: HttpRequest, build: Callable[[], HttpResponse], key: str, latest_key: str, lock: str) -> None:
-    """Build the page and store it as current and as the latest; let go of the lock."""
+def _rebuild(request: HttpRequest, build: Callable[[], HttpResponse], keys: _Keys, key: str) -> None:
+    """A rebuild in a thread: build, store, let go of the lock, and hold off the next rebuild."""
     try:
-        response = build()
-        if _shareable(request, response):
-            _store(key, latest_key, _stored(response))
+        _build(request, build, keys, key)
     except Exception:
         logger.exception("rebuilding the cached page %s failed", request.get_full_path())
     finally:
-        cache.delete(lock)
+        _built(keys)
         connections.close_all()  # this thread's connections, not the request's
+
+
+def _built(keys: _Keys) -> None:
+    if settings.RESULT_PAGE_REBUILD_EVERY_S > 0:
+        cache.set(keys.rebuilt, 1, settings.RESULT_PAGE_REBUILD_EVERY_S)
+    cache.delete(keys.building)
+
+
+def _checked(keys: _Keys) -> None:
+    if settings.RESULT_PAGE_FRESH_S > 0:
+        cache.set(keys.checked, 1, settings.RESULT_PAGE_FRESH_S)
+
+
+def _current_key(request: HttpRequest, phase: Phase) -> str:
+    """The key of everything the page shows now: two queries (the stamp) and the intervals' state."""
+    stamp = caching.scores_stamp(phase)
+    token = stability.intervals_of(phase=phase, stamp=stamp).token
+    path = request.get_full_path()
+    return caching.page_key(phase, stamp, "whole", token, phase.has_opened(), phase.is_closed(), path)
+
+
+def _built_by_another(keys: _Keys) -> dict[str, Any] | None:
+    """Wait for the build another reader has under way; the page, or None (no build under way,
+    or it took longer than :data:`COLD_WAIT_S`)."""
+    deadline = time.monotonic() + COLD_WAIT_S
+    while time.monotonic() < deadline:
+        time.sleep(COLD_POLL_S)
+        page = cache.get(keys.page)
+        if page is not None:
+            return page
+        if cache.get(keys.building) is None:
+            return cache.get(keys.page)
+    return None
 
 
 def visitor_page(request: HttpRequest, phase: Phase, build: Callable[[], HttpResponse]) -> HttpResponse:
     """The page ``build`` renders, from the cache for an anonymous visitor (see the module)."""
     if not _may_share(request):
         return build()
-    stamp = caching.scores_stamp(phase)
-    token = stability.intervals_of(phase=phase, stamp=stamp).token
-    path = request.get_full_path()
-    key = caching.page_key(phase, stamp, "whole", token, phase.has_opened(), phase.is_closed(), path)
-    page = cache.get(key)
-    if page is not None:
+    keys = _Keys.of(phase, request.get_full_path())
+    found = cache.get_many([keys.page, keys.checked])
+    page = found.get(keys.page)
+    if page is not None and keys.checked in found:
+        return _response(page, "recent")
+    key = _current_key(request, phase)
+    if page is not None and page.get("key") == key:
+        _checked(keys)
         return _response(page, "hit")
-    latest_key = _page_path_key(phase, path)
-    latest = cache.get(latest_key) if settings.RESULT_PAGE_REBUILD_IN_THREAD else None
-    if latest is not None:
-        lock = f"{latest_key}:rebuilding"
-        if cache.add(lock, 1, REBUILD_LOCK_S):
+    in_thread = settings.RESULT_PAGE_REBUILD_IN_THREAD
+    if page is not None and in_thread:
+        if cache.get(keys.rebuilt) is None and cache.add(keys.building, 1, BUILD_LOCK_S):
             threading.Thread(
-                target=_rebuild, args=(request, build, key, latest_key, lock), name="page-rebuild", daemon=True
+                target=_rebuild, args=(request, build, keys, key), name="page-rebuild", daemon=True
             ).start()
-        return _response(latest, "stale")
-    response = build()
-    if _shareable(request, response):
-        _store(key, latest_key, _stored(response))
+        _checked(keys)
+        return _response(page, "stale")
+    if page is None and in_thread and not cache.add(keys.building, 1, BUILD_LOCK_S):
+        built = _built_by_another(keys)
+        if built is not None:
+            return _response(built, "waited")
+        return build()  # the other build failed or is too slow: this reader does not wait longer
+    try:
+        response = _build(request, build, keys, key)
+    finally:
+        if in_thread:
+            _built(keys)
+    if STATUS_HEADER not in response and _shareable(request, response):
         response[STATUS_HEADER] = "miss"
     return response
 

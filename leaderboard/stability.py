@@ -18,11 +18,14 @@ against the gold any more, or when its items do not give its stored confusion ma
 
 **When.** Only when a board is looked at (a page or the API, by someone who may see it) and no
 result exists for the current scores: :func:`intervals_of` asks for one, at most one job per
-phase at a time (``requested_at``; a job lost for :data:`LOST_AFTER` is asked for again).
-Uploads never wait for it. With RQ the job runs on a worker; with the immediate backend (the
-embedded default, which would run it inside the request that asked) it runs in a thread of the
-web process instead (``settings.BOOTSTRAP_IN_THREAD``), and the page says the intervals are
-being computed until it has finished.
+phase at a time (``requested_at``; a job lost for :data:`LOST_AFTER` is asked for again), and
+not before ``settings.BOOTSTRAP_EVERY_S`` after the last one finished (during a rush the scores
+change every second, and a 500-team phase's intervals take a core for seconds: meanwhile the
+pages show the previous ones as stale and say when the next are due). Uploads never wait for
+it. With RQ the job runs on a worker; with the immediate backend (the embedded default, which
+would run it inside the request that asked) it runs in a thread of the web process instead
+(``settings.BOOTSTRAP_IN_THREAD``), and the page says the intervals are being computed until it
+has finished.
 
 **Where.** One :class:`PhaseStability` row per phase, stamped with the digest of the scores it
 was computed from (:func:`leaderboard.caching.scores_digest`). When the scores change, the
@@ -256,6 +259,9 @@ class Intervals:
     seed: int = 0
     team_ids: dict[str, int] = field(default_factory=dict)
     """Team name → id, of the teams in the result."""
+    due_at: dt.datetime | None = None
+    """While recomputing: when the computation will be asked for, if it waits for
+    ``settings.BOOTSTRAP_EVERY_S`` to pass since the last one; ``None`` once asked for."""
 
     @property
     def shown(self) -> bool:
@@ -265,7 +271,7 @@ class Intervals:
     @property
     def token(self) -> tuple:
         """What pages built with these intervals depend on, for their cache keys."""
-        return (self.status, self.stale, self.computed_at, self.replicates, self.seed)
+        return (self.status, self.stale, self.computed_at, self.replicates, self.seed, self.due_at)
 
     @property
     def n_items(self) -> int:
@@ -275,6 +281,14 @@ class Intervals:
     def summary(self) -> str:
         """How the intervals were computed, for a page: "1,000 replicates (seed 1) over 12,284 items"."""
         return f"{self.replicates:,} replicates (seed {self.seed}) over {self.n_items:,} test items"
+
+    @property
+    def every(self) -> str:
+        """The pause between two computations of a phase, for a page: "2 minutes", "45 seconds"."""
+        seconds = round(settings.BOOTSTRAP_EVERY_S)
+        if seconds % 60 == 0:
+            return f"{seconds // 60} minute{'s' if seconds != 60 else ''}"
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
 
     def _team_key(self, team: int | str) -> str:
         return str(team if isinstance(team, int) else self.team_ids.get(team, ""))
@@ -338,6 +352,8 @@ class Intervals:
         by team names (``raw``, ``calibrated``), the teams tied with the leader, the groups, the
         bootstrap's settings and the teams left out."""
         data: dict[str, Any] = {"status": self.status}
+        if self.due_at is not None:
+            data["due_at"] = self.due_at.isoformat()
         if self.status != CURRENT or not self.shown:
             return data
         names = self.result["teams"]
@@ -380,9 +396,9 @@ def _cache_key(phase: Phase, digest: str) -> str:
     return f"leaderboard:stability:v1:{phase.pk}:{generation}:{digest}:{replicates}:{seed}"
 
 
-def _of_row(row: PhaseStability | None, *, current: bool, status: str) -> Intervals:
+def _of_row(row: PhaseStability | None, *, current: bool, status: str, due_at: dt.datetime | None = None) -> Intervals:
     if row is None or row.result is None:
-        return Intervals(status=status)
+        return Intervals(status=status, due_at=due_at)
     teams = row.result.get("teams", {})
     return Intervals(
         status=status,
@@ -392,7 +408,15 @@ def _of_row(row: PhaseStability | None, *, current: bool, status: str) -> Interv
         replicates=row.replicates,
         seed=row.seed,
         team_ids={name: int(team) for team, name in teams.items()},
+        due_at=due_at,
     )
+
+
+def _due_at(row: PhaseStability | None) -> dt.datetime | None:
+    """When the next computation may start: ``settings.BOOTSTRAP_EVERY_S`` after the last."""
+    if row is None or row.computed_at is None or settings.BOOTSTRAP_EVERY_S <= 0:
+        return None
+    return row.computed_at + dt.timedelta(seconds=settings.BOOTSTRAP_EVERY_S)
 
 
 def intervals_of(*, phase: Phase, stamp: str) -> Intervals:
@@ -417,7 +441,13 @@ def intervals_of(*, phase: Phase, stamp: str) -> Intervals:
         intervals = _of_row(row, current=True, status=CURRENT if "intervals" in (row.result or {}) else UNAVAILABLE)
         cache.set(key, intervals, caching.CACHE_TIMEOUT_S)
         return intervals
-    pending = row is not None and row.requested_at is not None and row.requested_at > timezone.now() - LOST_AFTER
+    now = timezone.now()
+    pending = row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER
+    due_at = _due_at(row)
+    if due_at is not None and due_at > now and not pending:
+        intervals = _of_row(row, current=False, status=RECOMPUTING, due_at=due_at)
+        cache.set(key, intervals, min(RECOMPUTING_CACHE_S, (due_at - now).total_seconds() + 1))
+        return intervals
     if not pending:
         stability_request(phase=phase)
         if not settings.BOOTSTRAP_IN_THREAD:

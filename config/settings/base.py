@@ -112,6 +112,10 @@ BOOTSTRAP_REPLICATES = int(os.environ.get("BOOTSTRAP_REPLICATES", "1000"))
 """Replicates per phase; 0 turns the intervals off."""
 BOOTSTRAP_SEED = int(os.environ.get("BOOTSTRAP_SEED", "1"))
 """The seed stored with every result: the CLI's ``--seed`` gives the same intervals."""
+BOOTSTRAP_EVERY_S = float(os.environ.get("BOOTSTRAP_EVERY_S", "120"))
+"""A phase's intervals are recomputed at most this often (from the end of the last computation):
+a 500-team phase takes a core for about 6 s, which during a rush would run back to back beside
+the scoring. Meanwhile pages show the previous intervals marked stale, with when they are due."""
 BOOTSTRAP_IN_THREAD = TASKS_BACKEND != "rq"
 """The immediate backend would run the bootstrap inside the request that asked for it: run it
 in a thread of the web process instead, so that no page waits for it. RQ runs it on a worker."""
@@ -121,11 +125,17 @@ WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))
 on shared cores, scoring yields to the web processes, so readers do not wait for uploaders."""
 
 # Whole results pages for anonymous visitors (leaderboard.page_cache): served from the cache
-# without a query beyond the scores stamp, and never rebuilt while a reader waits once built.
+# without reading the scores (within RESULT_PAGE_FRESH_S) or for the scores stamp alone, and
+# never rebuilt while a reader waits once built.
 RESULT_PAGE_CACHE = env_bool("RESULT_PAGE_CACHE", True)
 RESULT_PAGE_REBUILD_IN_THREAD = True
 """A page whose scores changed is rebuilt in a thread while readers get the previous version;
 off (tests), the request that finds it out of date rebuilds it and gets the new one."""
+RESULT_PAGE_FRESH_S = float(os.environ.get("RESULT_PAGE_FRESH_S", "2"))
+"""A page found current this recently is served without reading the scores stamp again."""
+RESULT_PAGE_REBUILD_EVERY_S = float(os.environ.get("RESULT_PAGE_REBUILD_EVERY_S", "10"))
+"""A page is rebuilt at most this often: a large board's rebuilds cannot run back to back during
+a rush. Readers meanwhile get the previous version, at most this long (and a build) behind."""
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -124,7 +124,8 @@ class BoardOut(Schema):
     rows: list[BoardRowOut]
     intervals: dict[str, Any] = Field(
         description='95 % paired-bootstrap intervals: "status" (current; recomputing, while the intervals of the '
-        "latest scores are computed in the background; or unavailable) and, when current, the CLI's layout: "
+        'latest scores are computed in the background, with "due_at" when the computation waits for the pause '
+        "between two computations of a phase; or unavailable) and, when current, the CLI's layout: "
         '"raw" and "calibrated", per raw column id, per team, {"score": [lo, hi], "rank": [best, worst]} (null: '
         'undefined), "tied_with_leader", "indistinguishable", "bootstrap" (replicates, seed, ...), "skipped" '
         "(teams without intervals, and why)"

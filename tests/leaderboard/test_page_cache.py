@@ -1,6 +1,7 @@
 """Whole results pages for anonymous visitors (leaderboard.page_cache): served from the cache
-with no query beyond the task and the scores stamp, never stale by more than one rebuild, never
-shared with a logged-in person."""
+with no query beyond the task while recently found current, else beyond the scores stamp; at
+most a rebuild and a pause behind; built once however many readers wait; never shared with a
+logged-in person."""
 
 from __future__ import annotations
 
@@ -22,6 +23,24 @@ def page_cache_on(settings):
     cache.clear()
 
 
+def add_a_team(board_task, make_user, submit):  # noqa: F811
+    newcomer = make_user("newcomer")
+    services.team_create(task=board_task, user=newcomer, name="Newcomer")
+    submit(board_task, newcomer, prediction_file("a b c a b c a a"))
+
+
+class NoThread:
+    """Records the rebuilds a page would start, without starting them."""
+
+    started: list[str] = []
+
+    def __init__(self, *, target, args, name, daemon):
+        self.name = name
+
+    def start(self):
+        self.started.append(self.name)
+
+
 @pytest.mark.parametrize("page", ["leaderboard", "disagreements", "what_if"])
 def test_a_visitor_gets_the_cached_page_for_four_small_queries(client, board_task, page, django_assert_max_num_queries):  # noqa: F811
     first = client.get(url(page, board_task))
@@ -35,9 +54,7 @@ def test_a_visitor_gets_the_cached_page_for_four_small_queries(client, board_tas
 
 def test_a_new_score_makes_a_new_page(client, board_task, make_user, submit):  # noqa: F811
     before = client.get(url("leaderboard", board_task)).content.decode()
-    newcomer = make_user("newcomer")
-    services.team_create(task=board_task, user=newcomer, name="Newcomer")
-    submit(board_task, newcomer, prediction_file("a b c a b c a a"))
+    add_a_team(board_task, make_user, submit)
     after = client.get(url("leaderboard", board_task))
     assert "Newcomer" not in before
     assert after[page_cache.STATUS_HEADER] == "miss" and "Newcomer" in after.content.decode()
@@ -52,24 +69,14 @@ def test_out_of_date_pages_are_rebuilt_once_in_the_background_while_readers_get_
     monkeypatch,
 ):
     settings.RESULT_PAGE_REBUILD_IN_THREAD = True
-    started: list[str] = []
-
-    class NoThread:
-        def __init__(self, *, target, args, name, daemon):
-            self.name = name
-
-        def start(self):
-            started.append(self.name)
-
     monkeypatch.setattr(page_cache.threading, "Thread", NoThread)
+    monkeypatch.setattr(NoThread, "started", [])
     before = client.get(url("leaderboard", board_task)).content
-    newcomer = make_user("newcomer")
-    services.team_create(task=board_task, user=newcomer, name="Newcomer")
-    submit(board_task, newcomer, prediction_file("a b c a b c a a"))
+    add_a_team(board_task, make_user, submit)
     for _ in range(3):
         stale = client.get(url("leaderboard", board_task))
         assert stale[page_cache.STATUS_HEADER] == "stale" and stale.content == before
-    assert started == ["page-rebuild"]  # one rebuild at a time, whoever asks
+    assert NoThread.started == ["page-rebuild"]  # one rebuild at a time, whoever asks
 
 
 def test_logged_in_people_get_their_own_page(client, board_task, django_user_model):  # noqa: F811
@@ -86,3 +93,79 @@ def test_logged_in_people_get_their_own_page(client, board_task, django_user_mod
 def test_a_visitor_with_messages_is_not_served_a_shared_page(client, board_task):  # noqa: F811
     client.cookies["messages"] = "anything"
     assert page_cache.STATUS_HEADER not in client.get(url("leaderboard", board_task))
+
+
+def test_a_page_found_current_is_served_without_the_stamp_for_a_while(
+    client,
+    board_task,  # noqa: F811
+    make_user,
+    submit,
+    settings,
+    django_assert_max_num_queries,
+):
+    settings.RESULT_PAGE_FRESH_S = 60
+    first = client.get(url("leaderboard", board_task))
+    checked = client.get(url("leaderboard", board_task))
+    assert (first[page_cache.STATUS_HEADER], checked[page_cache.STATUS_HEADER]) == ("miss", "hit")
+    add_a_team(board_task, make_user, submit)
+    with django_assert_max_num_queries(2):  # the task and its phases: may this visitor see the board
+        recent = client.get(url("leaderboard", board_task))
+    assert recent[page_cache.STATUS_HEADER] == "recent" and recent.content == first.content
+    cache.delete(page_cache._Keys.of(board_task.current_phase(), url("leaderboard", board_task)).checked)
+    after = client.get(url("leaderboard", board_task))
+    assert after[page_cache.STATUS_HEADER] == "miss" and "Newcomer" in after.content.decode()
+
+
+def test_a_page_is_rebuilt_at_most_once_per_pause(client, board_task, make_user, submit, settings, monkeypatch):  # noqa: F811
+    settings.RESULT_PAGE_REBUILD_IN_THREAD = True
+    settings.RESULT_PAGE_REBUILD_EVERY_S = 60
+    monkeypatch.setattr(page_cache.threading, "Thread", NoThread)
+    monkeypatch.setattr(NoThread, "started", [])
+    page = url("leaderboard", board_task)
+    assert client.get(page)[page_cache.STATUS_HEADER] == "miss"  # built: the pause starts now
+    add_a_team(board_task, make_user, submit)
+    assert client.get(page)[page_cache.STATUS_HEADER] == "stale"
+    assert NoThread.started == []  # within the pause: the previous page, no rebuild
+    cache.delete(page_cache._Keys.of(board_task.current_phase(), page).rebuilt)  # the pause is over
+    assert client.get(page)[page_cache.STATUS_HEADER] == "stale"
+    assert NoThread.started == ["page-rebuild"]
+
+
+def test_readers_of_a_page_nobody_has_built_wait_for_the_one_build(
+    client,
+    board_task,  # noqa: F811
+    settings,
+    monkeypatch,
+):
+    settings.RESULT_PAGE_REBUILD_IN_THREAD = True
+    page = url("leaderboard", board_task)
+    keys = page_cache._Keys.of(board_task.current_phase(), page)
+    cache.add(keys.building, 1)  # another reader is building it
+    built = {"content": b"<p>built by the other reader</p>", "content_type": "text/html", "key": "k"}
+    polls: list[float] = []
+
+    def other_reader_finishes(seconds: float) -> None:
+        polls.append(seconds)
+        if len(polls) == 3:
+            cache.set(keys.page, built)
+            cache.delete(keys.building)
+
+    monkeypatch.setattr(page_cache.time, "sleep", other_reader_finishes)
+    waited = client.get(page)
+    assert waited[page_cache.STATUS_HEADER] == "waited" and waited.content == built["content"]
+    assert len(polls) == 3
+
+
+def test_a_reader_builds_the_page_itself_when_the_other_build_takes_too_long(
+    client,
+    board_task,  # noqa: F811
+    settings,
+    monkeypatch,
+):
+    settings.RESULT_PAGE_REBUILD_IN_THREAD = True
+    monkeypatch.setattr(page_cache, "COLD_WAIT_S", 0.0)
+    page = url("leaderboard", board_task)
+    cache.add(page_cache._Keys.of(board_task.current_phase(), page).building, 1)
+    answer = client.get(page)
+    assert answer.status_code == 200 and "Perfect" in answer.content.decode()
+    assert page_cache.STATUS_HEADER not in answer  # rendered for this reader, not stored

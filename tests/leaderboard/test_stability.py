@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
@@ -225,6 +226,34 @@ def test_new_scores_show_the_previous_intervals_as_stale(teams, client, make_use
     assert 'class="tag tag-stale"' in content
     assert "interval-stale" in content
     assert "Computed " not in content  # never presented as current
+
+
+def test_new_scores_wait_for_the_pause_between_two_computations(
+    teams, client, make_user, submit, settings, django_capture_on_commit_callbacks
+):
+    settings.BOOTSTRAP_EVERY_S = 120
+    task, _ = teams()
+    row = compute(task)
+    user = make_user("late")
+    services.team_create(task=task, user=user, name="Late")
+    submit(task, user, MOSTLY_A)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        content = client.get(board_url(task)).content.decode()
+        api = client.get(f"/api/tasks/{task.slug}/leaderboard").json()["intervals"]
+    assert callbacks == []  # nothing asked for before the pause is over
+    due = row.computed_at + dt.timedelta(seconds=120)
+    assert f"will be computed from {due:%H:%M:%S} UTC" in content
+    assert "at most every 2 minutes" in content
+    assert 'class="tag tag-stale"' in content and "Computed " not in content
+    assert api == {"status": stability.RECOMPUTING, "due_at": due.isoformat()}
+
+    PhaseStability.objects.filter(pk=row.pk).update(computed_at=row.computed_at - dt.timedelta(seconds=121))
+    cache.clear()  # the waiting state is kept until it is due; here the clock jumped instead
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        client.get(board_url(task))
+    assert len(callbacks) == 1  # the pause is over: asked for, and computed
+    content = client.get(board_url(task)).content.decode()
+    assert "Computed " in content and "tag-stale" not in content
 
 
 def test_a_lost_job_is_asked_for_again(teams, client, django_capture_on_commit_callbacks):
