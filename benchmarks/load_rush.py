@@ -14,6 +14,10 @@ readers load the leaderboard and the disagreements page. Then it waits for the w
 score everything, measures the leaderboard again at rest, and prints a Markdown table.
 Nothing is asserted; every process it starts is ended, whatever happens.
 
+Before the rush, as on a live site where a board has been read before its deadline, each page
+is read once on an empty cache (that first, cold read is reported apart) and then until it is
+current with its bootstrap intervals; ``--cold`` starts the rush on an empty cache instead.
+
     python benchmarks/load_rush.py              # or: make load
     python benchmarks/load_rush.py --profile    # and where the leaderboard page spends its time
 """
@@ -86,6 +90,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"))
     parser.add_argument("--keep-db", action="store_true", help=f"leave {BENCH_DATABASE} behind for inspection")
     parser.add_argument("--profile", action="store_true", help="profile the leaderboard page (selector and template)")
+    parser.add_argument("--cold", action="store_true", help="start the rush on an empty cache (no read before it)")
     args = parser.parse_args(argv)
     if not 0 < args.clients <= args.teams or args.uploads < 1:
         parser.error("need 1 <= clients <= teams and at least one upload")
@@ -159,7 +164,7 @@ from django.db.models import Max  # noqa: E402
 from django.test import RequestFactory  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from leaderboard.models import Phase, StoredFile, Submission, Task  # noqa: E402
+from leaderboard.models import Phase, PhaseStability, StoredFile, Submission, Task  # noqa: E402
 from leaderboard.selectors import leaderboard  # noqa: E402
 from leaderboard.views import boards  # noqa: E402
 from scoring.engine.confusion import hard_confusion  # noqa: E402
@@ -315,6 +320,33 @@ class Upload:
     refusal: str = ""
 
 
+READ_PAGES = ("leaderboard", "disagreements")
+
+
+def warm_up(setup: Setup, port: int, *, timeout_s: float = 180) -> dict[str, float]:
+    """Read each page as a visitor would before the rush: once on the empty cache (its latency
+    returned), then until the page is current with the intervals of the scores before the rush
+    (their computation asked for by that first read)."""
+    reader = Browser(port)
+    cold = {page: reader.get(f"/tasks/{SLUG}/{page}/").latency_ms for page in READ_PAGES}
+    wait_until(
+        lambda: PhaseStability.objects.filter(
+            phase__task_id=setup.task_id, requested_at__isnull=True, computed_at__isnull=False
+        ).exists(),
+        timeout_s=timeout_s,
+        what="the bootstrap intervals before the rush",
+        interval_s=0.5,
+    )
+    for page in READ_PAGES:
+        wait_until(
+            lambda page=page: reader.get(f"/tasks/{SLUG}/{page}/").cache_status == "hit",
+            timeout_s=timeout_s,
+            what=f"the {page} page to be current",
+            interval_s=0.5,
+        )
+    return cold
+
+
 @dataclass
 class Rush:
     uploads: list[Upload] = field(default_factory=list)
@@ -365,10 +397,10 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
             rush.last_answer_at = max(rush.last_answer_at, time.perf_counter())
 
     def reader(n: int) -> None:
-        anonymous, pages = Browser(port), ("leaderboard", "disagreements")
+        anonymous = Browser(port)
         go.wait()
         while not uploads_done.is_set():
-            page = pages[n % 2]
+            page = READ_PAGES[n % 2]
             n += 1
             answer = anonymous.get(f"/tasks/{SLUG}/{page}/")
             rush.cache_statuses.setdefault(page, {}).setdefault(answer.cache_status, []).append(answer.latency_ms)
@@ -412,7 +444,16 @@ def at_rest_ms(port: int, page: str, repeat: int = 20) -> list[float]:
     return [browser.get(f"/tasks/{SLUG}/{page}/").latency_ms for _ in range(repeat)]
 
 
-def report(args: argparse.Namespace, setup: Setup, rush: Rush, *, port: int, web_workers: int, all_scored_at: float):
+def report(
+    args: argparse.Namespace,
+    setup: Setup,
+    rush: Rush,
+    *,
+    port: int,
+    web_workers: int,
+    all_scored_at: float,
+    cold: dict[str, float],
+):
     task = Task.objects.get(pk=setup.task_id)
     rush_rows = Submission.objects.filter(task=task, team_id__in=setup.rush_team_ids)
     accepted = {u.submission_id for u in rush.uploads if u.submission_id is not None}
@@ -450,6 +491,7 @@ def report(args: argparse.Namespace, setup: Setup, rush: Rush, *, port: int, web
         ),
         ("leaderboard latency p50 / p95, at rest (one client)", percentiles_ms(at_rest_ms(port, "leaderboard"))),
         ("disagreements latency p50 / p95, during the rush", percentiles_ms(rush.reads["disagreements"])),
+        *((f"{page}: first read, cold, before the rush", f"{ms:,.0f} ms") for page, ms in cold.items()),
         ("reader errors (non-200)", f"{len(rush.read_errors)}"),
         *(
             (f"{page} during the rush, by the page cache's answer", _by_status(statuses))
@@ -463,7 +505,8 @@ def report(args: argparse.Namespace, setup: Setup, rush: Rush, *, port: int, web
         f"\n{os.cpu_count()} cores · gunicorn {web_workers} workers × {os.environ.get('GUNICORN_THREADS', '1')} threads"
         f" · {args.rq_workers} RQ workers · "
         f"{args.clients} uploading clients + {args.readers} readers · {len(setup.ids):,} items · "
-        f"{args.teams} teams · deadline {args.deadline_s:g} s after the start\n"
+        f"{args.teams} teams · deadline {args.deadline_s:g} s after the start · "
+        f"{'cold cache' if args.cold else 'pages read before the rush'}\n"
     )
     print("| measure | value |\n| --- | --- |")
     for measure, value in rows:
@@ -525,11 +568,12 @@ def main(args: argparse.Namespace) -> int:
         wait_until(lambda: _answers(PORT), timeout_s=60, what="gunicorn to answer", interval_s=0.2)
         web_workers = len(web.pids()) - 1
 
+        cold = {} if args.cold else warm_up(setup, PORT)
         rush = run_rush(args, setup, PORT, rng)
         unfinished = Submission.objects.filter(task_id=setup.task_id).unfinished()
         wait_until(lambda: not unfinished.exists(), timeout_s=args.scoring_timeout_s, what="scoring", interval_s=0.1)
         all_scored_at = time.perf_counter()
-        report(args, setup, rush, port=PORT, web_workers=web_workers, all_scored_at=all_scored_at)
+        report(args, setup, rush, port=PORT, web_workers=web_workers, all_scored_at=all_scored_at, cold=cold)
         if args.profile:
             profile_board(setup)
         failed = False

@@ -143,7 +143,7 @@ def _checked(keys: _Keys) -> None:
 def _current_key(request: HttpRequest, phase: Phase) -> str:
     """The key of everything the page shows now: two queries (the stamp) and the intervals' state."""
     stamp = caching.scores_stamp(phase)
-    token = stability.intervals_of(phase=phase, stamp=stamp).token
+    token = stability.intervals_token(phase=phase, stamp=stamp)
     path = request.get_full_path()
     return caching.page_key(phase, stamp, "whole", token, phase.has_opened(), phase.is_closed(), path)
 

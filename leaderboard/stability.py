@@ -271,7 +271,14 @@ class Intervals:
     @property
     def token(self) -> tuple:
         """What pages built with these intervals depend on, for their cache keys."""
-        return (self.status, self.stale, self.computed_at, self.replicates, self.seed, self.due_at)
+        return _State(
+            status=self.status,
+            current=not self.stale,
+            computed_at=self.computed_at,
+            replicates=self.replicates,
+            seed=self.seed,
+            due_at=self.due_at,
+        ).token
 
     @property
     def n_items(self) -> int:
@@ -396,18 +403,53 @@ def _cache_key(phase: Phase, digest: str) -> str:
     return f"leaderboard:stability:v1:{phase.pk}:{generation}:{digest}:{replicates}:{seed}"
 
 
-def _of_row(row: PhaseStability | None, *, current: bool, status: str, due_at: dt.datetime | None = None) -> Intervals:
-    if row is None or row.result is None:
-        return Intervals(status=status, due_at=due_at)
-    teams = row.result.get("teams", {})
-    return Intervals(
+@dataclass(frozen=True)
+class _State:
+    """What the pages' cache keys need of a phase's intervals, without the result itself."""
+
+    status: str
+    current: bool
+    computed_at: dt.datetime | None = None
+    replicates: int = 0
+    seed: int = 0
+    due_at: dt.datetime | None = None
+
+    @property
+    def token(self) -> tuple:
+        return (self.status, not self.current, self.computed_at, self.replicates, self.seed, self.due_at)
+
+
+_ROW_STATE = ("stamp", "replicates", "seed", "computed_at", "requested_at")
+"""The row's fields the state is decided from (its result, up to megabytes, is read apart)."""
+
+
+def _row(phase: Phase) -> PhaseStability | None:
+    return PhaseStability.objects.filter(phase=phase).only("phase", *_ROW_STATE).first()
+
+
+def _result(phase: Phase, computed_at: dt.datetime) -> dict[str, Any] | None:
+    """The result computed at ``computed_at``: it never changes, so it is cached by that time
+    (read from the database once, not once per new score). ``None`` if recomputed since."""
+    key = f"leaderboard:stability:result:v1:{phase.pk}:{computed_at.isoformat()}"
+    result = cache.get(key)
+    if result is None:
+        result = (
+            PhaseStability.objects.filter(phase=phase, computed_at=computed_at).values_list("result", flat=True).first()
+        )
+        if result is not None:
+            cache.set(key, result, caching.CACHE_TIMEOUT_S)
+    return result
+
+
+def _state(row: PhaseStability | None, *, current: bool, status: str, due_at: dt.datetime | None = None) -> _State:
+    if row is None or row.computed_at is None:
+        return _State(status=status, current=current, due_at=due_at)
+    return _State(
         status=status,
-        result=row.result,
-        stale=not current,
+        current=current,
         computed_at=row.computed_at,
         replicates=row.replicates,
         seed=row.seed,
-        team_ids={name: int(team) for team, name in teams.items()},
         due_at=due_at,
     )
 
@@ -419,18 +461,15 @@ def _due_at(row: PhaseStability | None) -> dt.datetime | None:
     return row.computed_at + dt.timedelta(seconds=settings.BOOTSTRAP_EVERY_S)
 
 
-def intervals_of(*, phase: Phase, stamp: str) -> Intervals:
-    """The phase's intervals for the scores of ``stamp``; when they are not current, asks for
-    them (:func:`stability_request`) and returns the previous ones marked as stale. Call it only
-    for someone who may see the board. Cached: a warm page costs no query."""
-    if settings.BOOTSTRAP_REPLICATES < 1:
-        return Intervals(status=UNAVAILABLE)
+def _state_of(phase: Phase, stamp: str) -> _State:
+    """The state of the phase's intervals for the scores of ``stamp``; when they are not current,
+    asks for them (:func:`stability_request`). Cached: a warm page costs no query."""
     digest = caching.scores_digest(phase, stamp)
     key = _cache_key(phase, digest)
     cached = cache.get(key)
     if cached is not None:
         return cached
-    row = PhaseStability.objects.filter(phase=phase).first()
+    row = _row(phase)
     current = (
         row is not None
         and row.stamp == digest
@@ -438,27 +477,58 @@ def intervals_of(*, phase: Phase, stamp: str) -> Intervals:
         and row.seed == settings.BOOTSTRAP_SEED
     )
     if current:
-        intervals = _of_row(row, current=True, status=CURRENT if "intervals" in (row.result or {}) else UNAVAILABLE)
-        cache.set(key, intervals, caching.CACHE_TIMEOUT_S)
-        return intervals
+        found = _result(phase, row.computed_at) if row.computed_at else None
+        state = _state(row, current=True, status=CURRENT if "intervals" in (found or {}) else UNAVAILABLE)
+        cache.set(key, state, caching.CACHE_TIMEOUT_S)
+        return state
     now = timezone.now()
     pending = row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER
     due_at = _due_at(row)
     if due_at is not None and due_at > now and not pending:
-        intervals = _of_row(row, current=False, status=RECOMPUTING, due_at=due_at)
-        cache.set(key, intervals, min(RECOMPUTING_CACHE_S, (due_at - now).total_seconds() + 1))
-        return intervals
+        state = _state(row, current=False, status=RECOMPUTING, due_at=due_at)
+        cache.set(key, state, min(RECOMPUTING_CACHE_S, (due_at - now).total_seconds() + 1))
+        return state
     if not pending:
         stability_request(phase=phase)
         if not settings.BOOTSTRAP_IN_THREAD:
             # A queue that ran the job on commit (the immediate backend without a thread, as
             # in tests) may have finished it already: read the row again.
-            row = PhaseStability.objects.filter(phase=phase).first()
+            row = _row(phase)
             if row is not None and row.stamp == digest and row.requested_at is None:
-                return intervals_of(phase=phase, stamp=stamp)
-    intervals = _of_row(row, current=False, status=RECOMPUTING)
+                return _state_of(phase, stamp)
+    state = _state(row, current=False, status=RECOMPUTING)
     # Briefly, so that a warm page costs no query while the job runs; the job's end makes a new
     # key at once where the cache is shared (generation), and never is a state cached current
     # that is not.
-    cache.set(key, intervals, RECOMPUTING_CACHE_S)
-    return intervals
+    cache.set(key, state, RECOMPUTING_CACHE_S)
+    return state
+
+
+def intervals_token(*, phase: Phase, stamp: str) -> tuple:
+    """What pages built with the phase's intervals depend on (:attr:`Intervals.token`), without
+    reading the result; asks for the intervals as :func:`intervals_of` does."""
+    if settings.BOOTSTRAP_REPLICATES < 1:
+        return _State(status=UNAVAILABLE, current=True).token
+    return _state_of(phase, stamp).token
+
+
+def intervals_of(*, phase: Phase, stamp: str) -> Intervals:
+    """The phase's intervals for the scores of ``stamp``; when they are not current, asks for
+    them (:func:`stability_request`) and returns the previous ones marked as stale. Call it only
+    for someone who may see the board."""
+    if settings.BOOTSTRAP_REPLICATES < 1:
+        return Intervals(status=UNAVAILABLE)
+    state = _state_of(phase, stamp)
+    result = _result(phase, state.computed_at) if state.computed_at else None
+    if result is None:
+        return Intervals(status=state.status, due_at=state.due_at)
+    return Intervals(
+        status=state.status,
+        result=result,
+        stale=not state.current,
+        computed_at=state.computed_at,
+        replicates=state.replicates,
+        seed=state.seed,
+        team_ids={name: int(team) for team, name in result.get("teams", {}).items()},
+        due_at=state.due_at,
+    )
