@@ -3,7 +3,7 @@
 During a deadline rush the scores change several times a second, and each change made the next
 reader of a 500-team board rebuild it (its rows, its template) on cores busy with uploads and
 scoring: 1.75 s at the 95th percentile, 5.9 s for the disagreement page. Here a page an anonymous
-visitor asks for is kept whole (its HTML), one entry per phase and path (with its query), beside
+visitor asks for is kept whole (its HTML), one entry per path (with its query), beside
 the key of everything it showed when it was built (:func:`leaderboard.caching.page_key`: the
 phase's settings, the scores stamp, the bootstrap intervals' token, the phase's open/closed state
 and the path).
@@ -11,10 +11,11 @@ and the path).
 A reader's cost, in order:
 
 - **recent**: the page was found current (or its rebuild was started) less than
-  ``RESULT_PAGE_FRESH_S`` ago: it is served as it is, for two small queries (the task and its
-  phases, which decide whether this person may see the board) and one cache read. A page so
-  served is at most that many seconds behind the scores.
-- **hit**: the stamp is read (two more queries) and the page is current.
+  ``RESULT_PAGE_FRESH_S`` ago: it is served as it is, before the task is looked up
+  (:func:`recent_page`), for one cache read and no query. A page so served is at most that many
+  seconds behind the scores, and a board hidden meanwhile stays visible that long at most.
+- **hit**: the task and its phases are read (may this visitor see the board?), then the stamp
+  (two more queries), and the page is current.
 - **stale**: the scores have changed: the reader gets the page as last built and one thread
   rebuilds it. At most one rebuild per page runs at a time across every process sharing the
   cache (a lock in the cache), and a page is rebuilt at most once every
@@ -98,8 +99,10 @@ class _Keys:
     """Present for ``RESULT_PAGE_REBUILD_EVERY_S`` after a rebuild: no other starts meanwhile."""
 
     @classmethod
-    def of(cls, phase: Phase, path: str) -> _Keys:
-        base = f"{caching.KEY_PREFIX}whole:{phase.pk}:{hashlib.sha256(path.encode()).hexdigest()}"
+    def of(cls, path: str) -> _Keys:
+        """The entries of the page at ``path`` (with its query): by path alone, so that a reader
+        may be answered before the task is looked up; the phase is in the key it was built under."""
+        base = f"{caching.KEY_PREFIX}whole:{hashlib.sha256(path.encode()).hexdigest()}"
         return cls(page=base, checked=f"{base}:checked", building=f"{base}:building", rebuilt=f"{base}:rebuilt")
 
 
@@ -162,15 +165,25 @@ def _built_by_another(keys: _Keys) -> dict[str, Any] | None:
     return None
 
 
+def recent_page(request: HttpRequest) -> HttpResponse | None:
+    """The page for an anonymous visitor if it was found current (or sent for rebuilding) less
+    than ``RESULT_PAGE_FRESH_S`` ago: answered before the task is even looked up, with no query.
+    That check was made for a visitor who could see the board, so a board hidden meanwhile is
+    hidden from visitors at most that long after."""
+    if not _may_share(request) or settings.RESULT_PAGE_FRESH_S <= 0:
+        return None
+    keys = _Keys.of(request.get_full_path())
+    found = cache.get_many([keys.page, keys.checked])
+    page = found.get(keys.page)
+    return _response(page, "recent") if page is not None and keys.checked in found else None
+
+
 def visitor_page(request: HttpRequest, phase: Phase, build: Callable[[], HttpResponse]) -> HttpResponse:
     """The page ``build`` renders, from the cache for an anonymous visitor (see the module)."""
     if not _may_share(request):
         return build()
-    keys = _Keys.of(phase, request.get_full_path())
-    found = cache.get_many([keys.page, keys.checked])
-    page = found.get(keys.page)
-    if page is not None and keys.checked in found:
-        return _response(page, "recent")
+    keys = _Keys.of(request.get_full_path())
+    page = cache.get(keys.page)
     key = _current_key(request, phase)
     if page is not None and page.get("key") == key:
         _checked(keys)
@@ -199,10 +212,12 @@ def visitor_page(request: HttpRequest, phase: Phase, build: Callable[[], HttpRes
 
 
 def for_visitors(view: PageView) -> PageView:
-    """A results view (``view(request, phase, ...)``) whose pages anonymous visitors share."""
+    """A results view (``view(request, phase, ...)``) whose pages anonymous visitors share. The
+    caller that looks the phase up first asks :func:`recent_page` (``shared_with_visitors``)."""
 
     @functools.wraps(view)
     def wrapper(request: HttpRequest, phase: Phase, **kwargs: Any) -> HttpResponse:
         return visitor_page(request, phase, lambda: view(request, phase, **kwargs))
 
+    wrapper.shared_with_visitors = True
     return wrapper

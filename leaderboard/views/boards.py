@@ -32,8 +32,12 @@ def board_view(view: BoardView) -> BoardView:
     """Resolve ``slug`` and ``phase`` (absent: the current phase) and check that the phase's
     results may be shown to this person."""
 
+    shared = getattr(view, "shared_with_visitors", False)
+
     @functools.wraps(view)
     def wrapper(request: HttpRequest, slug: str, phase: str | None = None, **kwargs: Any) -> HttpResponse:
+        if shared and (recent := page_cache.recent_page(request)) is not None:
+            return recent  # checked for a visitor moments ago: no query (leaderboard.page_cache)
         task = get_object_or_404(Task.objects.prefetch_related("phases"), slug=slug)
         resolved = phase_of(task, phase)
         if not can_view_board(request.user, resolved):

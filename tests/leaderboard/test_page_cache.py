@@ -9,6 +9,7 @@ import pytest
 from django.core.cache import cache
 
 from leaderboard import page_cache, services
+from leaderboard.models import Phase
 from tests.leaderboard.test_boards import board_task, prediction_file, url  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.django_db]
@@ -108,10 +109,10 @@ def test_a_page_found_current_is_served_without_the_stamp_for_a_while(
     checked = client.get(url("leaderboard", board_task))
     assert (first[page_cache.STATUS_HEADER], checked[page_cache.STATUS_HEADER]) == ("miss", "hit")
     add_a_team(board_task, make_user, submit)
-    with django_assert_max_num_queries(2):  # the task and its phases: may this visitor see the board
+    with django_assert_max_num_queries(0):  # answered before the task is looked up
         recent = client.get(url("leaderboard", board_task))
     assert recent[page_cache.STATUS_HEADER] == "recent" and recent.content == first.content
-    cache.delete(page_cache._Keys.of(board_task.current_phase(), url("leaderboard", board_task)).checked)
+    cache.delete(page_cache._Keys.of(url("leaderboard", board_task)).checked)
     after = client.get(url("leaderboard", board_task))
     assert after[page_cache.STATUS_HEADER] == "miss" and "Newcomer" in after.content.decode()
 
@@ -126,7 +127,7 @@ def test_a_page_is_rebuilt_at_most_once_per_pause(client, board_task, make_user,
     add_a_team(board_task, make_user, submit)
     assert client.get(page)[page_cache.STATUS_HEADER] == "stale"
     assert NoThread.started == []  # within the pause: the previous page, no rebuild
-    cache.delete(page_cache._Keys.of(board_task.current_phase(), page).rebuilt)  # the pause is over
+    cache.delete(page_cache._Keys.of(page).rebuilt)  # the pause is over
     assert client.get(page)[page_cache.STATUS_HEADER] == "stale"
     assert NoThread.started == ["page-rebuild"]
 
@@ -139,7 +140,7 @@ def test_readers_of_a_page_nobody_has_built_wait_for_the_one_build(
 ):
     settings.RESULT_PAGE_REBUILD_IN_THREAD = True
     page = url("leaderboard", board_task)
-    keys = page_cache._Keys.of(board_task.current_phase(), page)
+    keys = page_cache._Keys.of(page)
     cache.add(keys.building, 1)  # another reader is building it
     built = {"content": b"<p>built by the other reader</p>", "content_type": "text/html", "key": "k"}
     polls: list[float] = []
@@ -165,7 +166,19 @@ def test_a_reader_builds_the_page_itself_when_the_other_build_takes_too_long(
     settings.RESULT_PAGE_REBUILD_IN_THREAD = True
     monkeypatch.setattr(page_cache, "COLD_WAIT_S", 0.0)
     page = url("leaderboard", board_task)
-    cache.add(page_cache._Keys.of(board_task.current_phase(), page).building, 1)
+    cache.add(page_cache._Keys.of(page).building, 1)
     answer = client.get(page)
     assert answer.status_code == 200 and "Perfect" in answer.content.decode()
     assert page_cache.STATUS_HEADER not in answer  # rendered for this reader, not stored
+
+
+def test_a_board_hidden_from_visitors_is_hidden_once_the_window_is_over(client, board_task, settings):  # noqa: F811
+    settings.RESULT_PAGE_FRESH_S = 60
+    page = url("leaderboard", board_task)
+    client.get(page)
+    assert client.get(page)[page_cache.STATUS_HEADER] == "hit"  # checked: the window starts
+    board_task.phases.update(visibility=Phase.Visibility.AFTER_CLOSE)
+    assert client.get(page)[page_cache.STATUS_HEADER] == "recent"  # within the window
+    cache.delete(page_cache._Keys.of(page).checked)  # the window is over
+    hidden = client.get(page)
+    assert hidden.status_code == 403 and page_cache.STATUS_HEADER not in hidden
