@@ -138,9 +138,9 @@ def _built(keys: _Keys) -> None:
     cache.delete(keys.building)
 
 
-def _checked(keys: _Keys) -> None:
-    if settings.RESULT_PAGE_FRESH_S > 0:
-        cache.set(keys.checked, 1, settings.RESULT_PAGE_FRESH_S)
+def _checked(keys: _Keys) -> bool:
+    """Start the page's freshness window; whether this call started it (none was under way)."""
+    return settings.RESULT_PAGE_FRESH_S > 0 and cache.add(keys.checked, 1, settings.RESULT_PAGE_FRESH_S)
 
 
 def _current_key(request: HttpRequest, phase: Phase) -> str:
@@ -175,7 +175,13 @@ def recent_page(request: HttpRequest) -> HttpResponse | None:
     keys = _Keys.of(request.get_full_path())
     found = cache.get_many([keys.page, keys.checked])
     page = found.get(keys.page)
-    return _response(page, "recent") if page is not None and keys.checked in found else None
+    if page is None:
+        return None
+    # The window is over: one reader claims the next check (the stamp, the task, maybe a rebuild)
+    # for the next window, and the others go on getting this page meanwhile.
+    if keys.checked in found or not _checked(keys):
+        return _response(page, "recent")
+    return None
 
 
 def visitor_page(request: HttpRequest, phase: Phase, build: Callable[[], HttpResponse]) -> HttpResponse:
