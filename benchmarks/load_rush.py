@@ -10,9 +10,10 @@ teams, and a scored submission for each team that is not in the rush, so that th
 500 rows (those are scored here with the engine's own functions, to build the board fast).
 The rush: 50 clients log in through the log-in form (with its CSRF token) and post 200 files
 of 12,284 lines through the upload form, before a deadline set a few minutes ahead, while
-readers load the leaderboard and the disagreements page. Then it waits for the workers to
-score everything, measures the leaderboard again at rest, and prints a Markdown table.
-Nothing is asserted; every process it starts is ended, whatever happens.
+anonymous readers (saying ``Accept-Encoding: gzip`` as browsers do) load the leaderboard and the
+disagreements page. Then it waits for the workers to score everything, measures the leaderboard
+again at rest, and prints a Markdown table. Nothing is asserted; every process it starts is
+ended, whatever happens.
 
 Before the rush, as on a live site where a board has been read before its deadline, each page
 is read once on an empty cache (that first, cold read is reported apart) and then until it is
@@ -246,9 +247,13 @@ class Browser:
 
     port: int
     cookies: dict[str, str] = field(default_factory=dict)
+    accepts_gzip: bool = False
+    """Say ``Accept-Encoding: gzip``, as every browser does (the readers)."""
 
     def request(self, method: str, path: str, *, body: bytes | None = None, content_type: str = "") -> Response:
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        if self.accepts_gzip:
+            headers["Accept-Encoding"] = "gzip"
         if content_type:
             headers["Content-Type"] = content_type
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT_S)
@@ -327,7 +332,7 @@ def warm_up(setup: Setup, port: int, *, timeout_s: float = 180) -> dict[str, flo
     """Read each page as a visitor would before the rush: once on the empty cache (its latency
     returned), then until the page is current with the intervals of the scores before the rush
     (their computation asked for by that first read)."""
-    reader = Browser(port)
+    reader = Browser(port, accepts_gzip=True)
     cold = {page: reader.get(f"/tasks/{SLUG}/{page}/").latency_ms for page in READ_PAGES}
     wait_until(
         lambda: PhaseStability.objects.filter(
@@ -347,6 +352,27 @@ def warm_up(setup: Setup, port: int, *, timeout_s: float = 180) -> dict[str, flo
     return cold
 
 
+ACCESS_LINE = re.compile(r'"GET /tasks/[^/]+/(leaderboard|disagreements)/ HTTP/[0-9.]+" 200 \d+ (\d+)ms')
+
+
+def access_log_lines() -> int:
+    path = RUN_DIR / "access.log"
+    return len(path.read_bytes().splitlines()) if path.exists() else 0
+
+
+def server_times_ms(first_line: int, last_line: int) -> dict[str, list[float]]:
+    """The readers' requests as gunicorn timed them (from its access log, between two line
+    counts): the time in the server, without the wait for a connection to be accepted or for
+    the client's own threads."""
+    found: dict[str, list[float]] = {page: [] for page in READ_PAGES}
+    lines = (RUN_DIR / "access.log").read_text(errors="replace").splitlines()[first_line:last_line]
+    for line in lines:
+        match = ACCESS_LINE.search(line)
+        if match:
+            found[match.group(1)].append(float(match.group(2)))
+    return found
+
+
 @dataclass
 class Rush:
     uploads: list[Upload] = field(default_factory=list)
@@ -356,6 +382,8 @@ class Rush:
     """Page → the whole-page cache's answer (hit, stale, miss) → the latencies of those reads."""
     started_at: float = 0.0
     last_answer_at: float = 0.0
+    server_ms: dict[str, list[float]] = field(default_factory=dict)
+    """Page → the readers' requests during the rush as the server timed them."""
 
 
 def upload_one(browser: Browser, body: tuple[bytes, str]) -> Upload:
@@ -389,6 +417,7 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
 
     rush = Rush()
     go, uploads_done = threading.Event(), threading.Event()
+    first_line = access_log_lines()
 
     def uploader(client: int) -> None:
         go.wait()
@@ -397,7 +426,7 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
             rush.last_answer_at = max(rush.last_answer_at, time.perf_counter())
 
     def reader(n: int) -> None:
-        anonymous = Browser(port)
+        anonymous = Browser(port, accepts_gzip=True)
         go.wait()
         while not uploads_done.is_set():
             page = READ_PAGES[n % 2]
@@ -421,6 +450,8 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
     uploads_done.set()
     for thread in readers:
         thread.join(timeout=REQUEST_TIMEOUT_S)
+    time.sleep(0.5)  # the access log's last lines
+    rush.server_ms = server_times_ms(first_line, access_log_lines())
     return rush
 
 
@@ -440,7 +471,7 @@ def _by_status(statuses: dict[str, list[float]]) -> str:
 
 
 def at_rest_ms(port: int, page: str, repeat: int = 20) -> list[float]:
-    browser = Browser(port)
+    browser = Browser(port, accepts_gzip=True)
     return [browser.get(f"/tasks/{SLUG}/{page}/").latency_ms for _ in range(repeat)]
 
 
@@ -491,6 +522,10 @@ def report(
         ),
         ("leaderboard latency p50 / p95, at rest (one client)", percentiles_ms(at_rest_ms(port, "leaderboard"))),
         ("disagreements latency p50 / p95, during the rush", percentiles_ms(rush.reads["disagreements"])),
+        *(
+            (f"{page} during the rush, time in the server (gunicorn's access log)", percentiles_ms(found))
+            for page, found in rush.server_ms.items()
+        ),
         *((f"{page}: first read, cold, before the rush", f"{ms:,.0f} ms") for page, ms in cold.items()),
         ("reader errors (non-200)", f"{len(rush.read_errors)}"),
         *(

@@ -5,6 +5,8 @@ logged-in person."""
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from django.core.cache import cache
 
@@ -142,7 +144,7 @@ def test_readers_of_a_page_nobody_has_built_wait_for_the_one_build(
     page = url("leaderboard", board_task)
     keys = page_cache._Keys.of(page)
     cache.add(keys.building, 1)  # another reader is building it
-    built = {"content": b"<p>built by the other reader</p>", "content_type": "text/html", "key": "k"}
+    built = {"gzip": gzip.compress(b"<p>built by the other reader</p>"), "content_type": "text/html", "key": "k"}
     polls: list[float] = []
 
     def other_reader_finishes(seconds: float) -> None:
@@ -153,7 +155,7 @@ def test_readers_of_a_page_nobody_has_built_wait_for_the_one_build(
 
     monkeypatch.setattr(page_cache.time, "sleep", other_reader_finishes)
     waited = client.get(page)
-    assert waited[page_cache.STATUS_HEADER] == "waited" and waited.content == built["content"]
+    assert waited[page_cache.STATUS_HEADER] == "waited" and waited.content == b"<p>built by the other reader</p>"
     assert len(polls) == 3
 
 
@@ -182,3 +184,15 @@ def test_a_board_hidden_from_visitors_is_hidden_once_the_window_is_over(client, 
     cache.delete(page_cache._Keys.of(page).checked)  # the window is over
     hidden = client.get(page)
     assert hidden.status_code == 403 and page_cache.STATUS_HEADER not in hidden
+
+
+def test_a_browser_gets_the_stored_page_compressed_and_another_client_plain(client, board_task):  # noqa: F811
+    page = url("leaderboard", board_task)
+    built = client.get(page)
+    compressed = client.get(page, headers={"Accept-Encoding": "gzip, deflate, br"})
+    plain = client.get(page)
+    assert (compressed[page_cache.STATUS_HEADER], plain[page_cache.STATUS_HEADER]) == ("hit", "hit")
+    assert compressed["Content-Encoding"] == "gzip" and "Accept-Encoding" in compressed["Vary"]
+    assert gzip.decompress(compressed.content) == built.content == plain.content
+    assert len(compressed.content) < len(built.content) / 3
+    assert not plain.has_header("Content-Encoding") and "Accept-Encoding" in plain["Vary"]
