@@ -58,7 +58,6 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
@@ -516,9 +515,18 @@ def _read_plain(
     return table.columns
 
 
+def _pandas():
+    """pandas, imported when a file needs it (quotes, or a line Arrow refuses): its import takes
+    a few tenths of a second the command line need not spend on a plain file."""
+    import pandas
+
+    return pandas
+
+
 def _read_with_pandas(header: _Header, source: bytes, *, name: str, max_rows: int | None) -> list[np.ndarray]:
     """The data lines as pandas' C reader reads them, one array of strings per header field:
     the reader for files with quotes, and the one whose refusals the messages follow."""
+    pd = _pandas()
     try:
         # The header is read as a row like any other: pandas' own header handling renames a
         # repeated name ("label.1") and, when the first data line has one field more than the
@@ -765,7 +773,8 @@ def _numbers(column: pa.ChunkedArray) -> np.ndarray:
     converted as pandas converts them, NaN where a field is not a number."""
     if not _is_text(column):
         return column.to_numpy()
-    return pd.to_numeric(column.to_numpy(zero_copy_only=False), errors="coerce").astype(np.float64, copy=False)
+    numbers = _pandas().to_numeric(column.to_numpy(zero_copy_only=False), errors="coerce")
+    return numbers.astype(np.float64, copy=False)
 
 
 def _probabilities(
