@@ -90,7 +90,7 @@ def _shareable(request: HttpRequest, response: HttpResponse) -> bool:
 
 @dataclass(frozen=True)
 class _Keys:
-    """The cache entries of one page (a phase and a path)."""
+    """The cache entries of one page (one path, with its query)."""
 
     page: str
     """The page as last built: its HTML, its content type and the key it was built under."""
