@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from scoring.engine.io import LabelFile
 
@@ -45,26 +47,38 @@ def class_counts(gold: LabelFile) -> dict[str, int]:
     return {label: int(count) for label, count in zip(gold.labels, counts, strict=True)}
 
 
+def _first_sorted(ids: pa.Array) -> tuple[str, ...]:
+    """The first :data:`EXAMPLES` of ``ids`` in sorted order."""
+    order = pc.sort_indices(ids)[:EXAMPLES]
+    return tuple(ids.take(order).to_pylist())
+
+
 def compare_gold(old: LabelFile, new: LabelFile) -> GoldChange:
-    """How ``new`` differs from ``old`` (both read with the same labels)."""
-    old_ids, new_ids = np.asarray(old.ids, dtype=object), np.asarray(new.ids, dtype=object)
-    added = np.setdiff1d(new_ids, old_ids)
-    removed = np.setdiff1d(old_ids, new_ids)
-    common, in_old, in_new = np.intersect1d(old_ids, new_ids, return_indices=True)
-    changed = old.codes[in_old] != new.codes[in_new]
-    relabelled = [
-        (str(item), old.labels[a], new.labels[b])
-        for item, a, b in zip(common[changed], old.codes[in_old][changed], new.codes[in_new][changed], strict=True)
-    ]
+    """How ``new`` differs from ``old`` (both read with the same labels). Ids are matched as
+    exact strings by Arrow's hash kernels, in time linear in the ids (a file of a hundred thousand
+    ids compares in milliseconds); the examples are the first ids in sorted order."""
+    old_ids, new_ids = old.id_array.combine_chunks(), new.id_array.combine_chunks()
+    row_in_new = pc.index_in(old_ids, value_set=new_ids)  # null: removed
+    row_in_old = pc.index_in(new_ids, value_set=old_ids)  # null: added
+    kept = pc.is_valid(row_in_new)
+    old_rows = np.flatnonzero(kept.to_numpy(zero_copy_only=False))
+    new_rows = row_in_new.filter(kept).to_numpy().astype(np.intp)
+    changed = old.codes[old_rows] != new.codes[new_rows]
+    old_changed, new_changed = old_rows[changed], new_rows[changed]
+    changed_ids = old_ids.take(pa.array(old_changed))
+    relabelled = tuple(
+        (changed_ids[k].as_py(), old.labels[old.codes[old_changed[k]]], new.labels[new.codes[new_changed[k]]])
+        for k in pc.sort_indices(changed_ids)[:EXAMPLES].to_pylist()
+    )
     return GoldChange(
         n_old=len(old_ids),
         n_new=len(new_ids),
-        added=len(added),
-        removed=len(removed),
+        added=row_in_old.null_count,
+        removed=row_in_new.null_count,
         relabelled=int(changed.sum()),
-        examples_added=tuple(str(item) for item in added[:EXAMPLES]),
-        examples_removed=tuple(str(item) for item in removed[:EXAMPLES]),
-        examples_relabelled=tuple(relabelled[:EXAMPLES]),
+        examples_added=_first_sorted(new_ids.filter(pc.is_null(row_in_old))),
+        examples_removed=_first_sorted(old_ids.filter(pc.is_null(row_in_new))),
+        examples_relabelled=relabelled,
         counts_old=class_counts(old),
         counts_new=class_counts(new),
     )
