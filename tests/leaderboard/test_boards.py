@@ -47,14 +47,19 @@ def prediction_file(labels: str) -> bytes:
     return ("id,label\n" + "\n".join(rows) + "\n").encode()
 
 
+def teams_upload(task: Task, predictions: dict[str, str], *, make_user, submit) -> None:
+    """A team per name (its member ``member0``, ``member1``, ...), each uploading its labels."""
+    for index, (name, labels) in enumerate(predictions.items()):
+        user = make_user(f"member{index}")
+        services.team_create(task=task, user=user, name=name)
+        submit(task, user, prediction_file(labels))
+
+
 @pytest.fixture
 def board_task(make_task, make_user, submit):
     """A public, open task with every kind of team."""
     task = make_task()
-    for index, (name, labels) in enumerate(PREDICTIONS.items()):
-        user = make_user(f"member{index}")
-        services.team_create(task=task, user=user, name=name)
-        submit(task, user, prediction_file(labels))
+    teams_upload(task, PREDICTIONS, make_user=make_user, submit=submit)
     for index, name in enumerate([*FORMULA_NAMES, SCRIPT_NAME]):
         services.team_create(task=task, user=make_user(f"idle{index}"), name=name)
     assert Submission.objects.filter(task=task, status=Submission.Status.SCORED).count() == len(PREDICTIONS)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from leaderboard import selectors, services
+from leaderboard import selectors
+from tests.leaderboard.test_boards import teams_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -21,11 +22,7 @@ PREDICTIONS = {  # the toy gold (tests/conftest.py) is a b c a b c a a
 @pytest.fixture
 def board_task(make_task, make_user, submit):
     task = make_task()
-    for index, (name, labels) in enumerate(PREDICTIONS.items()):
-        user = make_user(f"member{index}")
-        services.team_create(task=task, user=user, name=name)
-        rows = [f"{i},{label}" for i, label in enumerate(labels.split(), start=1)]
-        submit(task, user, ("id,label\n" + "\n".join(rows) + "\n").encode())
+    teams_upload(task, PREDICTIONS, make_user=make_user, submit=submit)
     return task
 
 
