@@ -159,11 +159,10 @@ def _checked(keys: _Keys) -> bool:
     return settings.RESULT_PAGE_FRESH_S > 0 and cache.add(keys.checked, 1, settings.RESULT_PAGE_FRESH_S)
 
 
-def _current_key(request: HttpRequest, phase: Phase) -> str:
+def _current_key(phase: Phase, path: str) -> str:
     """The key of everything the page shows now: two queries (the stamp) and the intervals' state."""
     stamp = caching.scores_stamp(phase)
     token = stability.intervals_token(phase=phase, stamp=stamp)
-    path = request.get_full_path()
     return caching.page_key(phase, stamp, "whole", token, phase.has_opened(), phase.is_closed(), path)
 
 
@@ -204,9 +203,10 @@ def visitor_page(request: HttpRequest, phase: Phase, build: Callable[[], HttpRes
     """The page ``build`` renders, from the cache for an anonymous visitor (see the module)."""
     if not _may_share(request):
         return build()
-    keys = _Keys.of(request.get_full_path())
+    path = request.get_full_path()
+    keys = _Keys.of(path)
     page = cache.get(keys.page)
-    key = _current_key(request, phase)
+    key = _current_key(phase, path)
     if page is not None and page["key"] == key:
         _checked(keys)
         return _response(request, page, "hit")
@@ -228,7 +228,7 @@ def visitor_page(request: HttpRequest, phase: Phase, build: Callable[[], HttpRes
     finally:
         if in_thread:
             _built(keys)
-    if STATUS_HEADER not in response and _shareable(request, response):
+    if _shareable(request, response):
         response[STATUS_HEADER] = "miss"
     return response
 

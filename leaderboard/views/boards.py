@@ -14,15 +14,15 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from leaderboard import charts, errors, exports, page_cache, selectors
-from leaderboard.models import Phase, Task
+from leaderboard.models import Phase
 from leaderboard.permissions import can_view_board
 from leaderboard.selectors import pages
 from leaderboard.selectors.participation import phase_of, team_of
-from leaderboard.views.common import download
+from leaderboard.views.common import download, task_or_404
 from scoring.engine.latex import latex_table
 
 BoardView = Callable[..., HttpResponse]
@@ -38,7 +38,7 @@ def board_view(view: BoardView) -> BoardView:
     def wrapper(request: HttpRequest, slug: str, phase: str | None = None, **kwargs: Any) -> HttpResponse:
         if shared and (recent := page_cache.recent_page(request)) is not None:
             return recent  # checked for a visitor moments ago: no query (leaderboard.page_cache)
-        task = get_object_or_404(Task.objects.prefetch_related("phases"), slug=slug)
+        task = task_or_404(slug)
         resolved = phase_of(task, phase)
         if not can_view_board(request.user, resolved):
             return render(request, "leaderboard/hidden.html", {"task": task, "phase": resolved}, status=403)
