@@ -379,7 +379,7 @@ class Rush:
     reads: dict[str, list[float]] = field(default_factory=lambda: {"leaderboard": [], "disagreements": []})
     read_errors: list[int] = field(default_factory=list)
     cache_statuses: dict[str, dict[str, list[float]]] = field(default_factory=dict)
-    """Page → the whole-page cache's answer (hit, stale, miss) → the latencies of those reads."""
+    """Page → the whole-page cache's answer (recent, hit, stale, waited, miss) → the latencies of those reads."""
     started_at: float = 0.0
     last_answer_at: float = 0.0
     server_ms: dict[str, list[float]] = field(default_factory=dict)
@@ -466,7 +466,7 @@ def percentiles_ms(samples: list[float]) -> str:
 
 
 def _by_status(statuses: dict[str, list[float]]) -> str:
-    """ "hit: 120 reads, p50 / p95 …; stale: …": where the slow reads come from."""
+    """Each answer of the page cache with the p50 / p95 of its reads: where the slow reads come from."""
     return "; ".join(f"{status}: {percentiles_ms(found)}" for status, found in sorted(statuses.items()))
 
 
