@@ -53,7 +53,7 @@ import io
 import itertools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -62,7 +62,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from scoring.engine.ids import all_distinct, first_codes, gold_rows, key_order
+from scoring.engine import arrays
+from scoring.engine.ids import all_distinct, first_codes, gold_rows, increasing, key_order
 
 EMPTY_FILE = "the file is empty"
 UNDECODABLE = "the bytes at offset {offset} are not UTF-8 text; save the file as UTF-8"
@@ -144,13 +145,19 @@ class LabelFile:
     id_array: pa.ChunkedArray
     codes: np.ndarray
     labels: tuple[str, ...]
-    id_order: np.ndarray
-    """The ids' sorted keys (:func:`scoring.engine.ids.key_order`): they showed that no id
-    repeats, and they match every prediction file that lists the ids in another order."""
+    sorted_keys: np.ndarray | None = field(default=None, repr=False)
+    """The ids' sorted keys when the uniqueness check sorted them (ids in no order)."""
 
     @property
     def n_items(self) -> int:
         return len(self.codes)
+
+    @cached_property
+    def id_order(self) -> np.ndarray:
+        """The ids' sorted keys (:func:`scoring.engine.ids.key_order`), which match every
+        prediction file that lists the ids in another order; sorted on first use when the ids
+        came in order (their uniqueness then needed no sort)."""
+        return self.sorted_keys if self.sorted_keys is not None else key_order(self.id_array)
 
     @cached_property
     def ids(self) -> np.ndarray:
@@ -580,7 +587,7 @@ def _empty(column: pa.ChunkedArray) -> np.ndarray:
         return _per_label(column, lambda label: label == "", dtype=bool)
     if not _is_text(column):
         return np.zeros(len(column), dtype=bool)
-    return pc.equal(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
+    return arrays.values(pc.equal(pc.binary_length(column), 0))
 
 
 def _per_label(column: pa.ChunkedArray, value: Callable[[str], object], *, dtype: type) -> np.ndarray:
@@ -590,7 +597,7 @@ def _per_label(column: pa.ChunkedArray, value: Callable[[str], object], *, dtype
     start = 0
     for chunk in column.chunks:
         values = np.array([value(label) for label in chunk.dictionary.to_pylist()], dtype=dtype)
-        out[start : start + len(chunk)] = values[chunk.indices.to_numpy(zero_copy_only=False)]
+        out[start : start + len(chunk)] = values[arrays.values(chunk.indices)]
         start += len(chunk)
     return out
 
@@ -628,9 +635,12 @@ def _field_text(columns: list[pa.ChunkedArray], index: int, *, header: _Header, 
     return _line_text(header.text(), row + 1).decode("utf-8").split(header.separator)[index]
 
 
-def _check_unique(ids: pa.ChunkedArray, *, name: str) -> np.ndarray:
-    """The ids' sorted keys (:func:`scoring.engine.ids.key_order`), after an error on the first
-    id seen before. Sorted keys tell distinct ids; only a repeat takes Arrow's exact hash."""
+def _check_unique(ids: pa.ChunkedArray, *, name: str) -> np.ndarray | None:
+    """An error on the first id seen before. Ids that come in order are distinct without a
+    sort (``None``); others are told by their sorted keys (:func:`scoring.engine.ids.key_order`),
+    which are returned. Only a repeat takes Arrow's exact hash."""
+    if increasing(ids):
+        return None
     order = key_order(ids)
     if not all_distinct(ids, order):
         repeat = _first_repeat(first_codes(ids))
@@ -704,15 +714,15 @@ def read_labels(
     id_index, label_index = _label_columns(header, name=name)
     columns = _read_rows(header, text, name=name, kinds={label_index: LABELS}, max_rows=max_rows)
     del text  # the rows hold what is needed: a large file's bytes are freed here
-    ids = _check_values(columns, id_index, header=header, name=name, what="id")
+    # One chunk: gathering ids at random rows (to match a prediction file) is then a plain
+    # index per id, not a search for its chunk first.
+    ids = pa.chunked_array([_check_values(columns, id_index, header=header, name=name, what="id").combine_chunks()])
     values = _check_values(columns, label_index, header=header, name=name, what="label")
+    del columns  # the ids' many chunks, copied into one
     order = _check_unique(ids, name=name)
     labels = tuple(labels) if labels is not None else _distinct_labels(values)
     codes = _encode_labels(values, labels=labels, name=name)
-    # One chunk: gathering ids at random rows (to match a prediction file) is then a plain
-    # index per id, not a search for its chunk first.
-    ids = pa.chunked_array([ids.combine_chunks()])
-    return LabelFile(name=name, id_array=ids, codes=codes, labels=labels, id_order=order)
+    return LabelFile(name=name, id_array=ids, codes=codes, labels=labels, sorted_keys=order)
 
 
 def _gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.ndarray | None:
@@ -731,7 +741,7 @@ def _gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.n
     if rows is not None:
         return rows
     found = pc.index_in(ids, value_set=gold.id_array.chunk(0))
-    positions = pc.fill_null(found, -1).to_numpy().astype(np.intp)
+    positions = arrays.values(pc.fill_null(found, -1)).astype(np.intp)
     unknown = positions < 0
     keys = positions
     if unknown.any():
@@ -772,7 +782,7 @@ def _numbers(column: pa.ChunkedArray) -> np.ndarray:
     """A probability column as floats: Arrow's numbers as they are; strings (read by pandas)
     converted as pandas converts them, NaN where a field is not a number."""
     if not _is_text(column):
-        return column.to_numpy()
+        return arrays.values(column)
     numbers = _pandas().to_numeric(column.to_numpy(zero_copy_only=False), errors="coerce")
     return numbers.astype(np.float64, copy=False)
 
