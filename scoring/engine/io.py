@@ -753,11 +753,11 @@ def _gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.n
     return positions
 
 
-def _gold_order(positions: np.ndarray | None, ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.ndarray | None:
-    """For each gold item, the row that predicts it (``None``: the same row); errors on unknown
-    or missing ids."""
+def _check_coverage(positions: np.ndarray | None, ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> None:
+    """Errors on the first unknown id and on gold ids with no prediction (``positions`` from
+    :func:`_gold_positions`; ``None``, the gold ids in order, covers them all)."""
     if positions is None:
-        return None
+        return
     unknown = positions < 0
     if unknown.any():
         row = _first(unknown)
@@ -773,9 +773,6 @@ def _gold_order(positions: np.ndarray | None, ids: pa.ChunkedArray, *, gold: Lab
             id=gold.id_array[gold_row].as_py(),
             gold_line=gold_row + FIRST_DATA_LINE,
         )
-    order = np.empty(gold.n_items, dtype=np.intp)
-    order[positions] = np.arange(len(ids))
-    return order
 
 
 def _numbers(column: pa.ChunkedArray) -> np.ndarray:
@@ -828,8 +825,14 @@ def _prediction_widths(labels: Sequence[str]) -> tuple[tuple[int, ...], str]:
     return (2, len(labels) + 1), f"2 (id,label) or {len(labels) + 1} (id and one column per label: {', '.join(labels)})"
 
 
-def _in_gold_order(values: np.ndarray, order: np.ndarray | None) -> np.ndarray:
-    return values if order is None else values[order]
+def _in_gold_order(values: np.ndarray, positions: np.ndarray | None) -> np.ndarray:
+    """Rows put where the gold file has their ids (``positions``, checked to cover every gold
+    id once): one scatter, no inverse permutation to build first."""
+    if positions is None:
+        return values
+    placed = np.empty_like(values)
+    placed[positions] = values
+    return placed
 
 
 def read_predictions(
@@ -855,9 +858,9 @@ def read_predictions(
     positions = _gold_positions(ids, gold=gold, name=name)
     if soft:
         probabilities = _probabilities(columns, label_indexes, header=header, labels=gold.labels, name=name)
-        order = _gold_order(positions, ids, gold=gold, name=name)
-        return Predictions(name=name, probabilities=_in_gold_order(probabilities, order))
+        _check_coverage(positions, ids, gold=gold, name=name)
+        return Predictions(name=name, probabilities=_in_gold_order(probabilities, positions))
     values = _check_values(columns, label_index, header=header, name=name, what="label")
     codes = _encode_labels(values, labels=gold.labels, name=name)
-    order = _gold_order(positions, ids, gold=gold, name=name)
-    return Predictions(name=name, codes=_in_gold_order(codes, order))
+    _check_coverage(positions, ids, gold=gold, name=name)
+    return Predictions(name=name, codes=_in_gold_order(codes, positions))
