@@ -52,7 +52,7 @@ from __future__ import annotations
 import io
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -63,6 +63,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from scoring.engine import arrays
+from scoring.engine.confusion import soft_confusion_of_blocks, soft_rows_per_block
 from scoring.engine.ids import all_distinct, first_codes, gold_rows, increasing, key_order
 
 EMPTY_FILE = "the file is empty"
@@ -165,18 +166,45 @@ class LabelFile:
         return self.id_array.to_numpy(zero_copy_only=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Predictions:
-    """Predictions aligned to the gold file's order: hard codes or a probability matrix whose
-    rows sum to 1."""
+    """Predictions for a gold file: hard codes in the gold file's order, or probabilities.
+
+    Probabilities stay in the file's validated columns, as read; :meth:`soft_matrix` counts
+    them a block at a time and :attr:`probabilities` builds the matrix in the gold order (rows
+    divided by their sums) only when asked: for ten million items and twenty labels that
+    matrix is 1.6 GB of new memory, which the scorer's report does not need.
+    """
 
     name: str
     codes: np.ndarray | None = None
-    probabilities: np.ndarray | None = None
+    probability_columns: tuple[pa.ChunkedArray, ...] | None = field(default=None, repr=False)
+    """A probability file's columns of numbers, one per label in task order, in file order."""
+    gold_positions: np.ndarray | None = field(default=None, repr=False)
+    """For each line of a probability file, the gold row of its id (``None``: the gold order)."""
 
     @property
     def is_soft(self) -> bool:
-        return self.probabilities is not None
+        return self.probability_columns is not None
+
+    @cached_property
+    def probabilities(self) -> np.ndarray | None:
+        """The probability matrix (items x labels) in the gold order, each row summing to 1."""
+        if self.probability_columns is None:
+            return None
+        matrix = np.empty((len(self.probability_columns[0]), len(self.probability_columns)))
+        for start, block in _normalised_blocks(self.probability_columns):
+            rows = slice(start, start + len(block))
+            matrix[rows if self.gold_positions is None else self.gold_positions[rows]] = block
+        return matrix
+
+    def soft_matrix(self, gold_codes: np.ndarray) -> np.ndarray:
+        """The soft confusion matrix against the gold codes (gold order), counted from the
+        columns a block at a time."""
+        columns = self.probability_columns
+        in_file_order = gold_codes if self.gold_positions is None else gold_codes[self.gold_positions]
+        blocks = ((block, in_file_order[start : start + len(block)]) for start, block in _normalised_blocks(columns))
+        return soft_confusion_of_blocks(blocks, len(columns))
 
 
 def read_bytes(source: bytes | str | Path) -> tuple[bytes, str]:
@@ -784,38 +812,68 @@ def _numbers(column: pa.ChunkedArray) -> np.ndarray:
     return numbers.astype(np.float64, copy=False)
 
 
-def _probabilities(
+def _number_columns(columns: list[pa.ChunkedArray], indexes: Sequence[int]) -> tuple[pa.ChunkedArray, ...]:
+    """The probability columns as Arrow numbers (those pandas read as strings converted)."""
+    return tuple(
+        pa.chunked_array([pa.array(_numbers(columns[index]))]) if _is_text(columns[index]) else columns[index]
+        for index in indexes
+    )
+
+
+def _probability_blocks(columns: Sequence[pa.ChunkedArray]) -> Iterator[tuple[int, np.ndarray]]:
+    """The probabilities as read, a block of rows at a time (rows x labels), each with the row
+    of its first line. A block is small enough to stay in the processor's cache."""
+    rows = soft_rows_per_block(len(columns))
+    for start in range(0, len(columns[0]), rows):
+        yield start, np.stack([arrays.values(column.slice(start, rows)) for column in columns], axis=1)
+
+
+def _normalised_blocks(columns: Sequence[pa.ChunkedArray]) -> Iterator[tuple[int, np.ndarray]]:
+    """:func:`_probability_blocks` with every row divided by its sum. Outputs printed with few
+    decimals sum to 0.999 or 1.001: renormalised, each item counts once."""
+    for start, block in _probability_blocks(columns):
+        block /= block.sum(axis=1)[:, np.newaxis]
+        yield start, block
+
+
+def _check_probabilities(
     columns: list[pa.ChunkedArray], indexes: Sequence[int], *, header: _Header, labels: Sequence[str], name: str
-) -> np.ndarray:
-    """The probability matrix (items x labels), checked, with every row divided by its sum."""
-    values = np.empty((len(columns[0]), len(indexes)))
-    for place, index in enumerate(indexes):
-        values[:, place] = _numbers(columns[index])
-    bad = ~np.isfinite(values) | (values < 0) | (values > 1)
-    if bad.any():
-        row = _first(bad.any(axis=1))
-        column = _first(bad[row])
-        raise InputFileError(
-            NOT_A_PROBABILITY,
-            file=name,
-            line=row + FIRST_DATA_LINE,
-            column=labels[column],
-            value=_field_text(columns, indexes[column], header=header, row=row),
-        )
-    totals = values.sum(axis=1)
-    off = np.abs(totals - 1.0) > PROBABILITY_TOLERANCE
-    if off.any():
-        row = _first(off)
+) -> tuple[pa.ChunkedArray, ...]:
+    """The probability columns (one per label, task order) once every value is a probability
+    and every row sums to 1 within the tolerance.
+
+    One pass of blocks. A value that is not a probability is reported first, wherever it is,
+    then the first row whose sum is off.
+    """
+    numbers = _number_columns(columns, indexes)
+    first_off: tuple[int, float] | None = None
+    for start, block in _probability_blocks(numbers):
+        if not (block.min() >= 0 and block.max() <= 1):  # NaN fails both comparisons
+            bad = ~np.isfinite(block) | (block < 0) | (block > 1)
+            row = _first(bad.any(axis=1))
+            column = _first(bad[row])
+            raise InputFileError(
+                NOT_A_PROBABILITY,
+                file=name,
+                line=start + row + FIRST_DATA_LINE,
+                column=labels[column],
+                value=_field_text(columns, indexes[column], header=header, row=start + row),
+            )
+        if first_off is None:
+            totals = block.sum(axis=1)
+            off = np.abs(totals - 1.0) > PROBABILITY_TOLERANCE
+            if off.any():
+                row = _first(off)
+                first_off = (start + row, float(totals[row]))
+    if first_off is not None:
         raise InputFileError(
             PROBABILITIES_DONT_SUM,
             file=name,
-            line=row + FIRST_DATA_LINE,
-            total=totals[row],
+            line=first_off[0] + FIRST_DATA_LINE,
+            total=first_off[1],
             tolerance=PROBABILITY_TOLERANCE,
         )
-    # Outputs printed with few decimals sum to 0.999 or 1.001: renormalised, each item counts once.
-    values /= totals[:, np.newaxis]
-    return values
+    return numbers
 
 
 def _prediction_widths(labels: Sequence[str]) -> tuple[tuple[int, ...], str]:
@@ -857,9 +915,9 @@ def read_predictions(
     ids = _check_values(columns, id_index, header=header, name=name, what="id")
     positions = _gold_positions(ids, gold=gold, name=name)
     if soft:
-        probabilities = _probabilities(columns, label_indexes, header=header, labels=gold.labels, name=name)
+        numbers = _check_probabilities(columns, label_indexes, header=header, labels=gold.labels, name=name)
         _check_coverage(positions, ids, gold=gold, name=name)
-        return Predictions(name=name, probabilities=_in_gold_order(probabilities, positions))
+        return Predictions(name=name, probability_columns=numbers, gold_positions=positions)
     values = _check_values(columns, label_index, header=header, name=name, what="label")
     codes = _encode_labels(values, labels=gold.labels, name=name)
     _check_coverage(positions, ids, gold=gold, name=name)

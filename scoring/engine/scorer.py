@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.engine.confusion import hard_confusion, soft_confusion
+from scoring.engine.confusion import hard_confusion
 from scoring.engine.io import LabelFile, Predictions, read_labels, read_predictions
 from scoring.engine.suite import Report, score_matrix
 
@@ -16,7 +16,7 @@ from scoring.engine.suite import Report, score_matrix
 def confusion_of(gold: LabelFile, predictions: Predictions) -> np.ndarray:
     """The (hard or soft) confusion matrix of aligned predictions against the gold labels."""
     if predictions.is_soft:
-        return soft_confusion(predictions.probabilities, gold.codes)
+        return predictions.soft_matrix(gold.codes)
     return hard_confusion(predictions.codes, gold.codes, len(gold.labels))
 
 
@@ -31,10 +31,16 @@ def score_files(
     """Read, validate and score; raises :class:`scoring.engine.io.InputFileError` on bad input.
 
     The names are what error messages call the files (default: the path, or "<upload>").
+    The per-item predictions are not aligned to the gold order: the report needs only the
+    matrix, which a probability file gives without building its items (:class:`Predictions`).
     """
-    return score_files_with_items(
-        gold, predictions, labels=labels, gold_name=gold_name, predictions_name=predictions_name
-    ).report
+    gold_file = read_labels(gold, labels=labels, name=gold_name)
+    predicted = read_predictions(predictions, gold=gold_file, name=predictions_name)
+    return _report(gold_file, predicted)
+
+
+def _report(gold_file: LabelFile, predicted: Predictions) -> Report:
+    return score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=gold_file.n_items)
 
 
 @dataclass(frozen=True)
@@ -60,8 +66,7 @@ def score_files_with_items(
     read once)."""
     gold_file = read_labels(gold, labels=labels, name=gold_name)
     predicted = read_predictions(predictions, gold=gold_file, name=predictions_name)
-    report = score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=gold_file.n_items)
-    return ScoredFile(report=report, items=aligned_items(predicted), gold_codes=gold_file.codes)
+    return ScoredFile(report=_report(gold_file, predicted), items=aligned_items(predicted), gold_codes=gold_file.codes)
 
 
 def aligned_items(predictions: Predictions) -> np.ndarray:
