@@ -4,6 +4,11 @@ What this proves: an id's key depends on its bytes alone, not on where Arrow put
 slice, last bytes of a buffer); the pairing found through keys is always confirmed on the
 strings, so keys that collide (forced here by keeping only a few bits of them) cost a repair or
 a fall back to Arrow, never a wrong match; and the uniqueness check agrees with a set.
+Keys of ids of one width (read with a stride) equal those of the general reading. ``increasing``
+says ``True`` only of ids that strictly increase byte by byte or by length first, and says it
+of every such list but those with neighbours differing only by NUL bytes at their end, in any
+chunks, slice or blocks. Sorting a part per core sorts. The bytes of paired ids are compared to
+the last one, for ids of one width and of many: an id changed only at its end is caught.
 """
 
 from __future__ import annotations
