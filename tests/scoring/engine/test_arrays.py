@@ -28,7 +28,7 @@ NUMBERS = {
     "int32": (pa.int32(), np.int32, [-(2**31), -1, 0, 1, 2**31 - 1, 42, -42, 3, 4, 5]),
     "uint64": (pa.uint64(), np.uint64, [0, 1, 2**63, 2**64 - 1, 7, 8, 9, 2**40, 3, 11]),
     "float64": (pa.float64(), np.float64, [0.5, -1.25, 0.0, 1e300, -1e-300, 3.0, 2.5, float("inf"), 7.75, 1.0]),
-    "float32": (pa.float32(), np.float32, [0.5, -1.25, 0.0, 3.0e38, -1.5e-38, 3.0, 2.5, float("inf"), 7.75, 1.0]),
+    "float32": (pa.float32(), np.float32, [0.5, -1.25, 0.0, 2.0**100, -(2.0**-100), 3.0, 2.5, float("inf"), 7.75, 1.0]),
     "bool": (pa.bool_(), np.bool_, [True, False, False, True, True, True, False, True, False, False, True]),
 }
 
