@@ -92,6 +92,11 @@ def _finish(keys: np.ndarray) -> np.ndarray:
     return keys
 
 
+def fixed_width(chunk: pa.StringArray) -> int | None:
+    """The length in bytes of every id of the chunk when they all have one, else ``None``."""
+    return _fixed_width(chunk, _offsets(chunk))
+
+
 def _fixed_width_keys(windows: np.ndarray, first: int, length: int, n: int) -> np.ndarray:
     """:func:`_chunk_keys` of ``n`` ids of ``length`` bytes (at least a word) laid end to end
     from ``first``: each word read with a stride, no index array. The last, partial word is
@@ -125,7 +130,7 @@ def _chunk_keys(chunk: pa.StringArray) -> np.ndarray:
     return _finish(keys)
 
 
-def _blocks(ids: pa.ChunkedArray) -> Iterator[tuple[int, pa.StringArray]]:
+def blocks(ids: pa.ChunkedArray) -> Iterator[tuple[int, pa.StringArray]]:
     """The ids a block at a time, each with the row of its first id."""
     start = 0
     for chunk in ids.chunks:
@@ -137,7 +142,7 @@ def _blocks(ids: pa.ChunkedArray) -> Iterator[tuple[int, pa.StringArray]]:
 def id_keys(ids: pa.ChunkedArray) -> np.ndarray:
     """A 64-bit key per id, in file order: equal ids have equal keys."""
     keys = np.empty(len(ids), dtype=np.uint64)
-    for start, block in _blocks(ids):
+    for start, block in blocks(ids):
         keys[start : start + len(block)] = _chunk_keys(block)
     return keys
 
@@ -158,7 +163,7 @@ def key_order(ids: pa.ChunkedArray) -> np.ndarray:
     """
     bits = _row_bits(len(ids))
     packed = np.empty(len(ids), dtype=np.uint64)
-    for start, block in _blocks(ids):
+    for start, block in blocks(ids):
         keys = _chunk_keys(block)
         keys &= ~_low_mask(bits)
         keys |= np.arange(start, start + len(block), dtype=np.uint64)
@@ -254,7 +259,7 @@ def all_distinct(ids: pa.ChunkedArray, order: np.ndarray) -> bool:
     """Whether no id repeats, from the ids' :func:`key_order`: ids whose shortened keys differ
     differ; the few that share one are compared as strings (all of them by Arrow when many do)."""
     bits = _row_bits(len(ids))
-    shared = _ties(order, bits)
+    shared = ties(order, bits)
     if not len(shared):
         return True
     if len(shared) > MAX_REPAIRS:
@@ -265,7 +270,7 @@ def all_distinct(ids: pa.ChunkedArray, order: np.ndarray) -> bool:
     return len({(int(key), ids[int(row)].as_py()) for key, row in zip(shortened, rows, strict=True)}) == len(rows)
 
 
-def _ties(order: np.ndarray, bits: int) -> np.ndarray:
+def ties(order: np.ndarray, bits: int) -> np.ndarray:
     """The places ``k`` where sorted packed keys ``k`` and ``k + 1`` share their shortened key,
     found a block at a time (two packed keys share it exactly when their exclusive or fits in
     the row's bits)."""
@@ -302,12 +307,13 @@ def gold_rows(ids: pa.ChunkedArray, *, gold_ids: pa.ChunkedArray, gold_order: np
     return _confirmed(rows, ids=ids, gold_ids=gold_ids)
 
 
-def _byte_rows(chunk: pa.StringArray, width: int) -> np.ndarray:
+def byte_rows(chunk: pa.StringArray, width: int, *, unit: int | None = None) -> np.ndarray:
     """The ids of a chunk whose ids all have ``width`` bytes, as a matrix of a row per id, in
-    the widest unsigned integers that divide the width (a view of the data, no copy)."""
+    unsigned integers of ``unit`` bytes (default: the widest that divide the width): a view of
+    the data, no copy."""
     offsets = _offsets(chunk)
     data = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    unit = next(size for size in (8, 4, 2, 1) if width % size == 0)
+    unit = unit or next(size for size in (8, 4, 2, 1) if width % size == 0)
     return data.view(f"<u{unit}").reshape(len(chunk), width // unit)
 
 
@@ -319,15 +325,15 @@ def _differing(ids: pa.ChunkedArray, gold_ids: pa.ChunkedArray, rows: np.ndarray
     gold_offsets = _offsets(gold)
     width = _fixed_width(gold, gold_offsets)
     if width is not None and all(_fixed_width(chunk, _offsets(chunk)) == width for chunk in ids.chunks):
-        gold_matrix = _byte_rows(gold, width)
+        gold_matrix = byte_rows(gold, width)
         found = []
-        for start, block in _blocks(ids):
+        for start, block in blocks(ids):
             theirs = np.take(gold_matrix, rows[start : start + len(block)], axis=0)
-            found.append(start + np.flatnonzero((theirs != _byte_rows(block, width)).any(axis=1)))
+            found.append(start + np.flatnonzero((theirs != byte_rows(block, width)).any(axis=1)))
         return np.concatenate(found) if found else np.empty(0, dtype=np.intp)
     gold_windows = _windows(gold)
     found = []
-    for start, block in _blocks(ids):
+    for start, block in blocks(ids):
         paired = rows[start : start + len(block)]
         offsets = _offsets(block)
         starts, lengths = offsets[:-1], np.diff(offsets)

@@ -64,6 +64,7 @@ import pyarrow.csv as pa_csv
 
 from scoring.engine import arrays
 from scoring.engine.confusion import soft_confusion_of_blocks, soft_rows_per_block
+from scoring.engine.id_codes import CodeIndex, IdCoder, coded
 from scoring.engine.ids import all_distinct, first_codes, gold_rows, increasing, key_order
 
 EMPTY_FILE = "the file is empty"
@@ -148,6 +149,10 @@ class LabelFile:
     labels: tuple[str, ...]
     sorted_keys: np.ndarray | None = field(default=None, repr=False)
     """The ids' sorted keys when the uniqueness check sorted them (ids in no order)."""
+    id_coder: IdCoder | None = field(default=None, repr=False)
+    """An exact integer coding of the ids (:mod:`scoring.engine.id_codes`), where they have one."""
+    code_index: CodeIndex | None = field(default=None, repr=False)
+    """Where each code is among the ids (with ``id_coder``)."""
 
     @property
     def n_items(self) -> int:
@@ -663,17 +668,32 @@ def _field_text(columns: list[pa.ChunkedArray], index: int, *, header: _Header, 
     return _line_text(header.text(), row + 1).decode("utf-8").split(header.separator)[index]
 
 
-def _check_unique(ids: pa.ChunkedArray, *, name: str) -> np.ndarray | None:
-    """An error on the first id seen before. Ids that come in order are distinct without a
-    sort (``None``); others are told by their sorted keys (:func:`scoring.engine.ids.key_order`),
-    which are returned. Only a repeat takes Arrow's exact hash."""
-    if increasing(ids):
-        return None
-    order = key_order(ids)
-    if not all_distinct(ids, order):
-        repeat = _first_repeat(first_codes(ids))
-        _duplicate_id(ids, row=repeat[0], first=repeat[1], name=name)
-    return order
+@dataclass(frozen=True)
+class _Distinct:
+    """What showed that a gold file's ids are distinct, kept to match prediction files."""
+
+    sorted_keys: np.ndarray | None = None
+    id_coder: IdCoder | None = None
+    code_index: CodeIndex | None = None
+
+
+def _check_unique(ids: pa.ChunkedArray, *, name: str) -> _Distinct:
+    """An error on the first id seen before. Ids with an exact integer code (plain numbers, ids
+    of one width) are told by their codes; other ids that come in order are distinct without a
+    sort; the rest by their sorted keys (:func:`scoring.engine.ids.key_order`). Only a repeat
+    takes Arrow's exact hash."""
+    coding = coded(ids)
+    index = None if coding is None else CodeIndex.of(coding[1])
+    if index is not None and index.distinct:
+        return _Distinct(id_coder=coding[0], code_index=index)
+    if index is None:
+        if increasing(ids):
+            return _Distinct()
+        order = key_order(ids)
+        if all_distinct(ids, order):
+            return _Distinct(sorted_keys=order)
+    repeat = _first_repeat(first_codes(ids))
+    _duplicate_id(ids, row=repeat[0], first=repeat[1], name=name)
 
 
 def _duplicate_id(ids: pa.ChunkedArray, *, row: int, first: int, name: str) -> None:
@@ -747,10 +767,18 @@ def read_labels(
     ids = pa.chunked_array([_check_values(columns, id_index, header=header, name=name, what="id").combine_chunks()])
     values = _check_values(columns, label_index, header=header, name=name, what="label")
     del columns  # the ids' many chunks, copied into one
-    order = _check_unique(ids, name=name)
+    distinct = _check_unique(ids, name=name)
     labels = tuple(labels) if labels is not None else _distinct_labels(values)
     codes = _encode_labels(values, labels=labels, name=name)
-    return LabelFile(name=name, id_array=ids, codes=codes, labels=labels, sorted_keys=order)
+    return LabelFile(
+        name=name,
+        id_array=ids,
+        codes=codes,
+        labels=labels,
+        sorted_keys=distinct.sorted_keys,
+        id_coder=distinct.id_coder,
+        code_index=distinct.code_index,
+    )
 
 
 def _gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.ndarray | None:
@@ -765,7 +793,11 @@ def _gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.n
     """
     if ids.equals(gold.id_array):
         return None
-    rows = gold_rows(ids, gold_ids=gold.id_array, gold_order=gold.id_order)
+    if gold.code_index is not None:
+        codes = gold.id_coder.encode(ids)
+        rows = None if codes is None else gold.code_index.rows_of(codes)
+    else:
+        rows = gold_rows(ids, gold_ids=gold.id_array, gold_order=gold.id_order)
     if rows is not None:
         return rows
     found = pc.index_in(ids, value_set=gold.id_array.chunk(0))
