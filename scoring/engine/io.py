@@ -32,9 +32,11 @@ constants below (tests compare against them) and whose text names the file, the 
 was expected. Data lines are parsed by Arrow's CSV reader (all cores, strings in contiguous
 buffers, no Python object per field) when the file has no quote; a file with quotes, and one
 that Arrow refuses, is read by pandas' C reader, whose reading and refusals the messages follow
-(without quotes the two read every line alike). Ids that come in the gold file's order are
-matched by comparing the two arrays, others by sorting 64-bit keys of them
-(:mod:`scoring.engine.ids`), so ten million lines cost a few seconds. No check costs more than
+(without quotes the two read every line alike); a large plain file is mapped into memory
+rather than read. Ids that come in the gold file's order are matched by comparing the two
+arrays; others through exact integer codes where the ids have them (plain numbers, ids of one
+width: :mod:`scoring.engine.id_codes`), else by sorting 64-bit keys of them
+(:mod:`scoring.engine.ids`); ten million lines cost about two seconds. No check costs more than
 a pass over the file (none is quadratic, none holds more than the parsed table): a hostile
 file is refused in about the time a reader takes to read it, and a hostile header from its
 own line, before any reader is called.
@@ -818,8 +820,9 @@ def _gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.n
     repeats an earlier one; ``None`` when the ids are the gold ids in the gold order (the usual
     case, found by comparing the two arrays).
 
-    Ids in another order are matched by sorting keys (:func:`scoring.engine.ids.gold_rows`);
-    when they are not the gold ids, Arrow's exact hash finds where each is, and a repeated id
+    Ids in another order are matched by their codes when the gold's ids have them
+    (:class:`scoring.engine.id_codes.CodeIndex`), else by sorting keys
+    (:func:`scoring.engine.ids.gold_rows`); when they are not the gold ids, Arrow's exact hash finds where each is, and a repeated id
     shows as a repeated gold position or, among the ids that are not in the gold file, as a
     repeated code of those alone.
     """
