@@ -107,13 +107,14 @@ class OneWidth:
     @classmethod
     def coded(cls, ids: pa.ChunkedArray) -> tuple[OneWidth, np.ndarray] | None:
         """The coding of a gold file's ids and their codes, or ``None`` when they differ in
-        width or when the codes would not fit in 63 bits. The bytes at each position are
+        width, are empty, are not in one chunk (:mod:`scoring.engine.io` gives a gold file's
+        ids in one) or when the codes would not fit in 63 bits. The bytes at each position are
         first read from a sample of the ids; that coding is kept if it codes every id."""
         if ids.num_chunks != 1 or not len(ids):
             return None
         chunk = ids.chunk(0)
         width = fixed_width(chunk)
-        if width is None or width > WIDEST_CODED:
+        if width is None or width == 0 or width > WIDEST_CODED:
             return None
         matrix = byte_rows(chunk, width, unit=1)
         rows = max(1, BLOCK_ROWS // width)

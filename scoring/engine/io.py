@@ -391,7 +391,8 @@ def _mapped_plain(origin: bytes | str | Path, *, max_rows: int | None) -> mmap.m
     if isinstance(origin, bytes) or max_rows is not None:
         return None
     with open(origin, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size < MAP_FROM_BYTES:
+        size = os.fstat(handle.fileno()).st_size
+        if size < MAP_FROM_BYTES or size == 0:
             return None
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     plain = (
