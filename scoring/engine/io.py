@@ -823,9 +823,9 @@ def _gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.n
 
     Ids in another order are matched by their codes when the gold's ids have them
     (:class:`scoring.engine.id_codes.CodeIndex`), else by sorting keys
-    (:func:`scoring.engine.ids.gold_rows`); when they are not the gold ids, Arrow's exact hash finds where each is, and a repeated id
-    shows as a repeated gold position or, among the ids that are not in the gold file, as a
-    repeated code of those alone.
+    (:func:`scoring.engine.ids.gold_rows`); when they are not the gold ids, Arrow's exact hash
+    finds where each is, and a repeated id shows as a repeated gold position or, among the ids
+    that are not in the gold file, as a repeated code of those alone.
     """
     if ids.equals(gold.id_array):
         return None

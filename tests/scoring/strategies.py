@@ -133,3 +133,13 @@ def close(a: float | None, b: float | None, *, rel: float = REL_TOL, abs_tol: fl
     if a is None or b is None:
         return a is None and b is None
     return math.isclose(a, b, rel_tol=rel, abs_tol=abs_tol)
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut or padded (with ``0``) to exactly ``width`` UTF-8 bytes, whole characters kept."""
+    fitted = ""
+    for character in text:
+        if len((fitted + character).encode()) > width:
+            break
+        fitted += character
+    return fitted + "0" * (width - len(fitted.encode()))

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from scoring.engine import id_codes, io
 from scoring.engine import ids as id_matching
 from scoring.engine.id_codes import CodeIndex, OneWidth, PlainNumbers
-from tests.scoring.strategies import PROPERTY
+from tests.scoring.strategies import PROPERTY, fit
 
 BLOCK_SIZES = st.sampled_from([1, 3, 7, id_matching.BLOCK_ROWS])
 SAMPLES = st.sampled_from([1, 2, 3, id_codes.SAMPLE_BLOCKS])
@@ -99,16 +99,6 @@ def assert_exact(values: list[str], codes: np.ndarray) -> None:
 # --- exactness -------------------------------------------------------------------------------
 
 ID_LETTERS = ["a", "b", "0", "1", "\x00", "é", "€"]
-
-
-def fit(text: str, width: int) -> str:
-    """``text`` cut or padded (with ``0``) to exactly ``width`` UTF-8 bytes, whole characters kept."""
-    fitted = ""
-    for character in text:
-        if len((fitted + character).encode()) > width:
-            break
-        fitted += character
-    return fitted + "0" * (width - len(fitted.encode()))
 
 
 @st.composite

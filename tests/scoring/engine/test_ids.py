@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scoring.engine import ids as id_matching
-from tests.scoring.strategies import PROPERTY
+from tests.scoring.strategies import PROPERTY, fit
 
 ID_TEXT = st.text(alphabet=["a", "b", "0", "\x00", "é", "€"], max_size=20)
 
@@ -229,16 +229,6 @@ def test_numbered_ids_increase_by_length_first(chunks: list[list[str]], expected
 
 
 # Keys of ids of one width, read with a stride.
-
-
-def fit(text: str, width: int) -> str:
-    """``text`` cut or padded (with ``0``) to exactly ``width`` UTF-8 bytes, whole characters kept."""
-    fitted = ""
-    for character in text:
-        if len((fitted + character).encode()) > width:
-            break
-        fitted += character
-    return fitted + "0" * (width - len(fitted.encode()))
 
 
 @st.composite
