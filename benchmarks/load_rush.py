@@ -10,9 +10,10 @@ teams, and a scored submission for each team that is not in the rush, so that th
 500 rows (those are scored here with the engine's own functions, to build the board fast).
 The rush: 50 clients log in through the log-in form (with its CSRF token) and post 200 files
 of 12,284 lines through the upload form, before a deadline set a few minutes ahead, while
-anonymous readers (saying ``Accept-Encoding: gzip`` as browsers do) load the leaderboard and the
-disagreements page. Then it waits for the workers to score everything, measures the leaderboard
-again at rest, and prints a Markdown table. Nothing is asserted; every process it starts is
+anonymous readers load the leaderboard and the disagreements page as browsers do: each in a
+process of its own, saying ``Accept-Encoding: gzip`` and keeping its connection open. Then it
+waits for the workers to score everything, measures the leaderboard again at rest, and prints
+a Markdown table. Nothing is asserted; every process it starts is
 ended, whatever happens.
 
 Before the rush, as on a live site where a board has been read before its deadline, each page
@@ -29,6 +30,7 @@ import argparse
 import cProfile
 import http.client
 import io
+import multiprocessing
 import os
 import pstats
 import re
@@ -44,6 +46,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from http.cookies import SimpleCookie
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import django
@@ -243,12 +246,27 @@ class Response:
 @dataclass
 class Browser:
     """One client with its cookies; a new connection per request (gunicorn's sync workers
-    close each one after answering)."""
+    close each one after answering), or one kept open as browsers keep theirs (``keep_alive``,
+    for gunicorn's threaded workers; opened again when the server has closed it)."""
 
     port: int
     cookies: dict[str, str] = field(default_factory=dict)
     accepts_gzip: bool = False
     """Say ``Accept-Encoding: gzip``, as every browser does (the readers)."""
+    keep_alive: bool = False
+    _connection: http.client.HTTPConnection | None = field(default=None, repr=False)
+
+    def _exchange(self, method: str, path: str, body: bytes | None, headers: dict[str, str]):
+        if self._connection is None:
+            self._connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT_S)
+        try:
+            self._connection.request(method, path, body=body, headers=headers)
+            answer = self._connection.getresponse()
+            return answer, answer.read()
+        finally:
+            if not self.keep_alive or self._connection.sock is None:
+                self._connection.close()
+                self._connection = None
 
     def request(self, method: str, path: str, *, body: bytes | None = None, content_type: str = "") -> Response:
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
@@ -256,14 +274,15 @@ class Browser:
             headers["Accept-Encoding"] = "gzip"
         if content_type:
             headers["Content-Type"] = content_type
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT_S)
         started = time.perf_counter()
         try:
-            connection.request(method, path, body=body, headers=headers)
-            answer = connection.getresponse()
-            content = answer.read()
-        finally:
-            connection.close()
+            answer, content = self._exchange(method, path, body, headers)
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            if not self.keep_alive:
+                raise
+            # The server closed the kept connection (its keep-alive time is over): a new one.
+            started = time.perf_counter()
+            answer, content = self._exchange(method, path, body, headers)
         latency_ms = (time.perf_counter() - started) * 1000
         for header in answer.headers.get_all("Set-Cookie") or []:
             for name, morsel in SimpleCookie(header).items():
@@ -398,6 +417,22 @@ def upload_one(browser: Browser, body: tuple[bytes, str]) -> Upload:
     return Upload(answer.latency_ms, None, why)
 
 
+def read_pages(n: int, port: int, go: Any, done: Any, out: Any) -> None:
+    """One anonymous reader, in a process of its own as a browser is (so that its times are not
+    its waits for this process's interpreter lock, busy with 50 uploading threads): the
+    leaderboard and the disagreements in turn, over one kept connection, until ``done``; then
+    (page, status, latency, the page cache's answer) of every read on ``out``."""
+    anonymous = Browser(port, accepts_gzip=True, keep_alive=True)
+    reads = []
+    go.wait()
+    while not done.is_set():
+        page = READ_PAGES[n % 2]
+        n += 1
+        answer = anonymous.get(f"/tasks/{SLUG}/{page}/")
+        reads.append((page, answer.status, answer.latency_ms, answer.cache_status))
+    out.put(reads)
+
+
 def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.Generator) -> Rush:
     browsers = [Browser(port) for _ in range(args.clients)]
     with ThreadPoolExecutor(max_workers=args.clients) as pool:
@@ -416,7 +451,7 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
         )
 
     rush = Rush()
-    go, uploads_done = threading.Event(), threading.Event()
+    go = threading.Event()
     first_line = access_log_lines()
 
     def uploader(client: int) -> None:
@@ -425,31 +460,29 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
             rush.uploads.append(upload_one(browsers[client], body))
             rush.last_answer_at = max(rush.last_answer_at, time.perf_counter())
 
-    def reader(n: int) -> None:
-        anonymous = Browser(port, accepts_gzip=True)
-        go.wait()
-        while not uploads_done.is_set():
-            page = READ_PAGES[n % 2]
-            n += 1
-            answer = anonymous.get(f"/tasks/{SLUG}/{page}/")
-            rush.cache_statuses.setdefault(page, {}).setdefault(answer.cache_status, []).append(answer.latency_ms)
-            (rush.reads[page] if answer.status == 200 else rush.read_errors).append(
-                answer.latency_ms if answer.status == 200 else answer.status
-            )
-
     Phase.objects.filter(task_id=setup.task_id).update(closes_at=timezone.now() + timedelta(seconds=args.deadline_s))
-    readers = [threading.Thread(target=reader, args=(n,), daemon=True) for n in range(args.readers)]
-    for thread in readers:
-        thread.start()
+    forking = multiprocessing.get_context("fork")
+    reads_go, reads_done, reads_out = forking.Event(), forking.Event(), forking.Queue()
+    readers = [
+        forking.Process(target=read_pages, args=(n, port, reads_go, reads_done, reads_out), daemon=True)
+        for n in range(args.readers)
+    ]
+    for process in readers:
+        process.start()
     with ThreadPoolExecutor(max_workers=args.clients) as pool:
         futures = [pool.submit(uploader, client) for client in range(args.clients)]
         rush.started_at = time.perf_counter()
+        reads_go.set()
         go.set()
         for future in futures:
             future.result()
-    uploads_done.set()
-    for thread in readers:
-        thread.join(timeout=REQUEST_TIMEOUT_S)
+    reads_done.set()
+    for _ in readers:
+        for page, status, latency_ms, cache_status in reads_out.get(timeout=REQUEST_TIMEOUT_S):
+            rush.cache_statuses.setdefault(page, {}).setdefault(cache_status, []).append(latency_ms)
+            (rush.reads[page] if status == 200 else rush.read_errors).append(latency_ms if status == 200 else status)
+    for process in readers:
+        process.join(timeout=REQUEST_TIMEOUT_S)
     time.sleep(0.5)  # the access log's last lines
     rush.server_ms = server_times_ms(first_line, access_log_lines())
     return rush
@@ -471,7 +504,7 @@ def _by_status(statuses: dict[str, list[float]]) -> str:
 
 
 def at_rest_ms(port: int, page: str, repeat: int = 20) -> list[float]:
-    browser = Browser(port, accepts_gzip=True)
+    browser = Browser(port, accepts_gzip=True, keep_alive=True)
     return [browser.get(f"/tasks/{SLUG}/{page}/").latency_ms for _ in range(repeat)]
 
 
