@@ -7,8 +7,6 @@ strings into codes is the job of :mod:`scoring.engine.io`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
 
 BLOCK_ITEMS = 1 << 16
@@ -57,29 +55,13 @@ def soft_confusion(probabilities: np.ndarray, gold: np.ndarray) -> np.ndarray:
     gold = _check_codes(gold, n_classes, "gold codes")
     if len(gold) != len(probabilities):
         raise ValueError("probabilities and gold codes must have the same length")
-    rows = soft_rows_per_block(n_classes)
-    blocks = ((probabilities[start : start + rows], gold[start : start + rows]) for start in range(0, len(gold), rows))
-    return soft_confusion_of_blocks(blocks, n_classes)
-
-
-def soft_rows_per_block(n_classes: int) -> int:
-    """Items a block of :func:`soft_confusion_of_blocks` holds: about ``BLOCK_ITEMS`` cells."""
-    return max(1, BLOCK_ITEMS // n_classes)
-
-
-def soft_confusion_of_blocks(blocks: Iterable[tuple[np.ndarray, np.ndarray]], n_classes: int) -> np.ndarray:
-    """:func:`soft_confusion` summed over blocks of items, each a (probability rows, gold codes)
-    pair: what :mod:`scoring.engine.io` reads from a file's columns without ever building the
-    whole matrix. Blocks of :func:`soft_rows_per_block` items in the same order give the same
-    sums to the last bit as :func:`soft_confusion` of the whole matrix.
-
-    Item s adds its probability of class i to cell (i, gold_s), at ``i * n + gold_s`` of the
-    flat matrix: one weighted count of a block's cells at a time, each block read in the order
-    it lies in memory.
-    """
+    # Item s adds its probability of class i to cell (i, gold_s), at i * n + gold_s of the
+    # flat matrix: one weighted count of a block's cells at a time, each block read in the
+    # order it lies in memory.
     cell_of_class = np.arange(n_classes, dtype=np.intp) * n_classes
+    rows = max(1, BLOCK_ITEMS // n_classes)
     flat = np.zeros(n_classes * n_classes)
-    for probabilities, gold in blocks:
-        cells = gold[:, np.newaxis].astype(np.intp) + cell_of_class
-        flat += np.bincount(cells.ravel(), weights=probabilities.ravel(), minlength=n_classes * n_classes)
+    for start in range(0, len(gold), rows):
+        cells = gold[start : start + rows, np.newaxis].astype(np.intp) + cell_of_class
+        flat += np.bincount(cells.ravel(), weights=probabilities[start : start + rows].ravel(), minlength=flat.size)
     return flat.reshape(n_classes, n_classes)

@@ -67,7 +67,6 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from scoring.engine import arrays
-from scoring.engine.confusion import soft_confusion_of_blocks, soft_rows_per_block
 from scoring.engine.id_codes import CodeIndex, IdCoder, coded
 from scoring.engine.ids import all_distinct, first_codes, gold_rows, increasing, key_order
 
@@ -189,6 +188,8 @@ class Predictions:
     codes: np.ndarray | None = None
     probability_columns: tuple[pa.ChunkedArray, ...] | None = field(default=None, repr=False)
     """A probability file's columns of numbers, one per label in task order, in file order."""
+    row_sums: np.ndarray | None = field(default=None, repr=False)
+    """Each line's sum of probabilities, by which its probabilities are divided."""
     gold_positions: np.ndarray | None = field(default=None, repr=False)
     """For each line of a probability file, the gold row of its id (``None``: the gold order)."""
 
@@ -201,19 +202,28 @@ class Predictions:
         """The probability matrix (items x labels) in the gold order, each row summing to 1."""
         if self.probability_columns is None:
             return None
-        matrix = np.empty((len(self.probability_columns[0]), len(self.probability_columns)))
-        for start, block in _normalised_blocks(self.probability_columns):
-            rows = slice(start, start + len(block))
+        matrix = np.empty((len(self.row_sums), len(self.probability_columns)))
+        for start, views in _batches(self.probability_columns):
+            rows = slice(start, start + len(views[0]))
+            block = np.stack(views, axis=1)
+            block /= self.row_sums[rows, np.newaxis]
             matrix[rows if self.gold_positions is None else self.gold_positions[rows]] = block
         return matrix
 
     def soft_matrix(self, gold_codes: np.ndarray) -> np.ndarray:
-        """The soft confusion matrix against the gold codes (gold order), counted from the
-        columns a block at a time."""
-        columns = self.probability_columns
+        """The soft confusion matrix against the gold codes (gold order; paper 000, footnote 1),
+        counted from the columns a batch of rows at a time: ``m[i, j]`` adds each line's
+        probability of label ``i``, divided by the line's sum, where its gold label is ``j``."""
+        n_labels = len(self.probability_columns)
         in_file_order = gold_codes if self.gold_positions is None else gold_codes[self.gold_positions]
-        blocks = ((block, in_file_order[start : start + len(block)]) for start, block in _normalised_blocks(columns))
-        return soft_confusion_of_blocks(blocks, len(columns))
+        matrix = np.zeros((n_labels, n_labels))
+        for start, views in _batches(self.probability_columns):
+            rows = slice(start, start + len(views[0]))
+            gold = in_file_order[rows].astype(np.intp)
+            sums = self.row_sums[rows]
+            for label, view in enumerate(views):
+                matrix[label] += np.bincount(gold, weights=view / sums, minlength=n_labels)
+        return matrix
 
 
 def read_bytes(source: bytes | str | Path) -> tuple[bytes, str]:
@@ -888,60 +898,74 @@ def _number_columns(columns: list[pa.ChunkedArray], indexes: Sequence[int]) -> t
     )
 
 
-def _probability_blocks(columns: Sequence[pa.ChunkedArray]) -> Iterator[tuple[int, np.ndarray]]:
-    """The probabilities as read, a block of rows at a time (rows x labels), each with the row
-    of its first line. A block is small enough to stay in the processor's cache."""
-    rows = soft_rows_per_block(len(columns))
-    for start in range(0, len(columns[0]), rows):
-        yield start, np.stack([arrays.values(column.slice(start, rows)) for column in columns], axis=1)
+def _batches(columns: Sequence[pa.ChunkedArray]) -> Iterator[tuple[int, list[np.ndarray]]]:
+    """The probability columns a batch of rows at a time (Arrow's own chunks, as the reader made
+    them), as numpy views, each batch with the row of its first line. Column by column: no copy
+    of a value, and no row-major block to assemble."""
+    table = pa.Table.from_arrays(list(columns), names=[str(k) for k in range(len(columns))])
+    start = 0
+    for batch in table.to_batches():
+        yield start, [arrays.values(batch.column(k)) for k in range(batch.num_columns)]
+        start += batch.num_rows
 
 
-def _normalised_blocks(columns: Sequence[pa.ChunkedArray]) -> Iterator[tuple[int, np.ndarray]]:
-    """:func:`_probability_blocks` with every row divided by its sum. Outputs printed with few
-    decimals sum to 0.999 or 1.001: renormalised, each item counts once."""
-    for start, block in _probability_blocks(columns):
-        block /= block.sum(axis=1)[:, np.newaxis]
-        yield start, block
+def _row_sums(views: Sequence[np.ndarray]) -> np.ndarray:
+    """Each row's sum, adding the label columns in task order (one rule, so that every use of
+    a row's sum divides by the same number)."""
+    totals = views[0].astype(np.float64, copy=True)
+    for view in views[1:]:
+        totals += view
+    return totals
+
+
+def _first_bad_value(views: Sequence[np.ndarray]) -> tuple[int, int] | None:
+    """The first row of a batch holding a value that is not a probability (NaN, infinite, below
+    0 or above 1) and the first such column in it; ``None`` when all are probabilities."""
+    if all(view.min() >= 0 and view.max() <= 1 for view in views if len(view)):  # NaN fails both
+        return None
+    bad = np.stack([~np.isfinite(view) | (view < 0) | (view > 1) for view in views], axis=1)
+    row = _first(bad.any(axis=1))
+    return row, _first(bad[row])
 
 
 def _check_probabilities(
     columns: list[pa.ChunkedArray], indexes: Sequence[int], *, header: _Header, labels: Sequence[str], name: str
-) -> tuple[pa.ChunkedArray, ...]:
-    """The probability columns (one per label, task order) once every value is a probability
-    and every row sums to 1 within the tolerance.
+) -> tuple[tuple[pa.ChunkedArray, ...], np.ndarray]:
+    """The probability columns (one per label, task order) and the rows' sums, once every value
+    is a probability and every row sums to 1 within the tolerance.
 
-    One pass of blocks. A value that is not a probability is reported first, wherever it is,
-    then the first row whose sum is off.
+    One pass over the columns, a batch of rows at a time. A value that is not a probability is
+    reported first, wherever it is, then the first row whose sum is off.
     """
     numbers = _number_columns(columns, indexes)
-    first_off: tuple[int, float] | None = None
-    for start, block in _probability_blocks(numbers):
-        if not (block.min() >= 0 and block.max() <= 1):  # NaN fails both comparisons
-            bad = ~np.isfinite(block) | (block < 0) | (block > 1)
-            row = _first(bad.any(axis=1))
-            column = _first(bad[row])
+    totals = np.empty(len(numbers[0]))
+    first_off: int | None = None
+    for start, views in _batches(numbers):
+        bad = _first_bad_value(views)
+        if bad is not None:
+            row, column = start + bad[0], bad[1]
             raise InputFileError(
                 NOT_A_PROBABILITY,
                 file=name,
-                line=start + row + FIRST_DATA_LINE,
+                line=row + FIRST_DATA_LINE,
                 column=labels[column],
-                value=_field_text(columns, indexes[column], header=header, row=start + row),
+                value=_field_text(columns, indexes[column], header=header, row=row),
             )
+        sums = totals[start : start + len(views[0])]
+        sums[:] = _row_sums(views)
         if first_off is None:
-            totals = block.sum(axis=1)
-            off = np.abs(totals - 1.0) > PROBABILITY_TOLERANCE
+            off = np.abs(sums - 1.0) > PROBABILITY_TOLERANCE
             if off.any():
-                row = _first(off)
-                first_off = (start + row, float(totals[row]))
+                first_off = start + _first(off)
     if first_off is not None:
         raise InputFileError(
             PROBABILITIES_DONT_SUM,
             file=name,
-            line=first_off[0] + FIRST_DATA_LINE,
-            total=first_off[1],
+            line=first_off + FIRST_DATA_LINE,
+            total=float(totals[first_off]),
             tolerance=PROBABILITY_TOLERANCE,
         )
-    return numbers
+    return numbers, totals
 
 
 def _prediction_widths(labels: Sequence[str]) -> tuple[tuple[int, ...], str]:
@@ -983,9 +1007,9 @@ def read_predictions(
     ids = _check_values(columns, id_index, header=header, name=name, what="id")
     positions = _gold_positions(ids, gold=gold, name=name)
     if soft:
-        numbers = _check_probabilities(columns, label_indexes, header=header, labels=gold.labels, name=name)
+        numbers, sums = _check_probabilities(columns, label_indexes, header=header, labels=gold.labels, name=name)
         _check_coverage(positions, ids, gold=gold, name=name)
-        return Predictions(name=name, probability_columns=numbers, gold_positions=positions)
+        return Predictions(name=name, probability_columns=numbers, row_sums=sums, gold_positions=positions)
     values = _check_values(columns, label_index, header=header, name=name, what="label")
     codes = _encode_labels(values, labels=gold.labels, name=name)
     _check_coverage(positions, ids, gold=gold, name=name)
