@@ -13,8 +13,10 @@ A reader's cost, in order:
 
 - **recent**: the page was found current (or its rebuild was started) less than
   ``RESULT_PAGE_FRESH_S`` ago: it is served as it is, before the task is looked up
-  (:func:`recent_page`), for one cache read and no query. A page so served is at most that many
-  seconds behind the scores, and a board hidden meanwhile stays visible that long at most.
+  (:func:`recent_page`), for one cache read and no query; and for the rest of that window a
+  process that has read it once serves it from its own memory, without the cache. A page so
+  served is at most that many seconds behind the scores, and a board hidden meanwhile stays
+  visible that long at most.
 - **hit**: the task and its phases are read (may this visitor see the board?), then the stamp
   (two more queries), and the page is current.
 - **stale**: the scores have changed: the reader gets the page as last built and one thread
@@ -65,6 +67,12 @@ see the module."""
 
 PageView = Callable[..., HttpResponse]
 
+RECENT_PAGES_KEPT = 64
+"""Pages a process keeps in its own memory for the rest of their freshness window (the oldest
+goes first): a few large boards' compressed HTML."""
+_recent_pages: dict[str, tuple[float, dict[str, Any]]] = {}
+"""Path → (the end of the page's freshness window, as a Unix time; the page)."""
+
 
 def _may_share(request: HttpRequest) -> bool:
     """A page built for this request may be shown to anybody: an anonymous GET with no
@@ -95,7 +103,8 @@ class _Keys:
     page: str
     """The page as last built: its HTML, its content type and the key it was built under."""
     checked: str
-    """Present for ``RESULT_PAGE_FRESH_S`` after the page was found current or sent for rebuilding."""
+    """Present for ``RESULT_PAGE_FRESH_S`` after the page was found current or sent for
+    rebuilding; its value is when (a Unix time), so that every process knows when it ends."""
     building: str
     """The lock of the one build under way."""
     rebuilt: str
@@ -156,7 +165,18 @@ def _built(keys: _Keys) -> None:
 
 def _checked(keys: _Keys) -> bool:
     """Start the page's freshness window; whether this call started it (none was under way)."""
-    return settings.RESULT_PAGE_FRESH_S > 0 and cache.add(keys.checked, 1, settings.RESULT_PAGE_FRESH_S)
+    return settings.RESULT_PAGE_FRESH_S > 0 and cache.add(keys.checked, time.time(), settings.RESULT_PAGE_FRESH_S)
+
+
+def _keep_recent(path: str, page: dict[str, Any], *, until: float) -> None:
+    while len(_recent_pages) >= RECENT_PAGES_KEPT:
+        _recent_pages.pop(next(iter(_recent_pages)), None)
+    _recent_pages[path] = (until, page)
+
+
+def forget_recent_pages() -> None:
+    """Drop the pages this process keeps for their freshness window (their windows end here)."""
+    _recent_pages.clear()
 
 
 def _current_key(phase: Phase, path: str) -> str:
@@ -187,14 +207,21 @@ def recent_page(request: HttpRequest) -> HttpResponse | None:
     hidden from visitors at most that long after."""
     if not _may_share(request) or settings.RESULT_PAGE_FRESH_S <= 0:
         return None
-    keys = _Keys.of(request.get_full_path())
+    path = request.get_full_path()
+    kept = _recent_pages.get(path)
+    if kept is not None and time.time() < kept[0]:
+        return _response(request, kept[1], "recent")
+    keys = _Keys.of(path)
     found = cache.get_many([keys.page, keys.checked])
     page = found.get(keys.page)
     if page is None:
         return None
+    if keys.checked in found:
+        _keep_recent(path, page, until=float(found[keys.checked]) + settings.RESULT_PAGE_FRESH_S)
+        return _response(request, page, "recent")
     # The window is over: one reader claims the next check (the stamp, the task, maybe a rebuild)
     # for the next window, and the others go on getting this page meanwhile.
-    if keys.checked in found or not _checked(keys):
+    if not _checked(keys):
         return _response(request, page, "recent")
     return None
 

@@ -22,8 +22,17 @@ def page_cache_on(settings):
     settings.RESULT_PAGE_CACHE = True
     settings.RESULT_PAGE_REBUILD_IN_THREAD = False
     cache.clear()
+    page_cache.forget_recent_pages()
     yield
     cache.clear()
+    page_cache.forget_recent_pages()
+
+
+def end_the_window(path: str) -> None:
+    """What the end of a page's freshness window does: its entry in the cache expires, and the
+    processes that kept the page let it go."""
+    cache.delete(page_cache._Keys.of(path).checked)
+    page_cache.forget_recent_pages()
 
 
 def add_a_team(board_task, make_user, submit):  # noqa: F811
@@ -114,7 +123,7 @@ def test_a_page_found_current_is_served_without_the_stamp_for_a_while(
     with django_assert_max_num_queries(0):  # answered before the task is looked up
         recent = client.get(url("leaderboard", board_task))
     assert recent[page_cache.STATUS_HEADER] == "recent" and recent.content == first.content
-    cache.delete(page_cache._Keys.of(url("leaderboard", board_task)).checked)
+    end_the_window(url("leaderboard", board_task))
     after = client.get(url("leaderboard", board_task))
     assert after[page_cache.STATUS_HEADER] == "miss" and "Newcomer" in after.content.decode()
 
@@ -181,7 +190,7 @@ def test_a_board_hidden_from_visitors_is_hidden_once_the_window_is_over(client, 
     assert client.get(page)[page_cache.STATUS_HEADER] == "hit"  # checked: the window starts
     board_task.phases.update(visibility=Phase.Visibility.AFTER_CLOSE)
     assert client.get(page)[page_cache.STATUS_HEADER] == "recent"  # within the window
-    cache.delete(page_cache._Keys.of(page).checked)  # the window is over
+    end_the_window(page)
     hidden = client.get(page)
     assert hidden.status_code == 403 and page_cache.STATUS_HEADER not in hidden
 
@@ -196,3 +205,25 @@ def test_a_browser_gets_the_stored_page_compressed_and_another_client_plain(clie
     assert gzip.decompress(compressed.content) == built.content == plain.content
     assert len(compressed.content) < len(built.content) / 3
     assert not plain.has_header("Content-Encoding") and "Accept-Encoding" in plain["Vary"]
+
+
+def test_a_recent_page_is_served_from_the_process_memory_until_its_window_ends(
+    client,
+    board_task,  # noqa: F811
+    settings,
+    monkeypatch,
+):
+    settings.RESULT_PAGE_FRESH_S = 60
+    page = url("leaderboard", board_task)
+    client.get(page)
+    assert client.get(page)[page_cache.STATUS_HEADER] == "hit"  # the window starts
+    first = client.get(page)  # read from the cache, and kept by this process
+    assert first[page_cache.STATUS_HEADER] == "recent"
+    reads = []
+    monkeypatch.setattr(page_cache.cache, "get_many", lambda keys: reads.append(keys) or {})
+    kept = client.get(page)
+    assert kept[page_cache.STATUS_HEADER] == "recent" and kept.content == first.content and reads == []
+    ends = float(cache.get(page_cache._Keys.of(page).checked)) + settings.RESULT_PAGE_FRESH_S
+    monkeypatch.setattr(page_cache.time, "time", lambda: ends + 0.001)  # the window is over
+    client.get(page)
+    assert len(reads) == 1  # the cache is asked again
