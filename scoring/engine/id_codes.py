@@ -95,7 +95,9 @@ class OneWidth:
     -1 where the gold has no such byte there; ``radix[p]`` is how many bytes it has there.
     Positions with one byte (``doc-`` of ``doc-00a3f1``) are checked together, a word at a
     time: the ids' bytes in words (``word_mask`` keeps those positions, which must hold
-    ``word_value``).
+    ``word_value``). The others are read two at a time where the width is even (``steps``:
+    a column of the ids' bytes read as ``step_bytes``-byte integers, the table of their digits
+    with -1 for a byte the gold lacks, and the radix of that column): half the look-ups.
     """
 
     width: int
@@ -103,6 +105,8 @@ class OneWidth:
     radix: np.ndarray
     word_mask: np.ndarray
     word_value: np.ndarray
+    step_bytes: int
+    steps: tuple[tuple[int, np.ndarray, int], ...]
 
     @classmethod
     def coded(cls, ids: pa.ChunkedArray) -> tuple[OneWidth, np.ndarray] | None:
@@ -147,34 +151,58 @@ class OneWidth:
         word_mask = np.where(one, 0xFF, 0).astype(np.uint8)
         word_value = np.where(one, first, 0).astype(np.uint8)
         unit = byte_rows(chunk.slice(0, 1), width).dtype.itemsize
+        step_bytes = 2 if width % 2 == 0 else 1
         return cls(
             width=width,
             digit_of=digit_of,
             radix=radix,
             word_mask=word_mask.view(f"<u{unit}"),
             word_value=word_value.view(f"<u{unit}"),
+            step_bytes=step_bytes,
+            steps=_steps(digit_of, radix, step_bytes=step_bytes),
         )
 
     def encode(self, ids: pa.ChunkedArray) -> np.ndarray | None:
         """Each id's code, or ``None`` when an id has another width or a byte that the gold
         file does not have at its position."""
-        varying = [(position, int(size)) for position, size in enumerate(self.radix) if size > 1]
         codes = np.empty(len(ids), dtype=np.uint64)
         for start, block in blocks(ids):
             if fixed_width(block) != self.width:
                 return None
             if not ((byte_rows(block, self.width) & self.word_mask) == self.word_value).all():
                 return None
-            matrix = byte_rows(block, self.width, unit=1)
+            matrix = byte_rows(block, self.width, unit=self.step_bytes)
             code = np.zeros(len(block), dtype=np.int64)
-            for position, size in varying:
-                digits = self.digit_of[position][matrix[:, position]]
+            for column, digits_of, size in self.steps:
+                digits = digits_of[matrix[:, column]]
                 if digits.min() < 0:
                     return None
                 code *= size
                 code += digits
             codes[start : start + len(block)] = code
         return codes
+
+
+def _steps(digit_of: np.ndarray, radix: np.ndarray, *, step_bytes: int) -> tuple[tuple[int, np.ndarray, int], ...]:
+    """The look-ups of :meth:`OneWidth.encode`: for each column of ``step_bytes`` positions
+    that is not all constant, its index, the digit of every value it can hold (-1 where a
+    position holds a byte the gold lacks there), and its radix. Two positions ``p, p + 1`` read
+    as one little-endian integer ``b_p + 256 b_{p+1}`` have the digit ``d_p r_{p+1} + d_{p+1}``:
+    the same code as two steps of one position."""
+    steps = []
+    values = np.arange(256**step_bytes)
+    for column in range(len(radix) // step_bytes):
+        positions = range(column * step_bytes, (column + 1) * step_bytes)
+        if all(radix[position] == 1 for position in positions):
+            continue
+        digits, size, known = np.zeros(len(values), dtype=np.int64), 1, np.ones(len(values), dtype=bool)
+        for shift, position in enumerate(positions):
+            digit = digit_of[position][(values >> (8 * shift)) & 0xFF]
+            known &= digit >= 0
+            digits = digits * int(radix[position]) + digit
+            size *= int(radix[position])
+        steps.append((column, np.where(known, digits, -1).astype(np.int32), size))
+    return tuple(steps)
 
 
 IdCoder = PlainNumbers | OneWidth
