@@ -28,7 +28,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scoring.engine import arrays
-from scoring.engine.ids import BLOCK_ROWS, blocks, byte_rows, fixed_width, sort_on_all_cores, ties
+from scoring.engine.ids import (
+    BLOCK_ROWS,
+    blocks,
+    byte_rows,
+    fixed_width,
+    id_offsets,
+    paired_rows,
+    sort_on_all_cores,
+    ties,
+)
 
 LONGEST_PLAIN_NUMBER = 18
 """Digits of the longest plain number coded: every such number fits a signed 64-bit integer."""
@@ -46,19 +55,15 @@ DENSE_SPAN = 2
 indexed by code (four bytes a slot): a table at most twice the size of an array of rows."""
 
 
-def _offsets(block: pa.StringArray) -> np.ndarray:
-    return np.frombuffer(block.buffers()[1], dtype=np.int32, count=len(block) + 1, offset=4 * block.offset)
-
-
 def _lengths(block: pa.StringArray) -> np.ndarray:
-    return np.diff(_offsets(block))
+    return np.diff(id_offsets(block))
 
 
 def _all_digits(block: pa.StringArray) -> bool:
     """Whether every byte of the block's ids is an ASCII digit (so Arrow's parse of each is
     its plain value, whatever else that parser would accept)."""
-    offsets = _offsets(block)
-    data = np.frombuffer(block.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    ends = id_offsets(block)
+    data = np.frombuffer(block.buffers()[2], dtype=np.uint8)[ends[0] : ends[-1]]
     return bool(data.min() >= ord("0") and data.max() <= ord("9"))
 
 
@@ -284,15 +289,7 @@ class CodeIndex:
         bits = _bits(self.n_items)
         if int(codes.max()) >= 1 << (64 - bits):
             return None
-        mine = _packed(codes, bits)
-        low = np.uint64((1 << bits) - 1)
-        rows = np.empty(len(codes), dtype=np.intp)
-        for start in range(0, len(codes), BLOCK_ROWS):
-            ours, theirs = mine[start : start + BLOCK_ROWS], self.packed[start : start + BLOCK_ROWS]
-            if ((ours ^ theirs) > low).any():  # the sorted codes differ: not the gold's
-                return None
-            rows[(ours & low).astype(np.intp)] = (theirs & low).astype(np.intp)
-        return rows
+        return paired_rows(_packed(codes, bits), self.packed, bits=bits)
 
 
 def _packed(codes: np.ndarray, bits: int) -> np.ndarray:

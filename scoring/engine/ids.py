@@ -37,9 +37,6 @@ BLOCK_ROWS = 1 << 16
 processor's cache, where temporaries of ten million rows would each be new memory for the
 kernel to hand over page by page, which costs more than the arithmetic done in them."""
 
-VERIFY_ROWS = 1 << 20
-"""Ids compared at a time: the gold ids they are paired with are gathered a slice at a time."""
-
 MAX_REPAIRS = 1_000
 """How many rows paired by keys but holding different ids are paired again one by one; more
 means the files do not hold the same ids, which only Arrow's exact kernels may judge."""
@@ -62,7 +59,7 @@ def _mix(keys: np.ndarray, words: np.ndarray) -> np.ndarray:
     return mixed ^ (mixed >> np.uint64(31))
 
 
-def _offsets(chunk: pa.StringArray) -> np.ndarray:
+def id_offsets(chunk: pa.StringArray) -> np.ndarray:
     """Where each id of a chunk starts in its data buffer, and where the last one ends."""
     return np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1, offset=4 * chunk.offset)
 
@@ -94,7 +91,7 @@ def _finish(keys: np.ndarray) -> np.ndarray:
 
 def fixed_width(chunk: pa.StringArray) -> int | None:
     """The length in bytes of every id of the chunk when they all have one, else ``None``."""
-    return _fixed_width(chunk, _offsets(chunk))
+    return _fixed_width(chunk, id_offsets(chunk))
 
 
 def _fixed_width_keys(windows: np.ndarray, first: int, length: int, n: int) -> np.ndarray:
@@ -114,7 +111,7 @@ def _fixed_width_keys(windows: np.ndarray, first: int, length: int, n: int) -> n
 
 def _chunk_keys(chunk: pa.StringArray) -> np.ndarray:
     """The 64-bit key of every id of one Arrow chunk, read from its offsets and bytes."""
-    offsets = _offsets(chunk)
+    offsets = id_offsets(chunk)
     windows = _windows(chunk)
     width = _fixed_width(chunk, offsets)
     if width is not None and width >= WORD:
@@ -214,7 +211,7 @@ def _steps_up(chunk: pa.StringArray) -> tuple[bool, bool]:
     by its bytes too (padding never makes an id look larger than it is), so a ``True`` is a
     proof; ids whose padded words tie (they differ by zero bytes at their end) answer ``False``.
     """
-    offsets = _offsets(chunk)
+    offsets = id_offsets(chunk)
     lengths = np.diff(offsets)
     count = -(-int(lengths.max()) // WORD) if len(lengths) else 0
     above = np.zeros(len(chunk) - 1, dtype=bool)
@@ -295,23 +292,29 @@ def gold_rows(ids: pa.ChunkedArray, *, gold_ids: pa.ChunkedArray, gold_order: np
     n = len(gold_ids)
     if len(ids) != n:
         return None
-    order = key_order(ids)
-    low = _low_mask(_row_bits(n))
-    rows = np.empty(n, dtype=np.intp)
-    for start in range(0, n, BLOCK_ROWS):
-        mine, theirs = order[start : start + BLOCK_ROWS], gold_order[start : start + BLOCK_ROWS]
-        if ((mine ^ theirs) > low).any():  # the sorted shortened keys differ: not the gold ids
+    rows = paired_rows(key_order(ids), gold_order, bits=_row_bits(n))
+    return None if rows is None else _confirmed(rows, ids=ids, gold_ids=gold_ids)
+
+
+def paired_rows(mine: np.ndarray, theirs: np.ndarray, *, bits: int) -> np.ndarray | None:
+    """Two sorted arrays of packed values (a value above, its row in the low ``bits``) of the
+    same length: for each row of ``mine``, the row of ``theirs`` with the same value, when the
+    values match one for one; ``None`` when they differ. Compared a block at a time."""
+    low = _low_mask(bits)
+    rows = np.empty(len(mine), dtype=np.intp)
+    for start in range(0, len(mine), BLOCK_ROWS):
+        ours, others = mine[start : start + BLOCK_ROWS], theirs[start : start + BLOCK_ROWS]
+        if ((ours ^ others) > low).any():
             return None
-        rows[(mine & low).astype(np.intp)] = (theirs & low).astype(np.intp)
-    del order
-    return _confirmed(rows, ids=ids, gold_ids=gold_ids)
+        rows[(ours & low).astype(np.intp)] = (others & low).astype(np.intp)
+    return rows
 
 
 def byte_rows(chunk: pa.StringArray, width: int, *, unit: int | None = None) -> np.ndarray:
     """The ids of a chunk whose ids all have ``width`` bytes, as a matrix of a row per id, in
     unsigned integers of ``unit`` bytes (default: the widest that divide the width): a view of
     the data, no copy."""
-    offsets = _offsets(chunk)
+    offsets = id_offsets(chunk)
     data = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
     unit = unit or next(size for size in (8, 4, 2, 1) if width % size == 0)
     return data.view(f"<u{unit}").reshape(len(chunk), width // unit)
@@ -322,9 +325,9 @@ def _differing(ids: pa.ChunkedArray, gold_ids: pa.ChunkedArray, rows: np.ndarray
     at a time. Ids of one width, as they usually are, are compared as rows of integers
     gathered from the gold's bytes; others by their lengths and then word by word."""
     gold = gold_ids.chunk(0) if gold_ids.num_chunks == 1 else gold_ids.combine_chunks()
-    gold_offsets = _offsets(gold)
+    gold_offsets = id_offsets(gold)
     width = _fixed_width(gold, gold_offsets)
-    if width is not None and all(_fixed_width(chunk, _offsets(chunk)) == width for chunk in ids.chunks):
+    if width is not None and all(_fixed_width(chunk, id_offsets(chunk)) == width for chunk in ids.chunks):
         gold_matrix = byte_rows(gold, width)
         found = []
         for start, block in blocks(ids):
@@ -335,7 +338,7 @@ def _differing(ids: pa.ChunkedArray, gold_ids: pa.ChunkedArray, rows: np.ndarray
     found = []
     for start, block in blocks(ids):
         paired = rows[start : start + len(block)]
-        offsets = _offsets(block)
+        offsets = id_offsets(block)
         starts, lengths = offsets[:-1], np.diff(offsets)
         gold_starts = gold_offsets[paired]
         differ = gold_offsets[paired + 1] - gold_starts != lengths
@@ -352,12 +355,7 @@ def _confirmed(rows: np.ndarray, *, ids: pa.ChunkedArray, gold_ids: pa.ChunkedAr
     """``rows`` once every id equals the gold id it is paired with. Ids whose shortened keys
     collide may have been paired the wrong way round: those few are paired again by their
     strings."""
-    wrong = np.concatenate(
-        [
-            start + _differing(ids.slice(start, VERIFY_ROWS), gold_ids, rows[start : start + VERIFY_ROWS])
-            for start in range(0, len(rows), VERIFY_ROWS)
-        ]
-    )
+    wrong = _differing(ids, gold_ids, rows)
     if not len(wrong):
         return rows
     if len(wrong) > MAX_REPAIRS:
