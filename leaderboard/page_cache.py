@@ -72,6 +72,8 @@ RECENT_PAGES_KEPT = 64
 goes first): a few large boards' compressed HTML."""
 _recent_pages: dict[str, tuple[float, dict[str, Any]]] = {}
 """Path → (the end of the page's freshness window, as a Unix time; the page)."""
+_recent_pages_lock = threading.Lock()
+"""Held while the kept pages change: a worker's threads keep pages side by side."""
 
 
 def _may_share(request: HttpRequest) -> bool:
@@ -169,14 +171,16 @@ def _checked(keys: _Keys) -> bool:
 
 
 def _keep_recent(path: str, page: dict[str, Any], *, until: float) -> None:
-    while len(_recent_pages) >= RECENT_PAGES_KEPT:
-        _recent_pages.pop(next(iter(_recent_pages)), None)
-    _recent_pages[path] = (until, page)
+    with _recent_pages_lock:
+        while len(_recent_pages) >= RECENT_PAGES_KEPT:
+            del _recent_pages[next(iter(_recent_pages))]
+        _recent_pages[path] = (until, page)
 
 
 def forget_recent_pages() -> None:
     """Drop the pages this process keeps for their freshness window (their windows end here)."""
-    _recent_pages.clear()
+    with _recent_pages_lock:
+        _recent_pages.clear()
 
 
 def _current_key(phase: Phase, path: str) -> str:

@@ -266,14 +266,11 @@ class CodeIndex:
         look-up of :mod:`scoring.engine.io` then names."""
         if len(codes) != self.n_items:
             return None
-        rows = self._rows_in_table(codes) if self.slots is not None else self._rows_by_sorting(codes)
-        if rows is None:
-            return None
-        covered = np.zeros(self.n_items, dtype=bool)
-        covered[rows] = True
-        return rows if covered.all() else None
+        return self._rows_in_table(codes) if self.slots is not None else self._rows_by_sorting(codes)
 
     def _rows_in_table(self, codes: np.ndarray) -> np.ndarray | None:
+        """Each code's slot; the rows found must then cover every gold row once (a repeated
+        code leaves a gold row uncovered), where sorted codes pair one for one already."""
         rows = np.empty(len(codes), dtype=np.intp)
         for start in range(0, len(codes), BLOCK_ROWS):
             part = codes[start : start + BLOCK_ROWS]
@@ -283,7 +280,9 @@ class CodeIndex:
             if found.min() < 0:
                 return None
             rows[start : start + len(part)] = found
-        return rows
+        covered = np.zeros(self.n_items, dtype=bool)
+        covered[rows] = True
+        return rows if covered.all() else None
 
     def _rows_by_sorting(self, codes: np.ndarray) -> np.ndarray | None:
         bits = _bits(self.n_items)

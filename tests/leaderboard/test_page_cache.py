@@ -227,3 +227,10 @@ def test_a_recent_page_is_served_from_the_process_memory_until_its_window_ends(
     monkeypatch.setattr(page_cache.time, "time", lambda: ends + 0.001)  # the window is over
     client.get(page)
     assert len(reads) == 1  # the cache is asked again
+
+
+def test_a_process_keeps_at_most_so_many_recent_pages_the_oldest_going_first(monkeypatch):
+    monkeypatch.setattr(page_cache, "RECENT_PAGES_KEPT", 2)
+    for path in ("/a/", "/b/", "/c/"):
+        page_cache._keep_recent(path, {"gzip": path.encode()}, until=1e12)
+    assert list(page_cache._recent_pages) == ["/b/", "/c/"]
