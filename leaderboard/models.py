@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
-from django.core.validators import MaxValueValidator
+from django.core.validators import MaxValueValidator, URLValidator
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
@@ -32,8 +32,6 @@ from scoring.engine.suite import Report
 ALL_ITEMS, PUBLIC_PART, PRIVATE_PART = "all", "public", "private"
 """What a phase's scores are computed on: every item, or one part of a split test set."""
 MAX_PRIVATE_PERCENT = 90
-STUCK_AFTER = dt.timedelta(minutes=10)
-"""A submission in scoring this long after its upload is taken for lost and scored again."""
 DEFAULT_MAX_PER_DAY = 5
 DEFAULT_MAX_TOTAL = 100
 DESCRIPTION_MAX_LENGTH = 200
@@ -107,6 +105,12 @@ class Task(models.Model):
         "and accepted by every participant; a change asks everyone to accept again",
     )
     terms_version = models.PositiveIntegerField(default=0, help_text="increases whenever the terms change")
+    results_version = models.PositiveBigIntegerField(
+        default=0,
+        editable=False,
+        help_text="increases, in the same transaction, with every write that changes what a results page of the "
+        "task shows: the key its cached pages are stored under (leaderboard.results_cache)",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -114,6 +118,20 @@ class Task(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args, **kwargs) -> None:
+        """A change of the stored terms raises their version, whatever route saves the task (its
+        settings page, the admin): compared with the row in the database, because a model form
+        has already copied the new text onto this instance when it validated."""
+        if self.pk is not None:
+            stored = Task.objects.filter(pk=self.pk).values("terms", "terms_version").first()
+            if stored is not None and stored["terms"].strip() != self.terms.strip():
+                self.terms_version = stored["terms_version"] + 1
+                if kwargs.get("update_fields") is not None:
+                    kwargs["update_fields"] = {*kwargs["update_fields"], "terms_version"}
+        elif self.terms.strip() and not self.terms_version:
+            self.terms_version = 1
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("leaderboard:task_detail", args=[self.slug])
@@ -192,7 +210,11 @@ class Phase(models.Model):
         help_text="the share of the gold items kept private, in percent: while the phase runs, scores and the "
         "board use the public part only; 0 for no split. Fixed once the phase has opened.",
     )
-    split_seed = models.PositiveIntegerField(default=0, help_text="the seed that drew the private items")
+    split_seed = models.CharField(
+        max_length=40,
+        default="0",
+        help_text="the seed that drew the private items: 128 random bits, in decimal digits",
+    )
     final_part = models.CharField(
         max_length=8,
         choices=FinalPart.choices,
@@ -256,6 +278,10 @@ class Phase(models.Model):
     def public_percent(self) -> int:
         return 100 - self.private_percent
 
+    @property
+    def split_seed_number(self) -> int:
+        return int(self.split_seed)
+
     def shown_part(self, now=None) -> str:
         """The items the phase's scores and board are computed on: every item without a split;
         with one, the public part while the phase runs, then :attr:`final_part`."""
@@ -295,7 +321,11 @@ class Team(models.Model):
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
     system_name = models.CharField(max_length=120, blank=True, help_text="the name of the team's system")
     system_description = models.TextField(blank=True, help_text="what the system does, in a few sentences")
-    paper_url = models.URLField(blank=True, help_text="the team's system description paper, once there is one")
+    paper_url = models.URLField(
+        blank=True,
+        validators=[URLValidator(schemes=["http", "https"])],
+        help_text="the team's system description paper, once there is one (http or https)",
+    )
     removed_at = models.DateTimeField(null=True, blank=True)
     removed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -425,12 +455,13 @@ class SubmissionQuerySet(models.QuerySet):
         return self.filter(status__in=[Submission.Status.QUEUED, Submission.Status.SCORING])
 
     def needing_scoring(self, *, stuck_after: dt.timedelta) -> SubmissionQuerySet:
-        """Queued; in scoring for longer than ``stuck_after`` since upload (a lost job, a killed
-        worker); or scored against an older gold file."""
+        """Queued; in scoring for longer than ``stuck_after`` since its scoring started (a lost
+        job, a killed worker); or scored against an older gold file."""
         cutoff = timezone.now() - stuck_after
+        stuck = Q(scoring_started_at__isnull=True) | Q(scoring_started_at__lte=cutoff)
         return self.filter(
             Q(status=Submission.Status.QUEUED)
-            | Q(status=Submission.Status.SCORING, created_at__lte=cutoff)
+            | (Q(status=Submission.Status.SCORING) & stuck)
             | (Q(status=Submission.Status.SCORED) & ~Q(scored_gold_version=F("phase__gold_version")))
         )
 
@@ -458,6 +489,19 @@ class Submission(Scored):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED, db_index=True)
     failure = models.TextField(blank=True, help_text="why scoring failed")
     created_at = models.DateTimeField(default=timezone.now, db_index=True, help_text="upload time")
+    enqueued_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when the submission was last handed to the queue (empty: never, or the queue "
+        "could not be reached); the recovery sweep hands it again when its job is lost",
+    )
+    job_id = models.CharField(max_length=64, blank=True, help_text="the queue's id of its latest scoring job")
+    scoring_started_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when the latest scoring of it started: a run in scoring is taken for lost "
+        "SCORING_STUCK_AFTER_S after this, not after its upload",
+    )
     scored_at = models.DateTimeField(null=True, blank=True)
     scored_gold_version = models.PositiveIntegerField(null=True, blank=True)
     score_count = models.PositiveIntegerField(default=0, help_text="how many times scores were written")

@@ -16,41 +16,46 @@ submission is left out, with the reason shown beside its team, when it is being 
 against a new gold file (its items belong to the old one), when its file cannot be read
 against the gold any more, or when its items do not give its stored confusion matrix exactly.
 
-**When.** Only when a board is looked at (a page or the API, by someone who may see it) and no
-result exists for the current scores: :func:`intervals_of` asks for one, at most one job per
-phase at a time (``requested_at``; a job lost for :data:`LOST_AFTER` is asked for again), and
-not before ``settings.BOOTSTRAP_EVERY_S`` after the last one finished (during a rush the scores
-change every second, and a 500-team phase's intervals take a core for seconds: meanwhile the
-pages show the previous ones as stale and say when the next are due). Uploads never wait for
-it. With RQ the job runs on a worker; with the immediate backend (the embedded default, which
-would run it inside the request that asked) it runs in a thread of the web process instead
-(``settings.BOOTSTRAP_IN_THREAD``), and the page says the intervals are being computed until it
-has finished.
+**When.** Never because someone reads a page (a GET only reads): the write that changes a
+phase's counting scores (a score, a disqualification, a removed team, a new gold file...) asks
+for them in its transaction (:func:`scores_changed`), at most one job per phase at a time
+(``requested_at``; a job lost for :data:`LOST_AFTER` is asked for again). A job that finds the
+scores changed while it ran asks again, so the last one always runs on the final scores. With
+RQ the job runs on a worker, and every worker's recovery sweep (:func:`intervals_due`) asks for
+the intervals of phases whose scores changed less than ``settings.BOOTSTRAP_EVERY_S`` after the
+last computation once that pause is over (during a rush the scores change every second, and a
+500-team phase's intervals take a core for seconds), and for phases whose shown part changed at
+their close; meanwhile the pages show the previous intervals as stale and say when the next
+are due. With the immediate backend (the embedded default, which would run the job inside the
+request that asked) it runs in a thread of the process instead (``settings.BOOTSTRAP_IN_THREAD``).
 
-**Where.** One :class:`PhaseStability` row per phase, stamped with the digest of the scores it
-was computed from (:func:`leaderboard.caching.scores_digest`). When the scores change, the
-pages say that the intervals are being recomputed and show the previous ones marked as stale,
-never as current.
+**Where.** One :class:`PhaseStability` row per phase, stamped with the digest of what it was
+computed from (:func:`inputs_digest`: each team's counting submission and its scores' version,
+the gold file's version, the part of the test set, the replicates and the seed). A page built
+from other inputs shows the stored intervals marked as stale, never as current. Storing a
+result raises the task's results version (:func:`leaderboard.results_cache.results_changed`),
+so pages show it at once.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connections, transaction
 from django.utils import timezone
 from django_tasks import task
 
-from leaderboard import caching
 from leaderboard.models import ALL_ITEMS, Phase, PhaseStability, Submission, Team
+from leaderboard.results_cache import results_changed
 from leaderboard.selectors.boards import counting_submissions
 from leaderboard.uploads import kept_gold
 from scoring.engine.board import Board as EngineBoard
@@ -65,8 +70,6 @@ logger = logging.getLogger(__name__)
 
 LOST_AFTER = dt.timedelta(minutes=10)
 """A computation asked for this long ago and not finished is taken for lost and asked again."""
-RECOMPUTING_CACHE_S = 15
-"""How long a page may reuse the state "being recomputed" without reading the database."""
 
 CURRENT, RECOMPUTING, UNAVAILABLE = "current", "recomputing", "unavailable"
 """The states of a phase's intervals, as pages and the API name them."""
@@ -140,18 +143,37 @@ def stability_result(
     return {**result, **board.stability_json(stability, ranking_columns(labels, calibrated=False))}
 
 
+def inputs_digest(phase: Phase) -> str:
+    """A digest of everything the phase's intervals are computed from: each team's counting
+    submission (as the board counts it) and the version of its scores, the gold file's version,
+    the part of the test set shown now and its split, the replicates and the seed."""
+    counting = counting_submissions(phase, fields=("score_count", "scored_gold_version"))
+    inputs = (
+        phase.pk,
+        phase.gold_version,
+        phase.shown_part(),
+        phase.private_percent,
+        phase.split_seed,
+        settings.BOOTSTRAP_REPLICATES,
+        settings.BOOTSTRAP_SEED,
+        sorted((team, s.pk, s.score_count, s.scored_gold_version) for team, s in counting.items()),
+    )
+    return hashlib.sha256(repr(inputs).encode()).hexdigest()
+
+
 def stability_compute(*, phase_id: int) -> str:
     """Compute and store the intervals of the phase's current scores (idempotent: nothing to
-    do when the stored ones are current); returns what happened, for the logs."""
+    do when the stored ones are current); returns what happened, for the logs. If the scores
+    changed while it ran, it asks for the intervals again."""
     phase = Phase.objects.select_related("task").filter(pk=phase_id).first()
     if phase is None:
         return "gone"
     replicates, seed = settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED
     # The digest first, the scores after: the result can only be newer than its stamp, and a
     # newer result under an older stamp is shown as stale, never a stale one as current.
-    digest = caching.scores_digest(phase, caching.scores_stamp(phase))
-    if PhaseStability.objects.filter(phase=phase, stamp=digest, replicates=replicates, seed=seed).exists():
-        _finished(phase)
+    digest = inputs_digest(phase)
+    if PhaseStability.objects.filter(phase=phase, stamp=digest).exists():
+        PhaseStability.objects.filter(phase=phase).update(requested_at=None)
         return "current already"
     fields = ("confusion_matrix", "items", "kind", "file", "score_count")
     counting = sorted(counting_submissions(phase, fields=fields).items())
@@ -171,7 +193,7 @@ def stability_compute(*, phase_id: int) -> str:
     part = phase.shown_part()
     keep = None
     if part != ALL_ITEMS:
-        keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed)[part]
+        keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[part]
     result = stability_result(gold=gold, teams=names, items=items, replicates=replicates, seed=seed, keep=keep)
     result["skipped"] = skipped
     with transaction.atomic():
@@ -179,22 +201,10 @@ def stability_compute(*, phase_id: int) -> str:
         row.stamp, row.result, row.replicates, row.seed = digest, result, replicates, seed
         row.computed_at, row.requested_at = timezone.now(), None
         row.save()
-    _new_generation(phase.pk)
+        results_changed(phase.task_id)
+        if inputs_digest(phase) != digest:
+            stability_request(phase=phase)
     return f"{len(items)} teams, {len(skipped)} left out, {replicates} replicates"
-
-
-def _finished(phase: Phase) -> None:
-    PhaseStability.objects.filter(phase=phase).update(requested_at=None)
-    _new_generation(phase.pk)
-
-
-def _new_generation(phase_id: int) -> None:
-    key = _generation_key(phase_id)
-    cache.add(key, 0, None)
-    try:
-        cache.incr(key)
-    except ValueError:  # evicted in between
-        cache.set(key, 1, None)
 
 
 @task()
@@ -203,12 +213,14 @@ def compute_stability(phase_id: int) -> str:
     try:
         return stability_compute(phase_id=phase_id)
     except Exception:
-        # Let the next look at the board ask again rather than wait for LOST_AFTER.
+        # Let the next change of the scores (or the recovery sweep) ask again at once.
         PhaseStability.objects.filter(phase_id=phase_id).update(requested_at=None)
         raise
 
 
-def _in_thread(phase_id: int) -> None:
+def _in_thread(phase_id: int, delay_s: float) -> None:
+    if delay_s > 0:
+        time.sleep(delay_s)
     try:
         compute_stability.call(phase_id)
     except Exception:
@@ -217,32 +229,99 @@ def _in_thread(phase_id: int) -> None:
         connections.close_all()  # this thread's connections, not the request's
 
 
-def enqueue_stability(phase_id: int) -> None:
+def enqueue_stability(phase_id: int, delay_s: float = 0.0) -> None:
     """Hand the computation to the queue (RQ), or to a thread of this process where the queue
-    is the immediate backend (``settings.BOOTSTRAP_IN_THREAD``). Call it on commit."""
+    is the immediate backend (``settings.BOOTSTRAP_IN_THREAD``), which waits ``delay_s`` first.
+    Call it on commit."""
     if settings.BOOTSTRAP_IN_THREAD:
-        threading.Thread(target=_in_thread, args=(phase_id,), name=f"bootstrap-{phase_id}", daemon=True).start()
+        worker = threading.Thread(
+            target=_in_thread, args=(phase_id, delay_s), name=f"bootstrap-{phase_id}", daemon=True
+        )
+        worker.start()
         return
     try:
         compute_stability.enqueue(phase_id)
-    except Exception:  # the queue is an optimisation: the next look at the board asks again
+    except Exception:  # the queue is an optimisation: the recovery sweep asks again
         logger.exception("could not enqueue the intervals of phase %s", phase_id)
         PhaseStability.objects.filter(phase_id=phase_id).update(requested_at=None)
 
 
+def _wait_s(row: PhaseStability | None, now: dt.datetime) -> float:
+    """Seconds until ``settings.BOOTSTRAP_EVERY_S`` has passed since the last computation."""
+    due_at = _due_at(row)
+    return max(0.0, (due_at - now).total_seconds()) if due_at is not None else 0.0
+
+
 def stability_request(*, phase: Phase) -> None:
     """Ask for the phase's intervals unless a computation is under way (asked for less than
-    :data:`LOST_AFTER` ago): at most one job per phase at a time, however many people look."""
+    :data:`LOST_AFTER` ago): at most one job per phase at a time, however many writes ask. With
+    RQ, a phase computed less than ``BOOTSTRAP_EVERY_S`` ago waits for the recovery sweep
+    (:func:`intervals_due`); in a thread, the thread waits. Call it inside the writing
+    transaction; the job is handed over on commit."""
+    if settings.BOOTSTRAP_REPLICATES < 1:
+        return
     now = timezone.now()
-    PhaseStability.objects.get_or_create(phase=phase)
+    row, _ = PhaseStability.objects.get_or_create(phase=phase)
+    wait_s = _wait_s(row, now)
+    if wait_s > 0 and not settings.BOOTSTRAP_IN_THREAD:
+        return  # the recovery sweep asks once the pause is over
     claimed = (
         PhaseStability.objects.filter(phase=phase).exclude(requested_at__gt=now - LOST_AFTER).update(requested_at=now)
     )
     if claimed:
-        transaction.on_commit(lambda: enqueue_stability(phase.pk))
+        transaction.on_commit(lambda: enqueue_stability(phase.pk, wait_s))
+
+
+def scores_changed(*, phase: Phase) -> None:
+    """The counting scores of ``phase`` changed (a score written, a submission disqualified,
+    the chosen one changed...): its results pages show something new and its intervals are asked
+    for. Call it inside the writing transaction."""
+    results_changed(phase.task_id)
+    stability_request(phase=phase)
+
+
+def intervals_due(*, now: dt.datetime | None = None) -> int:
+    """Ask for the intervals of every phase whose stored ones are not computed from its current
+    inputs, that no job is computing, and whose pause since the last computation is over (the
+    recovery sweep of the workers runs this); how many were asked for. Phases closed more than
+    a day ago are left alone: their scores no longer change."""
+    if settings.BOOTSTRAP_REPLICATES < 1:
+        return 0
+    now = now or timezone.now()
+    asked = 0
+    phases = Phase.objects.select_related("task").filter(
+        closes_at__gt=now - dt.timedelta(days=1), submissions__status=Submission.Status.SCORED
+    )
+    for phase in phases.distinct():
+        row = PhaseStability.objects.filter(phase=phase).only(*_ROW_STATE).first()
+        if row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER:
+            continue
+        if _wait_s(row, now) > 0 or (row is not None and row.stamp == inputs_digest(phase)):
+            continue
+        with transaction.atomic():
+            stability_request(phase=phase)
+        asked += 1
+    return asked
 
 
 # --- reading -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IntervalsNote:
+    """What a page says about a phase's intervals, without the intervals themselves (small, so
+    that every cached piece of a page can carry it): see ``_intervals_note.html``."""
+
+    status: str
+    shown: bool = False
+    stale: bool = False
+    computed_at: dt.datetime | None = None
+    due_at: dt.datetime | None = None
+    summary: str = ""
+    every: str = ""
+    skipped: dict[str, str] = field(default_factory=dict)
+    result: bool = False
+    """Whether a result is stored at all."""
 
 
 @dataclass(frozen=True)
@@ -268,17 +347,18 @@ class Intervals:
         """Whether there are intervals to show (current, or stale while recomputing)."""
         return self.result is not None and "intervals" in self.result
 
-    @property
-    def token(self) -> tuple:
-        """What pages built with these intervals depend on, for their cache keys."""
-        return _State(
+    def note(self) -> IntervalsNote:
+        return IntervalsNote(
             status=self.status,
-            current=not self.stale,
+            shown=self.shown,
+            stale=self.stale,
             computed_at=self.computed_at,
-            replicates=self.replicates,
-            seed=self.seed,
             due_at=self.due_at,
-        ).token
+            summary=self.summary,
+            every=self.every,
+            skipped=self.skipped(),
+            result=self.result is not None,
+        )
 
     @property
     def n_items(self) -> int:
@@ -391,67 +471,8 @@ class Intervals:
         }
 
 
-def _generation_key(phase_id: int) -> str:
-    return f"leaderboard:stability:generation:{phase_id}"
-
-
-def _cache_key(phase: Phase, digest: str) -> str:
-    """The key of the phase's intervals under ``digest``; a finished job changes the phase's
-    generation, so that no state cached while it ran is read again."""
-    generation = cache.get(_generation_key(phase.pk), 0)
-    replicates, seed = settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED
-    return f"leaderboard:stability:v1:{phase.pk}:{generation}:{digest}:{replicates}:{seed}"
-
-
-@dataclass(frozen=True)
-class _State:
-    """What the pages' cache keys need of a phase's intervals, without the result itself."""
-
-    status: str
-    current: bool
-    computed_at: dt.datetime | None = None
-    replicates: int = 0
-    seed: int = 0
-    due_at: dt.datetime | None = None
-
-    @property
-    def token(self) -> tuple:
-        return (self.status, not self.current, self.computed_at, self.replicates, self.seed, self.due_at)
-
-
-_ROW_STATE = ("stamp", "replicates", "seed", "computed_at", "requested_at")
+_ROW_STATE = ("phase", "stamp", "replicates", "seed", "computed_at", "requested_at")
 """The row's fields the state is decided from (its result, up to megabytes, is read apart)."""
-
-
-def _row(phase: Phase) -> PhaseStability | None:
-    return PhaseStability.objects.filter(phase=phase).only("phase", *_ROW_STATE).first()
-
-
-def _result(phase: Phase, computed_at: dt.datetime) -> dict[str, Any] | None:
-    """The result computed at ``computed_at``: it never changes, so it is cached by that time
-    (read from the database once, not once per new score). ``None`` if recomputed since."""
-    key = f"leaderboard:stability:result:v1:{phase.pk}:{computed_at.isoformat()}"
-    result = cache.get(key)
-    if result is None:
-        result = (
-            PhaseStability.objects.filter(phase=phase, computed_at=computed_at).values_list("result", flat=True).first()
-        )
-        if result is not None:
-            cache.set(key, result, caching.CACHE_TIMEOUT_S)
-    return result
-
-
-def _state(row: PhaseStability | None, *, current: bool, status: str, due_at: dt.datetime | None = None) -> _State:
-    if row is None or row.computed_at is None:
-        return _State(status=status, current=current, due_at=due_at)
-    return _State(
-        status=status,
-        current=current,
-        computed_at=row.computed_at,
-        replicates=row.replicates,
-        seed=row.seed,
-        due_at=due_at,
-    )
 
 
 def _due_at(row: PhaseStability | None) -> dt.datetime | None:
@@ -461,74 +482,34 @@ def _due_at(row: PhaseStability | None) -> dt.datetime | None:
     return row.computed_at + dt.timedelta(seconds=settings.BOOTSTRAP_EVERY_S)
 
 
-def _state_of(phase: Phase, stamp: str) -> _State:
-    """The state of the phase's intervals for the scores of ``stamp``; when they are not current,
-    asks for them (:func:`stability_request`). Cached: a warm page costs no query."""
-    digest = caching.scores_digest(phase, stamp)
-    key = _cache_key(phase, digest)
-    cached = cache.get(key)
-    if cached is not None:
-        return cached
-    row = _row(phase)
-    current = (
-        row is not None
-        and row.stamp == digest
-        and row.replicates == settings.BOOTSTRAP_REPLICATES
-        and row.seed == settings.BOOTSTRAP_SEED
-    )
-    if current:
-        found = _result(phase, row.computed_at) if row.computed_at else None
-        state = _state(row, current=True, status=CURRENT if "intervals" in (found or {}) else UNAVAILABLE)
-        cache.set(key, state, caching.CACHE_TIMEOUT_S)
-        return state
-    now = timezone.now()
-    pending = row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER
-    due_at = _due_at(row)
-    if due_at is not None and due_at > now and not pending:
-        state = _state(row, current=False, status=RECOMPUTING, due_at=due_at)
-        cache.set(key, state, min(RECOMPUTING_CACHE_S, (due_at - now).total_seconds() + 1))
-        return state
-    if not pending:
-        stability_request(phase=phase)
-        if not settings.BOOTSTRAP_IN_THREAD:
-            # A queue that ran the job on commit (the immediate backend without a thread, as
-            # in tests) may have finished it already: read the row again.
-            row = _row(phase)
-            if row is not None and row.stamp == digest and row.requested_at is None:
-                return _state_of(phase, stamp)
-    state = _state(row, current=False, status=RECOMPUTING)
-    # Briefly, so that a warm page costs no query while the job runs; the job's end makes a new
-    # key at once where the cache is shared (generation), and never is a state cached current
-    # that is not.
-    cache.set(key, state, RECOMPUTING_CACHE_S)
-    return state
-
-
-def intervals_token(*, phase: Phase, stamp: str) -> tuple:
-    """What pages built with the phase's intervals depend on (:attr:`Intervals.token`), without
-    reading the result; asks for the intervals as :func:`intervals_of` does."""
-    if settings.BOOTSTRAP_REPLICATES < 1:
-        return _State(status=UNAVAILABLE, current=True).token
-    return _state_of(phase, stamp).token
-
-
-def intervals_of(*, phase: Phase, stamp: str) -> Intervals:
-    """The phase's intervals for the scores of ``stamp``; when they are not current, asks for
-    them (:func:`stability_request`) and returns the previous ones marked as stale. Call it only
-    for someone who may see the board."""
+def intervals_of(*, phase: Phase) -> Intervals:
+    """The phase's intervals as its pages show them now: the stored result, current when it was
+    computed from the phase's current inputs, else marked as stale (being recomputed, or due
+    at a given time). Reads only; call it only for someone who may see the board, and from a
+    cached piece of a page (it reads the whole result)."""
     if settings.BOOTSTRAP_REPLICATES < 1:
         return Intervals(status=UNAVAILABLE)
-    state = _state_of(phase, stamp)
-    result = _result(phase, state.computed_at) if state.computed_at else None
+    row = PhaseStability.objects.filter(phase=phase).only(*_ROW_STATE).first()
+    current = row is not None and row.stamp == inputs_digest(phase)
+    due_at = None
+    if not current:
+        now = timezone.now()
+        pending = row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER
+        due_at = None if pending else _due_at(row)
+        due_at = due_at if due_at is not None and due_at > now else None
+    result = None
+    if row is not None and row.computed_at is not None:
+        result = PhaseStability.objects.filter(pk=row.pk).values_list("result", flat=True).first()
+    status = (CURRENT if "intervals" in (result or {}) else UNAVAILABLE) if current else RECOMPUTING
     if result is None:
-        return Intervals(status=state.status, due_at=state.due_at)
+        return Intervals(status=status, due_at=due_at)
     return Intervals(
-        status=state.status,
+        status=status,
         result=result,
-        stale=not state.current,
-        computed_at=state.computed_at,
-        replicates=state.replicates,
-        seed=state.seed,
+        stale=not current,
+        computed_at=row.computed_at,
+        replicates=row.replicates,
+        seed=row.seed,
         team_ids={name: int(team) for team, name in result.get("teams", {}).items()},
-        due_at=state.due_at,
+        due_at=due_at,
     )

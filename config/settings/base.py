@@ -81,6 +81,9 @@ DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{VAR_DIR / 'leaderboard.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # A kept connection that the server dropped (a restart, a terminated backend) is found out
+        # and replaced at the start of the next request, instead of failing that request.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
@@ -102,12 +105,30 @@ if TASKS_BACKEND == "rq":
     # rqworker at WORKER_NICENESS), on any number of machines that reach the same Redis and database.
     INSTALLED_APPS.append("django_rq")
     TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default"]}}
-    RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 600}}
+    RQ_QUEUES = {
+        "default": {
+            "URL": REDIS_URL,
+            "DEFAULT_TIMEOUT": 600,
+            # A web process that hands a job to a Redis that hangs waits this long, not for ever;
+            # workers raise the read timeout to what their blocking reads need.
+            "REDIS_CLIENT_KWARGS": {"socket_connect_timeout": 2, "socket_timeout": 5},
+        }
+    }
 else:
     TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 
+SCORING_STUCK_AFTER_S = float(os.environ.get("SCORING_STUCK_AFTER_S", "60"))
+"""A run whose scoring started this long ago and has not ended is taken for lost (a killed
+worker, a dropped connection) and handed to the queue again by the recovery sweep; scoring a
+file takes seconds. A run that is only slow is still scored once: the first result written wins."""
+REQUEUE_AFTER_S = float(os.environ.get("REQUEUE_AFTER_S", "20"))
+"""A run left queued this long whose job the queue no longer has (Redis restarted, or down when
+it was uploaded) is handed to the queue again by the recovery sweep."""
+RECOVERY_EVERY_S = int(os.environ.get("RECOVERY_EVERY_S", "15"))
+"""How often each scoring worker runs the recovery sweep (leaderboard.services.scoring)."""
+
 # Ranking stability (leaderboard.stability): paired-bootstrap intervals of each phase's board,
-# computed in the background when a board is looked at and its intervals are not current.
+# computed in the background once its scores change (asked for by the write that changes them).
 BOOTSTRAP_REPLICATES = int(os.environ.get("BOOTSTRAP_REPLICATES", "1000"))
 """Replicates per phase; 0 turns the intervals off."""
 BOOTSTRAP_SEED = int(os.environ.get("BOOTSTRAP_SEED", "1"))
@@ -123,19 +144,6 @@ in a thread of the web process instead, so that no page waits for it. RQ runs it
 WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))
 """How much ``manage.py scoring_worker`` lowers its CPU priority (``os.nice``) before it starts:
 on shared cores, scoring yields to the web processes, so readers do not wait for uploaders."""
-
-# Whole results pages for anonymous visitors (leaderboard.page_cache): served from the cache
-# without reading the scores (within RESULT_PAGE_FRESH_S) or for the scores stamp alone, and
-# never rebuilt while a reader waits once built.
-RESULT_PAGE_CACHE = env_bool("RESULT_PAGE_CACHE", True)
-RESULT_PAGE_REBUILD_IN_THREAD = True
-"""A page whose scores changed is rebuilt in a thread while readers get the previous version;
-off (tests), the request that finds it out of date rebuilds it and gets the new one."""
-RESULT_PAGE_FRESH_S = float(os.environ.get("RESULT_PAGE_FRESH_S", "2"))
-"""A page found current this recently is served without reading the scores stamp again."""
-RESULT_PAGE_REBUILD_EVERY_S = float(os.environ.get("RESULT_PAGE_REBUILD_EVERY_S", "10"))
-"""A page is rebuilt at most this often: a large board's rebuilds cannot run back to back during
-a rush. Readers meanwhile get the previous version, at most this long (and a build) behind."""
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -242,9 +250,17 @@ EMAIL_VERIFICATION_MAX_AGE = dt.timedelta(days=int(os.environ.get("EMAIL_VERIFIC
 
 # Per-process memory by default. Set CACHE_URL (e.g. redis://host:6379/1) in the scaled
 # set-up so that cached boards are shared by every gunicorn worker.
+# A Redis that cannot be reached is answered as an empty cache (leaderboard.cache_backend): pages
+# are then computed from the database for each request, slower but never an error.
 CACHE_URL = os.environ.get("CACHE_URL")
 if CACHE_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "leaderboard.cache_backend.ResilientRedisCache",
+            "LOCATION": CACHE_URL,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -30,11 +30,3 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
 BOOTSTRAP_REPLICATES = 0
 BOOTSTRAP_IN_THREAD = False
 BOOTSTRAP_EVERY_S = 0
-# No whole-page cache for anonymous visitors (tests read the context pages were rendered with);
-# tests/leaderboard/test_page_cache.py turns it on. When on, an out-of-date page is rebuilt in
-# the request, not in a thread, with no freshness window and no pause between rebuilds: a test
-# sees every score at once (tests of the window and the pause set them).
-RESULT_PAGE_CACHE = False
-RESULT_PAGE_REBUILD_IN_THREAD = False
-RESULT_PAGE_FRESH_S = 0
-RESULT_PAGE_REBUILD_EVERY_S = 0

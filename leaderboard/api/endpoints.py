@@ -21,7 +21,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.files import UploadedFile
 
-from leaderboard import caching, errors, exports, selectors, services, stability
+from leaderboard import errors, selectors, services
 from leaderboard.api import problems, schemas
 from leaderboard.api.auth import ApiAuth, Caller
 from leaderboard.api.problems import ApiError
@@ -269,10 +269,7 @@ def leaderboard(
     columns = selectors.columns_of(found.task, calibrated=calibrated)
     if sort and selectors.column_by_id(found.task, sort) not in columns:
         raise ApiError.of(400, problems.UNKNOWN_COLUMN, column=sort, columns=", ".join(column.id for column in columns))
-    board = selectors.leaderboard(phase=found, calibrated=calibrated, sort=sort)
-    data = exports.board_data(board)  # the download's very shape, built in one place
-    intervals = stability.intervals_of(phase=found, stamp=caching.scores_stamp(found))
-    return {**data, "sort": board.sort.id, "calibrated": calibrated, "intervals": intervals.as_api()}
+    return pages.board_api(phase=found, calibrated=calibrated, sort=sort)
 
 
 @api.get(
@@ -288,21 +285,7 @@ def correlations(
     the current one), each metric beside its calibrated version, as the disagreement page's
     heatmap (``set``: the paper's Table 8 metrics, or all)."""
     found = _board_phase(request, slug, phase)
-    columns = selectors.paired_columns(found.task, paper_set=column_set == "paper")
-    teams, values = selectors.team_values(found, columns)
-    matrix = selectors.correlations_of(columns=columns, teams=teams, values=values).matrix
-    intervals = stability.intervals_of(phase=found, stamp=caching.scores_stamp(found))
-    current = intervals.status == stability.CURRENT and intervals.shown
-    return {
-        "phase": found.slug,
-        "set": column_set,
-        "columns": [exports.column_json(column) for column in columns],
-        "teams": len(teams),
-        "rho": [[json_value(matrix[a.id][b.id].rho) for b in columns] for a in columns],
-        "n_teams": [[matrix[a.id][b.id].n_teams for b in columns] for a in columns],
-        "intervals_status": intervals.status,
-        "spearman_intervals": [[intervals.rho(a, b) for b in columns] for a in columns] if current else None,
-    }
+    return {"phase": found.slug, "set": column_set, **pages.correlations_api(phase=found, set_name=column_set)}
 
 
 @api.get("/tasks/{slug}/what-if", response={200: schemas.WhatIfOut, **ERRORS}, tags=["boards"], by_alias=True)

@@ -1,9 +1,9 @@
 """What each results page shows, assembled from the board selectors: a view parses its request,
 calls one of these, and renders the returned context.
 
-The costly parts (a board's rows, the disagreement analysis, a comparison) are cached under
-keys stamped with the scores they were computed from (:mod:`leaderboard.caching`), so nothing
-stale is ever served.
+The costly parts (a board's rows, a metric's ranking, the disagreement analysis, a what-if, a
+shake-up) are kept in the results cache (:mod:`leaderboard.results_cache`) under the task's
+results version, which every write that changes them raises: nothing stale is ever served.
 """
 
 from __future__ import annotations
@@ -15,15 +15,14 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from django.core.cache import cache
 from django.utils import timezone
 
-from leaderboard import caching, charts, presenters, stability
+from leaderboard import charts, exports, presenters, stability
 from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Counting, Phase, PhaseFile, Submission, Task
 from leaderboard.permissions import can_view_board, is_member
+from leaderboard.results_cache import cached
 from leaderboard.samples import format_rules
 from leaderboard.selectors.boards import (
-    Comparison,
     column_by_id,
     columns_of,
     compare_columns,
@@ -52,7 +51,9 @@ from leaderboard.uploads import kept_gold
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
 from scoring.engine.columns import PAPER_SET_KEYS, Column
+from scoring.engine.formatting import json_value
 from scoring.engine.gold import GoldChange
+from scoring.engine.latex import latex_table
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import Correlation
 from scoring.engine.registry import BY_KEY, CLASS_MEASURES, PROPERTY_NAMES
@@ -100,36 +101,107 @@ class DecisionNote:
         )
 
 
+@dataclass(frozen=True)
+class BoardShown:
+    """The costly part of a leaderboard page, as cached: its rows as ready HTML, what the page
+    says of the intervals, the teams tied with the leader, the organisers' decisions."""
+
+    rows: presenters.BoardRows
+    intervals: stability.IntervalsNote
+    tied_with_leader: list[str]
+    decisions: list[DecisionNote]
+
+
+def _board_shown(phase: Phase, *, calibrated: bool, sort_column: Column) -> BoardShown:
+    intervals = stability.intervals_of(phase=phase)
+    board = leaderboard(phase=phase, calibrated=calibrated, sort=sort_column.id)
+    return BoardShown(
+        rows=presenters.board_rows(board, intervals=intervals),
+        intervals=intervals.note(),
+        tied_with_leader=intervals.tied_with_leader(sort_column),
+        decisions=[DecisionNote.of(action) for action in organiser_actions(task=phase.task, phase=phase)],
+    )
+
+
 def board_page(*, phase: Phase, calibrated: bool, sort: str | None) -> dict[str, Any]:
     """A phase's leaderboard: its columns, the sorted column and the rows as ready HTML (cached)."""
     task = phase.task
     columns = columns_of(task, calibrated=calibrated)
     sort_column = sorted_by(task, columns, sort)
-    stamp = caching.scores_stamp(phase)
-    intervals = stability.intervals_of(phase=phase, stamp=stamp)
-    rows = caching.cached(
+    shown = cached(
         phase,
-        stamp,
-        ("leaderboard", calibrated, sort_column.id, intervals.token),
-        lambda: presenters.board_rows(
-            leaderboard(phase=phase, calibrated=calibrated, sort=sort_column.id), intervals=intervals
-        ),
+        "leaderboard",
+        (calibrated, sort_column.id),
+        lambda: _board_shown(phase, calibrated=calibrated, sort_column=sort_column),
     )
     return {
         "task": task,
         "phase": phase,
-        "board": presenters.BoardPage(columns=columns, sort=sort_column, rows=rows),
+        "board": presenters.BoardPage(columns=columns, sort=sort_column, rows=shown.rows),
         "calibrated": calibrated,
         "switch_sort": sort_column.counterpart().id,
-        "intervals": intervals,
-        "tied_with_leader": intervals.tied_with_leader(sort_column),
-        "decisions": caching.cached(
-            phase,
-            stamp,
-            ("decisions",),
-            lambda: [DecisionNote.of(action) for action in organiser_actions(task=task, phase=phase)],
-        ),
+        "intervals": shown.intervals,
+        "tied_with_leader": shown.tied_with_leader,
+        "decisions": shown.decisions,
     }
+
+
+def board_api(*, phase: Phase, calibrated: bool, sort: str | None) -> dict[str, Any]:
+    """The API's leaderboard (cached): the JSON download's rows for the raw or calibrated
+    columns sorted by ``sort``, and the intervals in the CLI's layout."""
+
+    sort_id = sorted_by(phase.task, columns_of(phase.task, calibrated=calibrated), sort).id
+
+    def compute() -> dict[str, Any]:
+        board = leaderboard(phase=phase, calibrated=calibrated, sort=sort_id)
+        data = exports.board_data(board)  # the download's very shape, built in one place
+        intervals = stability.intervals_of(phase=phase)
+        return {**data, "sort": board.sort.id, "calibrated": calibrated, "intervals": intervals.as_api()}
+
+    return cached(phase, "api-leaderboard", (calibrated, sort_id), compute)
+
+
+def correlations_api(*, phase: Phase, set_name: str) -> dict[str, Any]:
+    """The API's correlations of a column set (cached): rho and the teams it is computed over
+    for every pair of columns, and rho's intervals when current."""
+
+    def compute() -> dict[str, Any]:
+        columns = paired_columns(phase.task, paper_set=set_name == "paper")
+        teams, values = team_values(phase, columns)
+        matrix = correlations_of(columns=columns, teams=teams, values=values).matrix
+        intervals = stability.intervals_of(phase=phase)
+        current = intervals.status == stability.CURRENT and intervals.shown
+        return {
+            "columns": [exports.column_json(column) for column in columns],
+            "teams": len(teams),
+            "rho": [[json_value(matrix[a.id][b.id].rho) for b in columns] for a in columns],
+            "n_teams": [[matrix[a.id][b.id].n_teams for b in columns] for a in columns],
+            "intervals_status": intervals.status,
+            "spearman_intervals": [[intervals.rho(a, b) for b in columns] for a in columns] if current else None,
+        }
+
+    return cached(phase, "api-correlations", (set_name,), compute)
+
+
+def export(*, phase: Phase, kind: str, calibrated: bool | None = None, sort: str | None = None) -> str:
+    """A board download (cached): ``csv`` or ``json`` (every column), or ``tex`` (the columns the
+    page shows, raw or calibrated, in its order)."""
+    sort_id = sorted_by(phase.task, columns_of(phase.task, calibrated=calibrated), sort).id
+
+    def compute() -> str:
+        board = leaderboard(phase=phase, calibrated=calibrated, sort=sort_id)
+        if kind == "csv":
+            return exports.board_csv(board)
+        if kind == "json":
+            return exports.board_json(board)
+        return latex_table(
+            teams=[entry.name for entry in board.scored],
+            columns=board.columns,
+            values={column.id: [entry.values[column.id] for entry in board.scored] for column in board.columns},
+            title=f"{phase.task.title} ({phase.name})",
+        )
+
+    return cached(phase, f"export-{kind}", (calibrated, sort_id), compute)
 
 
 def _interval_of(intervals: stability.Intervals, column: Column, entry) -> tuple[dict | None, bool]:
@@ -146,11 +218,6 @@ def metric_page(*, phase: Phase, column_id: str) -> dict[str, Any] | None:
     column = column_by_id(task, column_id)
     if column is None:
         return None
-    board = leaderboard(phase=phase, calibrated=column.calibrated, sort=column.id)
-    primary = primary_column(task)
-    comparison = compare_columns(phase=phase, first=primary, second=column) if primary != column else None
-    moves = {change.team: change for change in comparison.changes} if comparison else {}
-    intervals = stability.intervals_of(phase=phase, stamp=caching.scores_stamp(phase))
     metric = column.metric
     n_classes = len(task.labels)
     return {
@@ -158,20 +225,34 @@ def metric_page(*, phase: Phase, column_id: str) -> dict[str, Any] | None:
         "phase": phase,
         "column": column,
         "metric": metric,
-        "board": board,
-        "rows": [(entry, moves.get(entry.name)) for entry in board.scored],
-        "team_intervals": {entry.name: _interval_of(intervals, column, entry) for entry in board.scored},
-        "intervals": intervals,
-        "tied_with_leader": intervals.tied_with_leader(column),
-        "groups": intervals.groups(column),
-        "unscored": board.unscored,
-        "primary": primary,
-        "comparison": comparison,
-        "movers": [change for change in comparison.changes if change.shift] if comparison else [],
+        "primary": primary_column(task),
         "counterpart": column.counterpart(),
         "properties": [(code, name, metric.properties[code]) for code, name in PROPERTY_NAMES.items()],
         "n_classes": n_classes,
         "chance": metric.baseline.value(n_classes) if metric.baseline else None,
+        **cached(phase, "metric", (column.id,), lambda: _metric_ranking(phase, column)),
+    }
+
+
+def _metric_ranking(phase: Phase, column: Column) -> dict[str, Any]:
+    """The costly part of a metric's page, as cached: the teams ranked under it, their intervals,
+    and the comparison with the primary metric's ranking."""
+    board = leaderboard(phase=phase, calibrated=column.calibrated, sort=column.id)
+    primary = primary_column(phase.task)
+    comparison = compare_columns(phase=phase, first=primary, second=column) if primary != column else None
+    moves = {change.team: change for change in comparison.changes} if comparison else {}
+    intervals = stability.intervals_of(phase=phase)
+    scored = board.scored
+    return {
+        "baselines": board.baselines,
+        "rows": [(entry, moves.get(entry.name)) for entry in scored],
+        "team_intervals": {entry.name: _interval_of(intervals, column, entry) for entry in scored},
+        "intervals": intervals.note(),
+        "tied_with_leader": intervals.tied_with_leader(column),
+        "groups": intervals.groups(column),
+        "unscored": board.unscored,
+        "comparison": comparison,
+        "movers": [change for change in comparison.changes if change.shift] if comparison else [],
     }
 
 
@@ -184,16 +265,18 @@ def most_disagreeing(
     return min(candidates, key=lambda pair: pair[0])[1] if candidates else None
 
 
-def _analysis(
-    phase: Phase, *, columns: list[Column], every_column: list[Column], intervals: stability.Intervals
-) -> dict[str, Any]:
+def _analysis(phase: Phase, *, columns: list[Column], every_column: list[Column]) -> dict[str, Any]:
     """The disagreement page's costly part: every column's team values, the correlations of
-    ``columns`` and both figures (the heatmap's hover with rho's bootstrap intervals)."""
+    ``columns`` and both figures (the heatmap's hover with rho's bootstrap intervals), and the
+    intervals of rho between every two columns."""
     teams, values = team_values(phase, every_column)
     correlations = correlations_of(columns=columns, teams=teams, values=values)
+    intervals = stability.intervals_of(phase=phase)
     return {
         "teams": teams,
         "values": values,
+        "intervals": intervals.note(),
+        "rho_intervals": {(a.id, b.id): intervals.rho(a, b) for a in every_column for b in every_column},
         "matrix": correlations.matrix,
         "heatmap": charts.correlation_heatmap(columns=columns, matrix=correlations.matrix, intervals=intervals),
         "rank_chart": charts.rank_lines(
@@ -209,9 +292,7 @@ class SetAnalysis:
     set_name: str
     columns: list[Column]
     every_column: list[Column]
-    stamp: str
     results: dict[str, Any]
-    intervals: stability.Intervals
 
 
 def _set_analysis(phase: Phase, set_name: str | None) -> SetAnalysis:
@@ -219,17 +300,13 @@ def _set_analysis(phase: Phase, set_name: str | None) -> SetAnalysis:
     set_name = set_name if set_name in COLUMN_SETS else next(iter(COLUMN_SETS))
     columns = paired_columns(phase.task, paper_set=set_name == "paper")
     every_column = paired_columns(phase.task)
-    stamp = caching.scores_stamp(phase)
-    intervals = stability.intervals_of(phase=phase, stamp=stamp)
-    results = caching.cached(
+    results = cached(
         phase,
-        stamp,
-        ("disagreements", [c.id for c in columns], intervals.token),
-        lambda: _analysis(phase, columns=columns, every_column=every_column, intervals=intervals),
+        "disagreements",
+        (set_name,),
+        lambda: _analysis(phase, columns=columns, every_column=every_column),
     )
-    return SetAnalysis(
-        set_name=set_name, columns=columns, every_column=every_column, stamp=stamp, results=results, intervals=intervals
-    )
+    return SetAnalysis(set_name=set_name, columns=columns, every_column=every_column, results=results)
 
 
 def figure_stem(*, phase: Phase, figure: str, set_name: str) -> str:
@@ -259,41 +336,36 @@ def disagreement_page(
     Figure 2), the rank chart, and a comparison of two columns (by default the primary metric
     and the column that disagrees with it most)."""
     task = phase.task
-    cached = _set_analysis(phase, set_name)
-    columns, analysis = cached.columns, cached.results
+    shown = _set_analysis(phase, set_name)
+    columns, analysis = shown.columns, shown.results
     matrix = analysis["matrix"]
-    by_id = {c.id: c for c in cached.every_column}
+    by_id = {c.id: c for c in shown.every_column}
     first = by_id.get(first_id or "") or primary_column(task)
     second = by_id.get(second_id or "") or most_disagreeing(first, columns, matrix) or first.counterpart()
-    comparison: Comparison = caching.cached(
-        phase,
-        cached.stamp,
-        ("comparison", first.id, second.id),
-        lambda: compare_values(first=first, second=second, teams=analysis["teams"], values=analysis["values"]),
-    )
+    comparison = compare_values(first=first, second=second, teams=analysis["teams"], values=analysis["values"])
     defined_counts = {c.id: matrix[c.id][c.id].n_teams for c in columns}
     n_scored = max(defined_counts.values(), default=0)
     return {
         "task": task,
         "phase": phase,
-        "set_name": cached.set_name,
+        "set_name": shown.set_name,
         "column_sets": COLUMN_SETS,
         "column_set_notes": COLUMN_SET_NOTES,
         "columns": columns,
-        "every_column": cached.every_column,
+        "every_column": shown.every_column,
         "n_teams": len(analysis["teams"]),
         "n_scored": n_scored,
         "partly_undefined": [(c, defined_counts[c.id]) for c in columns if defined_counts[c.id] < n_scored],
         "heatmap": analysis["heatmap"],
         "rank_chart": analysis["rank_chart"],
         "figure_stems": {
-            name: figure_stem(phase=phase, figure=name, set_name=cached.set_name) for name in DISAGREEMENT_FIGURES
+            name: figure_stem(phase=phase, figure=name, set_name=shown.set_name) for name in DISAGREEMENT_FIGURES
         },
         "first": first,
         "second": second,
         "comparison": comparison,
-        "intervals": cached.intervals,
-        "rho_interval": cached.intervals.rho(first, second),
+        "intervals": analysis["intervals"],
+        "rho_interval": analysis["rho_intervals"].get((first.id, second.id)),
     }
 
 
@@ -563,29 +635,27 @@ def rank_moves(teams: Sequence[str], before: Sequence[Value], after: Sequence[Va
 
 def gold_counts(phase: Phase) -> list[int]:
     """Items per class in the part of the phase's gold file its board shows now (every item,
-    or one part of a split test set), cached per gold version."""
-    part = phase.shown_part()
-    key = f"leaderboard:gold-counts:{phase.pk}:{phase.gold_version}:{phase.gold_file_id}:{part}:{phase.split_seed}"
-    counts = cache.get(key)
-    if counts is None:
+    or one part of a split test set), cached."""
+
+    def count() -> list[int]:
+        part = phase.shown_part()
         codes = kept_gold(phase).codes
         if part != ALL_ITEMS:
-            codes = codes[part_masks(len(codes), percent=phase.private_percent, seed=phase.split_seed)[part]]
-        counts = [int(n) for n in np.bincount(codes, minlength=len(phase.task.labels))]
-        cache.set(key, counts, caching.CACHE_TIMEOUT_S)
-    return counts
+            codes = codes[part_masks(len(codes), percent=phase.private_percent, seed=phase.split_seed_number)[part]]
+        return [int(n) for n in np.bincount(codes, minlength=len(phase.task.labels))]
+
+    return cached(phase, "gold-counts", (), count)
 
 
 def what_if_board(*, phase: Phase, target: tuple[Fraction, ...]) -> WhatIf:
     """Every team's counting submission in the phase re-scored at ``target`` (cached)."""
-    stamp = caching.scores_stamp(phase)
 
     def build() -> WhatIf:
         board = leaderboard(phase=phase, calibrated=False)
         matrices = {entry.name: entry.submission.part(board.part).confusion_matrix for entry in board.scored}
         return what_if(matrices, labels=phase.task.labels, target=target)
 
-    return caching.cached(phase, stamp, ("what-if", [str(share) for share in target]), build)
+    return cached(phase, "what-if", tuple(str(share) for share in target), build)
 
 
 def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None) -> dict[str, Any]:
@@ -638,14 +708,13 @@ def shakeup_page(*, phase: Phase, column_id: str | None) -> dict[str, Any]:
     columns = columns_of(task, calibrated=None)
     column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
     final = phase.final_part
-    stamp = caching.scores_stamp(phase)
 
     def build() -> tuple[list[str], dict[str, list[Value]], dict[str, list[Value]]]:
         teams, public = team_values(phase, columns, PUBLIC_PART)
         _, final_values = team_values(phase, columns, final)
         return teams, public, final_values
 
-    teams, public, final_values = caching.cached(phase, stamp, ("shake-up", final), build)
+    teams, public, final_values = cached(phase, "shake-up", (), build)
     rows = rank_moves(teams, public[column.id], final_values[column.id])
     return {
         "task": task,

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from leaderboard import errors
 from leaderboard.models import OrganiserAction, Submission, Task, Team
+from leaderboard.stability import scores_changed
 
 REASON_FIELD = "reason"
 
@@ -38,6 +39,7 @@ def submission_disqualify(*, submission: Submission, user, reason: str) -> Organ
     Submission.objects.filter(pk=locked.pk).update(
         disqualified_at=now, disqualified_by=user, disqualified_reason=reason
     )
+    scores_changed(phase=locked.phase)
     return OrganiserAction.objects.create(
         task=submission.task,
         actor=user,
@@ -58,6 +60,8 @@ def team_remove(*, team: Team, user, reason: str) -> OrganiserAction:
         raise errors.ALREADY_REMOVED.error(team=locked.name)
     now = timezone.now()
     Team.objects.filter(pk=locked.pk).update(removed_at=now, removed_by=user, removed_reason=reason)
+    for phase in team.task.phases.all():
+        scores_changed(phase=phase)
     return OrganiserAction.objects.create(
         task=team.task, actor=user, kind=OrganiserAction.Kind.REMOVE_TEAM, team=locked, reason=reason, created_at=now
     )

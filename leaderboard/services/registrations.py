@@ -14,7 +14,6 @@ import logging
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 from django_tasks import task as background
 
@@ -106,16 +105,6 @@ def announcement_emails_set(*, task: Task, user, enabled: bool) -> None:
     updated = Participant.objects.filter(task=task, user=user).update(announcement_emails=enabled)
     if not updated:
         raise errors.NOT_REGISTERED.error(approval="")
-
-
-def terms_changed(task: Task, terms: str) -> bool:
-    return terms.strip() != task.terms.strip()
-
-
-def bump_terms_version(task: Task) -> None:
-    """A change of terms: everyone accepts the new version before taking part again."""
-    Task.objects.filter(pk=task.pk).update(terms_version=F("terms_version") + 1)
-    task.refresh_from_db(fields=["terms_version"])
 
 
 @transaction.atomic

@@ -11,10 +11,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard import errors
-from leaderboard import tasks as scoring_queue  # the module, not its names: it imports a service
 from leaderboard.models import DESCRIPTION_MAX_LENGTH, Membership, Phase, StoredFile, Submission, Task, Team
 from leaderboard.selectors.notifications import email_is_confirmed
 from leaderboard.selectors.participation import participation_problem, quota, team_of
+from leaderboard.services.scoring import enqueue_on_commit
+from leaderboard.stability import scores_changed
 from leaderboard.uploads import prediction_kind, safe_file_name
 
 
@@ -96,7 +97,7 @@ def submission_create(
             description=description[:DESCRIPTION_MAX_LENGTH],
             created_at=now,
         )
-        scoring_queue.enqueue_on_commit([submission.pk])
+        enqueue_on_commit([submission.pk])
     submission.refresh_from_db()
     return submission
 
@@ -115,6 +116,8 @@ def submission_choose(*, submission: Submission, user) -> None:
     Team.objects.select_for_update().get(pk=submission.team_id)
     Submission.objects.filter(team=submission.team_id, phase=phase, chosen=True).update(chosen=False)
     Submission.objects.filter(pk=submission.pk).update(chosen=True)
+    if phase.counting == Phase.Counting.CHOSEN:
+        scores_changed(phase=phase)
 
 
 @transaction.atomic

@@ -10,12 +10,10 @@ from django.db import transaction
 from django.db.models import F
 
 from leaderboard import errors
-from leaderboard import tasks as scoring_queue  # the module, not its names: it imports a service
 from leaderboard.models import (
     DEFAULT_MAX_PER_DAY,
     DEFAULT_MAX_TOTAL,
     MAX_PRIVATE_PERCENT,
-    STUCK_AFTER,
     Baseline,
     Phase,
     PhaseFile,
@@ -23,7 +21,9 @@ from leaderboard.models import (
     Submission,
     Task,
 )
-from leaderboard.services.registrations import bump_terms_version, terms_changed
+from leaderboard.results_cache import results_changed
+from leaderboard.services.scoring import enqueue_on_commit, stuck_after
+from leaderboard.stability import scores_changed
 from leaderboard.uploads import check_size, clean_labels, parse_gold, safe_file_name, stored_gold
 from scoring.engine.baselines import baseline_matrices, baseline_names
 from scoring.engine.gold import GoldChange, compare_gold
@@ -44,7 +44,7 @@ def baselines_refresh(*, phase: Phase, gold: LabelFile) -> None:
     names = baseline_names(counts, gold.labels)
     parts = {}
     if phase.has_split:
-        masks = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed)
+        masks = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)
         parts = {part: baseline_matrices(_class_counts(gold.codes[mask], n)) for part, mask in masks.items()}
     for kind, matrix in baseline_matrices(counts).items():
         baseline = Baseline.objects.filter(phase=phase, kind=kind).first() or Baseline(phase=phase, kind=kind)
@@ -122,16 +122,18 @@ def phase_create(
         visibility=visibility,
         feedback=feedback or Phase.default_feedback(visibility),
         private_percent=private_percent,
-        split_seed=new_split_seed() if private_percent else 0,
+        split_seed=new_split_seed() if private_percent else "0",
         final_part=final_part,
     )
     baselines_refresh(phase=phase, gold=gold)
+    results_changed(task)
     return phase
 
 
-def new_split_seed() -> int:
-    """A seed for a phase's public/private split, unguessable until the phase shows it."""
-    return secrets.randbelow(2**31)
+def new_split_seed() -> str:
+    """A seed for a phase's public/private split, unguessable until the phase shows it: 128
+    random bits from the operating system, in decimal digits."""
+    return str(secrets.randbits(128))
 
 
 def _check_split(private_percent: int) -> None:
@@ -174,7 +176,6 @@ def task_create(
         primary_metric=primary_metric,
         registration=registration,
         terms=terms.strip(),
-        terms_version=1 if terms.strip() else 0,
     )
     task.organisers.add(organiser)
     phase_create(
@@ -192,7 +193,8 @@ def task_create(
 
 TASK_SETTINGS_FIELDS = ("title", "description", "primary_metric", "registration", "terms")
 """What an organiser may change of a task at any time (the labels are fixed). A change of the
-terms raises their version: every participant accepts them again before taking part."""
+terms raises their version (:meth:`Task.save`): every participant accepts them again before
+taking part."""
 
 PHASE_SETTINGS_FIELDS = (
     "name",
@@ -223,12 +225,11 @@ def _check_settings(settings: dict, allowed: tuple[str, ...], what: str) -> None
 def task_update(*, task: Task, settings: dict) -> Task:
     """Change a task's settings (any of :data:`TASK_SETTINGS_FIELDS`)."""
     _check_settings(settings, TASK_SETTINGS_FIELDS, "task")
-    new_terms = "terms" in settings and terms_changed(task, settings["terms"])
     for name, value in settings.items():
-        setattr(task, name, value)
+        setattr(task, name, value.strip() if name == "terms" else value)
+    task.full_clean(exclude=["slug", "labels"])
     task.save(update_fields=list(settings))
-    if new_terms:
-        bump_terms_version(task)
+    results_changed(task)
     return task
 
 
@@ -246,11 +247,14 @@ def phase_update(*, phase: Phase, settings: dict) -> Phase:
     _check_dates(task=phase.task, opens_at=phase.opens_at, closes_at=phase.closes_at, phase=phase)
     fields = list(settings)
     if "private_percent" in changed_split:
-        phase.split_seed = new_split_seed() if phase.private_percent else 0
+        phase.split_seed = new_split_seed() if phase.private_percent else "0"
         fields.append("split_seed")
+    phase.full_clean(exclude=["task", "gold_file", "pending_gold_file", "slug"])
     phase.save(update_fields=fields)
     if "private_percent" in changed_split:
         baselines_refresh(phase=phase, gold=stored_gold(phase))
+    # The dates, the counting rule or the split change what the board counts and shows.
+    scores_changed(phase=phase)
     return phase
 
 
@@ -286,7 +290,8 @@ def gold_confirm(*, phase: Phase) -> int:
     baselines_refresh(phase=phase, gold=gold)
     ids = list(phase.submissions.values_list("pk", flat=True))
     phase.submissions.filter(status=Submission.Status.FAILED).update(status=Submission.Status.QUEUED)
-    scoring_queue.enqueue_on_commit(ids)
+    scores_changed(phase=phase)
+    enqueue_on_commit(ids)
     return len(ids)
 
 
@@ -301,8 +306,8 @@ def task_rescore(*, task: Task) -> int:
     """Queue for scoring what is queued, stuck in scoring (lost jobs) or scored against an older
     gold file of its phase, in every phase; scoring is idempotent per gold version. Returns how
     many."""
-    ids = list(task.submissions.needing_scoring(stuck_after=STUCK_AFTER).values_list("pk", flat=True))
-    scoring_queue.enqueue_on_commit(ids)
+    ids = list(task.submissions.needing_scoring(stuck_after=stuck_after()).values_list("pk", flat=True))
+    enqueue_on_commit(ids)
     return len(ids)
 
 

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from leaderboard import errors
 from leaderboard.models import Membership, Task, Team, new_invite_code
 from leaderboard.names import canonical_name, name_key
+from leaderboard.results_cache import results_changed
 from leaderboard.selectors.participation import participation_problem, team_of
 from leaderboard.services.registrations import register_implicitly
 
@@ -61,6 +62,7 @@ def team_create(*, task: Task, user, name: str) -> Team:
     except IntegrityError:  # a concurrent creation of the same name won the race
         raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=name) from None
     _join(team=team, user=user)
+    results_changed(task)
     return team
 
 
@@ -99,11 +101,13 @@ def team_update(*, team: Team, user, changes: dict) -> Team:
         changes = {**changes, "name": name}
     for field, value in changes.items():
         setattr(team, field, value)
+    team.full_clean(exclude=["task", "name_key", "removed_by"], validate_unique=False, validate_constraints=False)
     try:
         with transaction.atomic():
             team.save()
     except IntegrityError:
         raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=team.name) from None
+    results_changed(team.task_id)
     return team
 
 
@@ -126,6 +130,7 @@ def team_leave(*, team: Team, user) -> None:
         if team.submissions.exists():
             raise errors.LAST_MEMBER.error()
         team.delete()
+        results_changed(team.task_id)
         return
     Membership.objects.filter(team=team, user=user).delete()
 

@@ -1,9 +1,11 @@
 """Leaderboards and their analyses: the board, its exports, a metric's page, the disagreements.
 
 Every view here shows the results of one phase (named in the URL, or the task's current phase),
-so every view goes through :func:`board_view`: an unknown task or phase is a 404, and a phase
-whose results are still hidden answers 403 with a page that says until when, rather than a bare
-error.
+so every view goes through :func:`board_view`, on every request and before anything is read
+from the results cache: an unknown task or phase is a 404, and a phase whose results are still
+hidden answers 403 with a page that says until when, rather than a bare error. The costly parts
+of each page come from the results cache (:mod:`leaderboard.results_cache`); the page around
+them is rendered for each visitor.
 """
 
 from __future__ import annotations
@@ -17,13 +19,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, errors, exports, page_cache, selectors
+from leaderboard import charts, errors, exports
 from leaderboard.models import Phase
 from leaderboard.permissions import can_view_board
 from leaderboard.selectors import pages
 from leaderboard.selectors.participation import phase_of, team_of
 from leaderboard.views.common import download, task_or_404
-from scoring.engine.latex import latex_table
 
 BoardView = Callable[..., HttpResponse]
 
@@ -32,12 +33,8 @@ def board_view(view: BoardView) -> BoardView:
     """Resolve ``slug`` and ``phase`` (absent: the current phase) and check that the phase's
     results may be shown to this person."""
 
-    shared = getattr(view, "shared_with_visitors", False)
-
     @functools.wraps(view)
     def wrapper(request: HttpRequest, slug: str, phase: str | None = None, **kwargs: Any) -> HttpResponse:
-        if shared and (recent := page_cache.recent_page(request)) is not None:
-            return recent  # checked for a visitor moments ago: no query (leaderboard.page_cache)
         task = task_or_404(slug)
         resolved = phase_of(task, phase)
         if not can_view_board(request.user, resolved):
@@ -48,12 +45,11 @@ def board_view(view: BoardView) -> BoardView:
 
 
 @board_view
-@page_cache.for_visitors
 def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
     context = pages.board_page(
         phase=phase, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
     )
-    # The rows are cached and shared; the page says which one is the visitor's (board.js marks it).
+    # The rows are shared by every visitor; the page says which one is the visitor's (board.js marks it).
     team = team_of(task=phase.task, user=request.user)
     context["my_team_id"] = team.pk if team else None
     return render(request, "leaderboard/leaderboard.html", context)
@@ -61,9 +57,8 @@ def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
 
 @board_view
 def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
-    board = selectors.leaderboard(phase=phase, calibrated=None)
     return download(
-        exports.board_csv(board),
+        pages.export(phase=phase, kind="csv"),
         content_type="text/csv; charset=utf-8",
         filename=exports.download_name(phase, "csv"),
     )
@@ -71,9 +66,8 @@ def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
 
 @board_view
 def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
-    board = selectors.leaderboard(phase=phase, calibrated=None)
     return download(
-        exports.board_json(board),
+        pages.export(phase=phase, kind="json"),
         content_type="application/json",
         filename=exports.download_name(phase, "json"),
     )
@@ -83,20 +77,12 @@ def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
 def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
     """The board as a LaTeX table in the style of Table 8 of Opitz 2024: the columns the page shows (raw,
     or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order."""
-    board = selectors.leaderboard(
-        phase=phase, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
-    )
-    table = latex_table(
-        teams=[entry.name for entry in board.scored],
-        columns=board.columns,
-        values={column.id: [entry.values[column.id] for entry in board.scored] for column in board.columns},
-        title=f"{phase.task.title} ({phase.name})",
-    )
+    calibrated = request.GET.get("calibrated") == "1"
+    table = pages.export(phase=phase, kind="tex", calibrated=calibrated, sort=request.GET.get("sort"))
     return download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(phase, "tex"))
 
 
 @board_view
-@page_cache.for_visitors
 def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpResponse:
     context = pages.metric_page(phase=phase, column_id=column)
     if context is None:
@@ -105,7 +91,6 @@ def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpRespon
 
 
 @board_view
-@page_cache.for_visitors
 def disagreements(request: HttpRequest, phase: Phase) -> HttpResponse:
     context = pages.disagreement_page(
         phase=phase, set_name=request.GET.get("set"), first_id=request.GET.get("a"), second_id=request.GET.get("b")
@@ -116,7 +101,6 @@ def disagreements(request: HttpRequest, phase: Phase) -> HttpResponse:
 
 
 @board_view
-@page_cache.for_visitors
 def what_if(request: HttpRequest, phase: Phase) -> HttpResponse:
     """Every team re-ranked at a class distribution of the visitor's choosing (``?target=``:
     shares in label order, or the form's ``share`` fields; ``?metric=``: a raw column id)."""

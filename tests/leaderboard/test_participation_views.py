@@ -22,8 +22,8 @@ from django.utils import timezone
 
 from leaderboard import errors, selectors, services
 from leaderboard.models import Baseline, Phase, StoredFile, Submission, Task, Team
+from leaderboard.services.scoring import GOLD_NO_LONGER_MATCHES
 from leaderboard.services.tasks import TASK_SETTINGS_FIELDS
-from leaderboard.tasks import GOLD_NO_LONGER_MATCHES
 from scoring.engine import io
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 

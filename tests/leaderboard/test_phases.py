@@ -300,10 +300,10 @@ def test_board_pages_by_phase_address_and_the_current_phase(client, played):
         assert (dev_page.context["phase"], eval_page.context["phase"]) == (development, evaluation)
         assert client.get(url(name, played, *args)).context["phase"] == evaluation
     metric = {
-        p: client.get(url("metric_detail", played, p, "accuracy")).context["board"]
-        for p in ("development", "evaluation")
+        phase: client.get(url("metric_detail", played, phase, "accuracy")).context["rows"]
+        for phase in ("development", "evaluation")
     }
-    assert metric["development"].scored[0].name == "Alpha" and metric["evaluation"].scored[0].name == "Beta"
+    assert metric["development"][0][0].name == "Alpha" and metric["evaluation"][0][0].name == "Beta"
 
 
 def test_exports_are_per_phase_and_named_after_it(client, played):

@@ -239,3 +239,105 @@ def test_team_members_before_registration_existed_become_participants(task, alic
     migration.register_team_members(apps, None)
     assert Participant.objects.get(task=task, user=alice).status == Participant.Status.APPROVED
     assert Announcement.objects.count() == 0
+
+
+# --- changed terms, changed the way organisers change them -------------------------------------------
+
+
+@pytest.fixture
+def accepted(make_task, alice, client):
+    """A task with terms that alice accepted (version 1) and a team of hers; her browser session."""
+    task = make_task("termed", terms=TERMS)
+    services.registration_request(task=task, user=alice, accept_terms=True)
+    services.team_create(task=task, user=alice, name="Alpha")
+    client.force_login(alice)
+    return task
+
+
+def assert_asked_again(client, task: Task) -> None:
+    """Every route of a participant refuses until the new terms are accepted, and says so."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = client.post(
+        reverse("leaderboard:submission_create", args=[task.slug]), {"file": SimpleUploadedFile("run.csv", PERFECT)}
+    )
+    assert upload.status_code == 302
+    assert not task.submissions.exists()
+    page = client.get(reverse("leaderboard:task_detail", args=[task.slug])).content.decode()
+    assert "terms" in page and "accept" in page.lower()
+    phase = task.current_phase()
+    sample = client.get(reverse("leaderboard:sample_download", args=[task.slug, phase.slug, "labels"]))
+    assert sample.status_code == 403
+    client.post(reverse("leaderboard:register", args=[task.slug]), {"accept_terms": "on"})
+    assert client.get(reverse("leaderboard:sample_download", args=[task.slug, phase.slug, "labels"])).status_code == 200
+
+
+def test_terms_changed_on_the_settings_page_are_asked_again(accepted, client, organiser, alice):
+    organiser_client = client.__class__()
+    organiser_client.force_login(organiser)
+    data = {
+        "title": accepted.title,
+        "description": "",
+        "primary_metric": "macro_f1",
+        "registration": "open",
+        "terms": TERMS + "\nNo manual labelling of the test data.",
+    }
+    response = organiser_client.post(reverse("leaderboard:task_edit", args=[accepted.slug]), data)
+    assert response.status_code == 302
+    accepted.refresh_from_db()
+    assert accepted.terms_version == 2
+    assert_asked_again(client, accepted)
+    assert TermsAcceptance.objects.filter(task=accepted, user=alice, version=2).exists()
+    # Saving the same terms again (spaces aside) is no change.
+    edit = reverse("leaderboard:task_edit", args=[accepted.slug])
+    organiser_client.post(edit, {**data, "terms": data["terms"] + " "})
+    accepted.refresh_from_db()
+    assert accepted.terms_version == 2
+
+
+def response_forms(response) -> list[dict]:
+    """The management form and every inline form of an admin change page, as the browser posts them."""
+    posted = []
+    for inline in response.context["inline_admin_formsets"]:
+        formset = inline.formset
+        management = {f"{formset.prefix}-{name}": value for name, value in formset.management_form.initial.items()}
+        posted.append(management)
+        for form in formset.forms:
+            values = {}
+            for name, field in form.fields.items():
+                value = form.initial.get(name, field.initial)
+                if value is None:
+                    continue
+                if hasattr(value, "strftime"):  # the admin's date and time boxes
+                    values[form.add_prefix(name) + "_0"] = value.strftime("%Y-%m-%d")
+                    values[form.add_prefix(name) + "_1"] = value.strftime("%H:%M:%S")
+                    continue
+                values[form.add_prefix(name)] = getattr(value, "pk", value)
+            posted.append(values)
+    return posted
+
+
+def test_terms_changed_in_the_admin_are_asked_again(accepted, client, make_user):
+    staff = make_user("staff", is_staff=True, is_superuser=True)
+    admin = client.__class__()
+    admin.force_login(staff)
+    url = reverse("admin:leaderboard_task_change", args=[accepted.pk])
+    form = admin.get(url).context["adminform"].form
+    data = {name: form.initial.get(name, "") for name in form.fields}
+    data.update(
+        {
+            "terms": TERMS + "\nChanged by the admin.",
+            "labels": '["a", "b", "c"]',
+            "organisers": [accepted.organisers.first().pk],
+            "phases-TOTAL_FORMS": "0",
+            "phases-INITIAL_FORMS": "0",
+        }
+    )
+    for phase_form in response_forms(admin.get(url)):
+        data.update(phase_form)
+    data = {key: value for key, value in data.items() if value is not None}
+    response = admin.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    accepted.refresh_from_db()
+    assert accepted.terms_version == 2
+    assert_asked_again(client, accepted)

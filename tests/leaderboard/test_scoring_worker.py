@@ -1,14 +1,18 @@
 """``manage.py scoring_worker``: RQ's worker, niced below the web tier, with the jobs' modules
-imported before it forks a work horse per job."""
+imported before it forks a work horse per job, the recovery sweep in its maintenance tick, and a
+new worker after Redis failed the last one."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from django_rq.management.commands.rqworker import Command as RQWorkerCommand
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from leaderboard.management.commands import scoring_worker
+
+pytestmark = pytest.mark.django_db
 
 PACKAGE = Path(scoring_worker.__file__).resolve().parents[2]
 
@@ -17,17 +21,72 @@ def test_every_module_that_defines_a_job_is_preloaded():
     defining = {
         ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
         for path in PACKAGE.rglob("*.py")
-        if re.search(r"^@task\(", path.read_text(), flags=re.MULTILINE)
+        if re.search(r"^@(task|background)\(", path.read_text(), flags=re.MULTILINE)
     }
-    assert defining  # the scan finds the task modules
+    assert defining  # the scan finds the job modules
     assert defining <= set(scoring_worker.PRELOADED)
 
 
-def test_the_worker_lowers_its_priority_and_imports_the_jobs_modules_before_it_starts(settings, monkeypatch):
-    settings.WORKER_NICENESS = 7
+class FakeWorker:
+    """Records how it was made and run; its runs end as ``outcomes`` say."""
+
+    def __init__(self, outcomes: list, made: list):
+        self.outcomes, self.made = outcomes, made
+        self._stop_requested = False
+
+    def __call__(self, *queues, **options):
+        self.made.append((queues, options))
+        outcome = self.outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return self
+
+    def work(self, *, burst, with_scheduler):
+        self._stop_requested = True
+
+
+def run(monkeypatch, settings, outcomes: list) -> tuple[list, list]:
+    settings.WORKER_NICENESS, settings.RECOVERY_EVERY_S = 7, 15
     calls: list[tuple] = []
+    made: list = []
     monkeypatch.setattr(scoring_worker.os, "nice", lambda increment: calls.append(("nice", increment)))
     monkeypatch.setattr(scoring_worker.importlib, "import_module", lambda name: calls.append(("import", name)))
-    monkeypatch.setattr(RQWorkerCommand, "handle", lambda self, *args, **options: calls.append(("rqworker",)))
-    scoring_worker.Command().handle()
-    assert calls == [("nice", 7), *(("import", name) for name in scoring_worker.PRELOADED), ("rqworker",)]
+    monkeypatch.setattr(scoring_worker, "get_worker", FakeWorker(outcomes, made))
+    monkeypatch.setattr(scoring_worker.time, "sleep", lambda seconds: calls.append(("sleep", seconds)))
+    scoring_worker.Command().handle(
+        queues=["default"], job_class="django_tasks_rq.Job", name="w", burst=False, without_scheduler=False, verbosity=0
+    )
+    return calls, made
+
+
+def test_the_worker_lowers_its_priority_and_imports_the_jobs_modules_before_it_starts(settings, monkeypatch):
+    calls, made = run(monkeypatch, settings, ["ok"])
+    assert calls == [("nice", 7), *(("import", name) for name in scoring_worker.PRELOADED)]
+    [(queues, options)] = made
+    assert queues == ("default",) and options["worker_class"] is scoring_worker.ScoringWorker
+    assert options["maintenance_interval"] == 15 and options["worker_ttl"] == 30  # waits 15 s for a job at most
+
+
+def test_a_new_worker_starts_after_redis_failed_the_last_one(settings, monkeypatch):
+    calls, made = run(monkeypatch, settings, [RedisConnectionError("down"), RedisConnectionError("down"), "ok"])
+    assert [call for call in calls if call[0] == "sleep"] == [("sleep", 1.0), ("sleep", 2.0)]
+    assert [options["name"] for _, options in made] == ["w", "w.2", "w.3"]
+
+
+def test_the_maintenance_tick_runs_the_recovery_sweep(monkeypatch):
+    swept: list[str] = []
+    monkeypatch.setattr(scoring_worker.Worker, "run_maintenance_tasks", lambda self: swept.append("rq"))
+    monkeypatch.setattr(scoring_worker, "recover_runs", lambda: swept.append("runs") or 0)
+    monkeypatch.setattr(scoring_worker.stability, "intervals_due", lambda: swept.append("intervals") or 0)
+    scoring_worker.ScoringWorker.run_maintenance_tasks(object.__new__(scoring_worker.ScoringWorker))
+    assert swept == ["rq", "runs", "intervals"]
+
+
+@pytest.mark.django_db
+def test_a_failing_sweep_never_stops_the_worker(monkeypatch, caplog):
+    def broken():
+        raise RuntimeError("the database is down")
+
+    monkeypatch.setattr(scoring_worker, "recover_runs", broken)
+    scoring_worker.recover()
+    assert "the recovery sweep failed" in caplog.text

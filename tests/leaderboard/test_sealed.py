@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from leaderboard import errors, selectors, services
 from leaderboard.models import Phase, Submission, Task, Team
-from leaderboard.tasks import GOLD_NO_LONGER_MATCHES
+from leaderboard.services.scoring import GOLD_NO_LONGER_MATCHES
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -220,7 +220,14 @@ def test_a_submission_stuck_in_scoring_is_recovered_by_the_organisers_rescore(
     services.team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, PERFECT)
     long_ago = timezone.now() - dt.timedelta(hours=1)
-    Submission.objects.filter(pk=submission.pk).update(status=Submission.Status.SCORING, created_at=long_ago)
+    # Uploaded long ago, but its scoring started a moment ago: another job has it.
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Submission.Status.SCORING, created_at=long_ago, scoring_started_at=timezone.now(), score_count=0
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.task_rescore(task=task) == 0
+    # Its scoring started long ago: the job is lost.
+    Submission.objects.filter(pk=submission.pk).update(scoring_started_at=long_ago)
     with django_capture_on_commit_callbacks(execute=True):
         assert services.task_rescore(task=task) == 1
     submission.refresh_from_db()

@@ -11,7 +11,7 @@ from django.utils import timezone
 from leaderboard import errors, services, uploads
 from leaderboard.models import Baseline, Phase, StoredFile, Submission, Task
 from leaderboard.selectors import participation
-from leaderboard.tasks import score_stored_submission
+from leaderboard.services.scoring import submission_score
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -209,10 +209,10 @@ def test_scoring_is_idempotent(task, make_user, submit):
     alice = make_user("alice")
     services.team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, PERFECT)
-    assert score_stored_submission(submission_id=submission.pk) == "already scored"
+    assert submission_score(submission_id=submission.pk) == "already scored"
     submission.refresh_from_db()
     assert submission.score_count == 1
-    assert score_stored_submission(submission_id=10_000) == "gone"
+    assert submission_score(submission_id=10_000) == "gone"
 
 
 def test_choose_needs_membership_and_a_scored_submission(make_task, make_user, submit):

@@ -80,12 +80,13 @@ def test_the_split_is_seeded_exact_and_reproducible():
 def test_the_phase_records_its_split(split_task):
     phase = split_task.current_phase()
     assert (phase.private_percent, phase.has_split, phase.shown_part()) == (40, True, "public")
-    assert phase.split_seed > 0
+    # 128 random bits: a seed below 2**64 comes once in 2**64 draws, one below 2**31 never.
+    assert phase.split_seed_number.bit_length() > 64
 
 
 def test_during_the_phase_the_board_shows_the_engines_scores_on_the_public_part(split_task):
     phase = split_task.current_phase()
-    public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed)["public"]
+    public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["public"]
     board = selectors.leaderboard(phase=phase, calibrated=None)
     assert board.part == "public"
     for entry in board.entries:
@@ -100,7 +101,7 @@ def test_during_the_phase_the_board_shows_the_engines_scores_on_the_public_part(
 def test_after_the_close_the_final_board_uses_the_private_part(split_task):
     phase = split_task.current_phase()
     close(phase)
-    private = part_masks(N_ITEMS, percent=40, seed=phase.split_seed)["private"]
+    private = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["private"]
     board = selectors.leaderboard(phase=phase, calibrated=False)
     assert board.part == "private"
     for entry in board.entries:
@@ -130,7 +131,7 @@ def test_the_split_is_fixed_once_the_phase_has_opened(split_task, make_task):
     upcoming = later.current_phase()
     services.phase_update(phase=upcoming, settings={"private_percent": 25})
     upcoming.refresh_from_db()
-    assert upcoming.private_percent == 25 and upcoming.split_seed > 0
+    assert upcoming.private_percent == 25 and upcoming.split_seed_number.bit_length() > 64
     with pytest.raises(ValidationError) as caught:
         services.phase_update(phase=upcoming, settings={"private_percent": 95})
     assert problem_codes(caught.value) == {"BAD_SPLIT"}
@@ -138,7 +139,7 @@ def test_the_split_is_fixed_once_the_phase_has_opened(split_task, make_task):
 
 def test_baselines_are_scored_on_the_part_the_board_shows(split_task):
     phase = split_task.current_phase()
-    public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed)["public"]
+    public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["public"]
     board = selectors.leaderboard(phase=phase, calibrated=False)
     majority = next(entry for entry in board.baselines if entry.name.startswith("Majority"))
     counts = np.bincount(GOLD_CODES[public], minlength=3)
@@ -148,7 +149,7 @@ def test_baselines_are_scored_on_the_part_the_board_shows(split_task):
 def test_a_team_sees_its_public_part_scores_on_its_submission_page(client, split_task):
     phase = split_task.current_phase()
     submission = phase.submissions.get(team__name="Alpha")
-    public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed)["public"]
+    public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["public"]
     expected = engine_scores_on(public, PREDICTIONS["Alpha"])
     client.force_login(submission.team.members.get())
     page = client.get(submission.get_absolute_url()).content.decode()
@@ -193,7 +194,7 @@ def test_intervals_resample_the_part_the_board_shows(split_task, settings):
     phase = split_task.current_phase()
     stability.stability_compute(phase_id=phase.pk)
     row = PhaseStability.objects.get(phase=phase)
-    public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed)["public"]
+    public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["public"]
     assert row.result["n_items"] == public.sum()
     order = sorted(phase.submissions.all(), key=lambda s: s.team_id)
     expected = bootstrap(

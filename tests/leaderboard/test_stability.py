@@ -8,11 +8,10 @@ import json
 
 import numpy as np
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import caching, services, stability
+from leaderboard import services, stability
 from leaderboard.models import Phase, PhaseStability, StoredFile, Submission
 from leaderboard.uploads import stored_gold
 from scoring.engine.board import interval_json
@@ -29,6 +28,11 @@ SOFT = (
 SOME_WRONG = b"id,label\n1,a\n2,b\n3,a\n4,a\n5,c\n6,c\n7,b\n8,a\n"
 REPLICATES = 60
 SEED = 7
+
+
+@pytest.fixture
+def django_capture_on_commit_callbacks_executed(django_capture_on_commit_callbacks):
+    return lambda: django_capture_on_commit_callbacks(execute=True)
 
 
 @pytest.fixture(autouse=True)
@@ -62,6 +66,8 @@ def board_url(task, name: str = "leaderboard", *args: str) -> str:
 
 
 def compute(task) -> PhaseStability:
+    """Compute the intervals again (the uploads computed them once already)."""
+    PhaseStability.objects.filter(phase=task.current_phase()).update(stamp="")
     stability.stability_compute(phase_id=task.current_phase().pk)
     return PhaseStability.objects.get(phase=task.current_phase())
 
@@ -151,7 +157,7 @@ def test_intervals_equal_the_engine_bootstrap_on_the_same_items_and_seed(teams):
 def test_identical_teams_are_tied(teams):
     task, _ = teams()
     compute(task)
-    intervals = stability.intervals_of(phase=task.current_phase(), stamp=caching.scores_stamp(task.current_phase()))
+    intervals = stability.intervals_of(phase=task.current_phase())
     for column in ranking_columns(task.labels, calibrated=None):
         alpha, delta = intervals.interval(column, "Alpha"), intervals.interval(column, "Delta")
         assert alpha == delta
@@ -181,9 +187,20 @@ def test_items_that_do_not_give_the_stored_matrix_are_left_out_and_said(teams, c
     assert "No interval for <strong>Gamma</strong>" in content
 
 
-def test_an_upload_does_not_wait_for_the_bootstrap(teams):
-    teams()
-    assert not PhaseStability.objects.exists()
+def test_each_new_score_asks_for_the_intervals_of_its_phase(teams, monkeypatch):
+    asked = []
+    monkeypatch.setattr(stability, "enqueue_stability", lambda phase_id, delay_s=0.0: asked.append(phase_id))
+    task, _ = teams()
+    # One job at a time per phase: the first score's request is pending, the others join it.
+    assert asked == [task.current_phase().pk]
+    assert PhaseStability.objects.get(phase=task.current_phase()).requested_at is not None
+
+
+def test_the_last_job_runs_on_the_final_scores(teams):
+    task, _ = teams()  # every upload ran its job on commit, one after the other
+    row = PhaseStability.objects.get(phase=task.current_phase())
+    assert row.stamp == stability.inputs_digest(task.current_phase())
+    assert row.requested_at is None and len(row.result["intervals"]["raw"]["macro_f1"]) == 4
 
 
 def test_computing_twice_for_the_same_scores_does_nothing(teams):
@@ -196,16 +213,25 @@ def test_computing_twice_for_the_same_scores_does_nothing(teams):
 # --- pages ---------------------------------------------------------------------------------------
 
 
-def test_board_asks_once_then_shows_current_intervals(teams, client, django_capture_on_commit_callbacks):
+@pytest.mark.parametrize(
+    ("name", "args"), [("leaderboard", ()), ("metric_detail", ("macro_f1",)), ("disagreements", ()), ("what_if", ())]
+)
+def test_reading_a_page_writes_nothing_and_starts_nothing(
+    teams, client, django_capture_on_commit_callbacks, name, args
+):
     task, _ = teams()
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        first = client.get(board_url(task)).content.decode()
-        again = client.get(board_url(task)).content.decode()
-    assert len(callbacks) == 1  # one job however many views
-    for content in (first, again):
+    PhaseStability.objects.all().delete()  # as if the intervals had never been computed
+    before = list(PhaseStability.objects.values())
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        content = client.get(board_url(task, name, *args)).content.decode()
+        client.get(f"/api/tasks/{task.slug}/leaderboard")
+    assert callbacks == [] and list(PhaseStability.objects.values()) == before
+    if name == "leaderboard":
         assert "The intervals are being recomputed for the latest scores" in content
-        assert "Reload the page in a moment" in content
-        assert "Rank, 95%" not in content
+
+
+def test_board_shows_the_intervals_computed_when_the_scores_landed(teams, client):
+    task, _ = teams()
     content = client.get(board_url(task)).content.decode()
     assert "being recomputed" not in content
     assert "Rank, 95%" in content
@@ -214,9 +240,9 @@ def test_board_asks_once_then_shows_current_intervals(teams, client, django_capt
     assert "cannot be told apart from the leader" in content
 
 
-def test_new_scores_show_the_previous_intervals_as_stale(teams, client, make_user, submit):
+def test_new_scores_show_the_previous_intervals_as_stale(teams, client, make_user, submit, monkeypatch):
     task, _ = teams()
-    compute(task)
+    monkeypatch.setattr(stability, "enqueue_stability", lambda phase_id, delay_s=0.0: None)  # a busy queue
     user = make_user("late")
     services.team_create(task=task, user=user, name="Late")
     submit(task, user, MOSTLY_A)
@@ -229,41 +255,43 @@ def test_new_scores_show_the_previous_intervals_as_stale(teams, client, make_use
 
 
 def test_new_scores_wait_for_the_pause_between_two_computations(
-    teams, client, make_user, submit, settings, django_capture_on_commit_callbacks
+    teams, client, make_user, submit, settings, django_capture_on_commit_callbacks_executed
 ):
     settings.BOOTSTRAP_EVERY_S = 120
     task, _ = teams()
-    row = compute(task)
+    row = PhaseStability.objects.get(phase=task.current_phase())
     user = make_user("late")
     services.team_create(task=task, user=user, name="Late")
     submit(task, user, MOSTLY_A)
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        content = client.get(board_url(task)).content.decode()
-        api = client.get(f"/api/tasks/{task.slug}/leaderboard").json()["intervals"]
-    assert callbacks == []  # nothing asked for before the pause is over
+    assert PhaseStability.objects.get(pk=row.pk).requested_at is None  # nothing asked before the pause is over
+    content = client.get(board_url(task)).content.decode()
+    api = client.get(f"/api/tasks/{task.slug}/leaderboard").json()["intervals"]
     due = row.computed_at + dt.timedelta(seconds=120)
     assert f"will be computed from {due:%H:%M:%S} UTC" in content
     assert "at most every 2 minutes" in content
     assert 'class="tag tag-stale"' in content and "Computed " not in content
     assert api == {"status": stability.RECOMPUTING, "due_at": due.isoformat()}
 
+    # The recovery sweep asks for them once the pause is over, not before.
+    assert stability.intervals_due(now=due - dt.timedelta(seconds=1)) == 0
     PhaseStability.objects.filter(pk=row.pk).update(computed_at=row.computed_at - dt.timedelta(seconds=121))
-    cache.clear()  # the waiting state is kept until it is due; here the clock jumped instead
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        client.get(board_url(task))
-    assert len(callbacks) == 1  # the pause is over: asked for, and computed
+    with django_capture_on_commit_callbacks_executed():
+        assert stability.intervals_due() == 1
     content = client.get(board_url(task)).content.decode()
     assert "Computed " in content and "tag-stale" not in content
 
 
-def test_a_lost_job_is_asked_for_again(teams, client, django_capture_on_commit_callbacks):
+def test_a_lost_job_is_asked_for_again_by_the_sweep(teams, monkeypatch, django_capture_on_commit_callbacks_executed):
     task, _ = teams()
-    PhaseStability.objects.create(
-        phase=task.current_phase(), requested_at=timezone.now() - stability.LOST_AFTER - dt.timedelta(seconds=1)
-    )
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        client.get(board_url(task))
-    assert len(callbacks) == 1
+    phase = task.current_phase()
+    asked = []
+    monkeypatch.setattr(stability, "enqueue_stability", lambda phase_id, delay_s=0.0: asked.append(phase_id))
+    PhaseStability.objects.filter(phase=phase).update(stamp="", requested_at=timezone.now() - dt.timedelta(seconds=30))
+    assert stability.intervals_due() == 0  # a job asked for 30 s ago may still run
+    PhaseStability.objects.filter(phase=phase).update(requested_at=timezone.now() - stability.LOST_AFTER)
+    with django_capture_on_commit_callbacks_executed():
+        assert stability.intervals_due() == 1
+    assert asked == [phase.pk]
 
 
 def test_metric_page_shows_score_and_rank_intervals_and_groups(teams, client):
@@ -304,8 +332,8 @@ def test_hidden_board_shows_no_intervals_to_participants(teams, client, organise
 
 
 def test_no_intervals_when_turned_off(teams, client, settings):
-    task, _ = teams()
     settings.BOOTSTRAP_REPLICATES = 0
+    task, _ = teams()
     content = client.get(board_url(task)).content.decode()
     assert "Rank, 95%" not in content and "being recomputed" not in content
     assert not PhaseStability.objects.exists()

@@ -156,7 +156,7 @@ def test_upload_while_redis_is_down_is_stored_and_scored_once_redis_is_back(
     client.force_login(alice)
 
     settings.RQ_QUEUES = rq_queues(closed_port_url())
-    with caplog.at_level(logging.ERROR, logger="leaderboard.tasks"):
+    with caplog.at_level(logging.ERROR, logger="leaderboard.services.scoring"):
         response = client.post(
             reverse("leaderboard:submission_create", args=[task.slug]),
             {"file": SimpleUploadedFile("run.csv", content), "description": "uploaded while Redis was down"},

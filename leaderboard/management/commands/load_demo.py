@@ -23,9 +23,10 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.test import override_settings
 from django.utils import timezone
 
-from leaderboard import services
+from leaderboard import services, stability
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES
 from leaderboard.models import Phase, Task
 from scoring.engine.items import codes_with_matrix
@@ -89,10 +90,14 @@ class Command(BaseCommand):
         if existing and not reset:
             self.stdout.write(f"The demo task exists already: /tasks/{SLUG}/ (use --reset to rebuild it).")
             return
-        with transaction.atomic():
+        # The scores' requests for bootstrap intervals would each start a computation; the demo
+        # computes each phase's once, here, so that its first visitor finds them.
+        with override_settings(BOOTSTRAP_REPLICATES=0), transaction.atomic():
             if existing:
                 existing.delete()
-            self._load()
+            task = self._load()
+        for phase in task.phases.all():
+            stability.stability_compute(phase_id=phase.pk)
         self.stdout.write(self.style.SUCCESS(f"Demo loaded: /tasks/{SLUG}/ with {len(MATRICES)} teams."))
 
     def _user(self, username: str):
@@ -102,7 +107,7 @@ class Command(BaseCommand):
             user.save()
         return user
 
-    def _load(self) -> None:
+    def _load(self) -> Task:
         rng = np.random.default_rng(SEED)
         ids, gold = demo_gold(rng, GOLD_COUNTS, "tweet")
         dev_ids, dev_gold = demo_gold(rng, dev_counts(), "dev-tweet")
@@ -177,3 +182,4 @@ class Command(BaseCommand):
                 now=eval_opens + dt.timedelta(days=7),
             )
         services.phase_update(phase=evaluation, settings={"closes_at": eval_closes})
+        return task

@@ -1,16 +1,19 @@
-"""Re-enqueue every submission left queued or half-scored (a lost job, a killed worker, Redis
-restarted), and every one scored against an older gold file. Scoring is idempotent, so running
-this while workers are busy is safe: a submission is never scored twice for one gold version.
+"""Hand to the queue, now, every run a fault left behind (as the workers' recovery sweep does every
+``RECOVERY_EVERY_S``): runs queued whose job is lost, runs in scoring for longer than
+``--stuck-after`` seconds since their scoring started (default ``SCORING_STUCK_AFTER_S``), and
+runs scored against an older gold file. Scoring is idempotent, so running this while workers are
+busy is safe: a submission is never scored twice for one gold version.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from leaderboard.models import Submission
-from leaderboard.tasks import enqueue_scoring
+from leaderboard.services.scoring import enqueue_scoring
 
 
 class Command(BaseCommand):
@@ -19,16 +22,18 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument(
             "--stuck-after",
-            type=int,
-            default=0,
-            help="only re-enqueue 'scoring' submissions uploaded at least this many seconds ago (default 0: all)",
+            type=float,
+            default=None,
+            help="only re-enqueue 'scoring' submissions whose scoring started at least this many seconds ago "
+            "(default: SCORING_STUCK_AFTER_S)",
         )
         parser.add_argument("--task", help="only this task (its slug)")
 
-    def handle(self, *args, stuck_after: int = 0, task: str | None = None, **options):
-        pending = Submission.objects.needing_scoring(stuck_after=dt.timedelta(seconds=stuck_after))
+    def handle(self, *args, stuck_after: float | None = None, task: str | None = None, **options):
+        seconds = settings.SCORING_STUCK_AFTER_S if stuck_after is None else stuck_after
+        pending = Submission.objects.needing_scoring(stuck_after=dt.timedelta(seconds=seconds))
         if task:
-            pending = pending.filter(task__slug=task)
+            pending = pending.filter(phase__task__slug=task)
         ids = list(pending.order_by("created_at").values_list("pk", flat=True))
         for pk in ids:
             enqueue_scoring(pk)

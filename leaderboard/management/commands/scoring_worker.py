@@ -1,41 +1,120 @@
-"""``manage.py scoring_worker default --job-class django_tasks_rq.Job``: RQ's ``rqworker`` (same
-options) at a lower CPU priority than the web tier.
+"""``manage.py scoring_worker default --job-class django_tasks_rq.Job``: an RQ worker that
+scores at a lower CPU priority than the web tier, survives Redis outages, and recovers the runs
+a fault left behind.
 
-Scoring is CPU work, and in a deadline rush it shares the cores with the web processes: at the
-same priority, a reader of the board waited behind the uploads' scoring. Here the worker lowers
-its own priority by ``settings.WORKER_NICENESS`` (``os.nice``, default 10) before it starts; the
-work horse it forks for each job inherits it. When the web tier is idle the workers still get
-every core, so scoring is no slower; when a page is being served, the page goes first. Needs the
-RQ backend (``TASKS_BACKEND=rq``), as ``rqworker`` does.
-
-RQ forks a work horse for each job, and what the horse imports dies with it: the modules the
-jobs need are imported here first (:data:`PRELOADED`), so that every horse starts with them
-(scipy.stats and pandas alone take about a second, which every job would otherwise pay).
+- **Priority.** Scoring is CPU work that shares the cores with the web processes in a deadline
+  rush: the worker lowers its own priority by ``settings.WORKER_NICENESS`` (``os.nice``) and the
+  work horse it forks for each job inherits it.
+- **Preloaded.** RQ forks a work horse for each job, and what the horse imports dies with it: the
+  modules the jobs need are imported first (:data:`PRELOADED`), so no job pays for them.
+- **Recovery.** Every ``settings.RECOVERY_EVERY_S`` (RQ's maintenance tick, run between jobs and
+  while idle) the worker hands lost runs to the queue again and asks for bootstrap intervals
+  that are due (:func:`leaderboard.services.scoring.recover_runs`,
+  :func:`leaderboard.stability.intervals_due`). Several workers may sweep at once: scoring is
+  idempotent.
+- **Redis outages.** RQ's worker gives up when Redis fails it outside its waiting loop: this
+  command then starts a new worker after a pause that grows to ``MAX_RESTART_WAIT_S``, until
+  Redis answers again; SIGTERM or SIGINT stop it for good. The scheduler (``--with-scheduler``,
+  on by default) runs in one of the workers.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import os
+import signal
+import time
 
 from django.conf import settings
-from django_rq.management.commands.rqworker import Command as RQWorkerCommand
+from django.core.management.base import BaseCommand
+from django.db import close_old_connections
+from django_rq.workers import get_worker
+from redis.exceptions import RedisError
+from rq import Worker
+from rq.logutils import setup_loghandlers
+
+from leaderboard import stability
+from leaderboard.services.scoring import recover_runs
+
+logger = logging.getLogger(__name__)
 
 PRELOADED = (
-    "leaderboard.tasks",
+    "leaderboard.services.scoring",
     "leaderboard.stability",
     "leaderboard.services.notifications",
+    "leaderboard.services.registrations",
     "pandas",  # the scorer imports these two when first needed (scoring.engine.io, .ranking)
     "scipy.stats",
 )
 """The modules that define the jobs, and those the jobs import when they run."""
+MAX_RESTART_WAIT_S = 30.0
 
 
-class Command(RQWorkerCommand):
-    help = "RQ's rqworker at a lower CPU priority (settings.WORKER_NICENESS) than the web processes."
+def recover() -> None:
+    """One recovery sweep; a failure (the database down) is logged and tried again next tick."""
+    try:
+        close_old_connections()
+        recover_runs()
+        stability.intervals_due()
+    except Exception:
+        logger.exception("the recovery sweep failed; it runs again at the next tick")
+    finally:
+        close_old_connections()
 
-    def handle(self, *args, **options):
+
+class ScoringWorker(Worker):
+    """RQ's worker, whose maintenance tick also runs the recovery sweep."""
+
+    def run_maintenance_tasks(self) -> None:
+        super().run_maintenance_tasks()
+        recover()
+
+
+class Command(BaseCommand):
+    help = "An RQ worker for scoring: lower CPU priority, recovery of lost runs, restarts after Redis outages."
+
+    def add_arguments(self, parser):
+        parser.add_argument("queues", nargs="*", default=["default"], help="the queues to work on")
+        parser.add_argument("--job-class", default="django_tasks_rq.Job")
+        parser.add_argument("--name", default=None, help="the worker's name (numbered after a restart)")
+        parser.add_argument("--burst", action="store_true", help="quit once the queues are empty")
+        parser.add_argument("--without-scheduler", action="store_true", help="never run RQ's scheduler here")
+
+    def handle(self, *args, queues, job_class, name, burst, without_scheduler, verbosity, **options):
         os.nice(settings.WORKER_NICENESS)
         for module in PRELOADED:
             importlib.import_module(module)
-        return super().handle(*args, **options)
+        setup_loghandlers("DEBUG" if verbosity >= 2 else "INFO" if verbosity else "WARNING")
+        stopping = []
+
+        def stop(signum, frame):
+            stopping.append(signum)
+            raise SystemExit(0)
+
+        wait_s, run = 1.0, 0
+        while not stopping:
+            run += 1
+            try:
+                worker = get_worker(
+                    *queues,
+                    job_class=job_class,
+                    worker_class=ScoringWorker,
+                    name=None if name is None else (name if run == 1 else f"{name}.{run}"),
+                    maintenance_interval=settings.RECOVERY_EVERY_S,
+                    # RQ waits this long less 15 s for a job before its maintenance tick runs.
+                    worker_ttl=settings.RECOVERY_EVERY_S + 15,
+                )
+                close_old_connections()
+                worker.work(burst=burst, with_scheduler=not without_scheduler)
+                wait_s = 1.0
+                if burst or worker._stop_requested:
+                    return
+            except RedisError as error:
+                logger.error("Redis cannot be reached (%s); a new worker starts in %.0f s", error, wait_s)
+            if not stopping:
+                # RQ's own handlers are gone with its worker: a stop signal now ends the loop.
+                signal.signal(signal.SIGTERM, stop)
+                signal.signal(signal.SIGINT, stop)
+                time.sleep(wait_s)
+                wait_s = min(wait_s * 2, MAX_RESTART_WAIT_S)

@@ -1,0 +1,260 @@
+"""The results cache never shows a visitor a page older than a change committed before the
+request: each thing a results page shows is changed the way a person changes it (a form, an
+upload, an organiser's decision), and the next visitor's page shows it. And the check of who
+may see a page is never skipped, whatever the cache holds, however a reader dresses the request.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from leaderboard import results_cache, services
+from leaderboard.models import Phase, Submission, Task
+from leaderboard.selectors import pages
+from tests.conftest import MOSTLY_A, PERFECT
+
+pytestmark = pytest.mark.django_db
+
+RESULTS_PAGES = ["leaderboard", "disagreements", "what_if", "metric_detail"]
+DATETIME = "%Y-%m-%dT%H:%M"
+
+
+def page(task: Task, name: str, **params) -> str:
+    """A results page as an anonymous visitor reads it (a client of its own, no cookie)."""
+    args = [task.slug, "macro_f1"] if name == "metric_detail" else [task.slug]
+    response = Client().get(reverse(f"leaderboard:{name}", args=args), params)
+    assert response.status_code == 200, response.status_code
+    return response.content.decode()
+
+
+def team_cells(content: str, team: str) -> str:
+    row = re.search(rf'<th scope="row" class="col-team">{re.escape(html.escape(team))}(.*?)</tr>', content, re.S)
+    assert row, f"no row for {team}"
+    return row.group(1)
+
+
+@pytest.fixture
+def contest(make_task, make_user, submit):
+    """A public task, two teams with a scored run each, every results page read once (cached)."""
+    task = make_task("cached")
+    alice, bob = make_user("alice"), make_user("bob")
+    services.team_create(task=task, user=alice, name="Alice")
+    services.team_create(task=task, user=bob, name="Bob")
+    submit(task, alice, MOSTLY_A)
+    submit(task, bob, PERFECT)
+    for name in RESULTS_PAGES:
+        page(task, name)
+    return task, alice, bob
+
+
+@pytest.fixture
+def organiser_client(client, organiser):
+    client.force_login(organiser)
+    return client
+
+
+def phase_form(phase: Phase, **changes) -> dict:
+    data = {
+        "name": phase.name,
+        "description": phase.description,
+        "opens_at": phase.opens_at.strftime(DATETIME),
+        "closes_at": phase.closes_at.strftime(DATETIME),
+        "max_per_day": phase.max_per_day,
+        "max_total": phase.max_total,
+        "counting": phase.counting,
+        "visibility": phase.visibility,
+        "feedback": phase.feedback,
+        "private_percent": phase.private_percent,
+        "final_part": phase.final_part,
+    }
+    return {**data, **changes}
+
+
+def edit_phase(organiser_client, task: Task, **changes) -> None:
+    phase = task.current_phase()
+    url = reverse("leaderboard:phase_edit", args=[task.slug, phase.slug])
+    response = organiser_client.post(url, phase_form(phase, **changes))
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+
+@pytest.mark.parametrize("name", RESULTS_PAGES)
+def test_a_renamed_task_shows_at_once_on_every_results_page(contest, organiser_client, name):
+    task, _, _ = contest
+    url = reverse("leaderboard:task_edit", args=[task.slug])
+    data = {"title": "A new title", "description": "new", "primary_metric": "macro_f1", "registration": "open"}
+    assert organiser_client.post(url, {**data, "terms": ""}).status_code == 302
+    content = page(task, name)
+    assert "A new title" in content and "Task cached" not in content
+
+
+def test_a_renamed_phase_and_its_dates_show_at_once(contest, organiser_client):
+    task, _, _ = contest
+    closes = (timezone.now() + dt.timedelta(days=3)).replace(second=0, microsecond=0)
+    edit_phase(organiser_client, task, name="Final round", closes_at=closes.strftime(DATETIME))
+    for name in RESULTS_PAGES:
+        content = page(task, name)
+        assert "Final round" in content
+    assert f"{closes:%Y-%m-%d %H:%M} UTC" in page(task, "leaderboard")
+
+
+def test_a_new_phase_shows_in_the_phase_switch_at_once(contest, organiser_client, client):
+    task, _, _ = contest
+    phase = task.current_phase()
+    url = reverse("leaderboard:phase_create", args=[task.slug])
+    gold = Submission.objects.filter(phase=phase).first()  # any file: the phase needs a gold file of its own
+    assert gold is not None
+    data = phase_form(
+        phase,
+        name="Post-evaluation",
+        opens_at=(phase.closes_at + dt.timedelta(hours=1)).strftime(DATETIME),
+        closes_at=(phase.closes_at + dt.timedelta(days=5)).strftime(DATETIME),
+        feedback="",
+    )
+    data.update(slug="post", gold=SimpleUploadedFile("gold.csv", PERFECT))
+    assert organiser_client.post(url, data).status_code == 302
+    assert "Post-evaluation" in page(task, "leaderboard")
+
+
+def test_a_renamed_team_shows_at_once(contest):
+    task, alice, _ = contest
+    member = Client()
+    member.force_login(alice)
+    data = {"name": "Alicia", "system_name": "", "system_description": "", "paper_url": ""}
+    assert member.post(reverse("leaderboard:team_detail", args=[task.slug]), data).status_code == 302
+    for name in ("leaderboard", "disagreements", "what_if"):
+        content = page(task, name)
+        assert "Alicia" in content and ">Alice<" not in content
+
+
+def test_a_new_score_shows_at_once_everywhere(contest, submit):
+    task, alice, _ = contest
+    before = team_cells(page(task, "leaderboard"), "Alice")
+    submit(task, alice, PERFECT)
+    after = team_cells(page(task, "leaderboard"), "Alice")
+    assert after != before and '<span class="value">1.0000</span>' in after
+    assert "1.0000" in page(task, "metric_detail")
+
+
+def test_an_upload_through_the_page_shows_at_once(contest):
+    task, alice, _ = contest
+    member = Client()
+    member.force_login(alice)
+    response = member.post(
+        reverse("leaderboard:submission_create", args=[task.slug]), {"file": SimpleUploadedFile("run.csv", PERFECT)}
+    )
+    assert response.status_code == 302
+    assert '<span class="value">1.0000</span>' in team_cells(page(task, "leaderboard"), "Alice")
+
+
+def test_a_disqualification_shows_at_once(contest, organiser_client):
+    task, _, _ = contest
+    run = Submission.objects.get(team__name="Bob")
+    url = reverse("leaderboard:organiser_submissions", args=[task.slug])
+    assert organiser_client.post(url, {"submission": run.pk, "reason": "used the labels"}).status_code == 302
+    content = page(task, "leaderboard")
+    assert "used the labels" in content
+    assert 'class="unscored-row"' in content and "Bob" in content
+
+
+def test_a_new_gold_file_shows_at_once(contest, organiser_client, django_capture_on_commit_callbacks):
+    task, _, _ = contest
+    phase = task.current_phase()
+    url = reverse("leaderboard:gold_replace", args=[task.slug, phase.slug])
+    new_gold = MOSTLY_A  # Alice's file becomes the perfect one
+    assert organiser_client.post(url, {"gold": SimpleUploadedFile("gold.csv", new_gold)}).status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        assert organiser_client.post(url, {"confirm": "1"}).status_code == 302
+    assert '<span class="value">1.0000</span>' in team_cells(page(task, "leaderboard"), "Alice")
+
+
+@pytest.mark.parametrize("name", ["leaderboard", "disagreements", "what_if", "metric_detail", "leaderboard_csv"])
+def test_hiding_the_board_takes_effect_for_the_very_next_visitor(contest, organiser_client, name):
+    task, _, _ = contest
+    args = [task.slug, "macro_f1"] if name == "metric_detail" else [task.slug]
+    assert Client().get(reverse(f"leaderboard:{name}", args=args)).status_code == 200
+    edit_phase(organiser_client, task, visibility=Phase.Visibility.AFTER_CLOSE, feedback="validated")
+    response = Client().get(reverse(f"leaderboard:{name}", args=args))
+    assert response.status_code == 403
+    assert "Alice" not in response.content.decode()
+
+
+def test_a_changed_feedback_policy_shows_on_the_hidden_board_at_once(contest, organiser_client):
+    """While the board is hidden its page (for the organisers) says what each team sees."""
+    task, _, _ = contest
+    edit_phase(organiser_client, task, visibility=Phase.Visibility.AFTER_CLOSE, feedback="validated")
+    url = reverse("leaderboard:leaderboard", args=[task.slug])
+    assert "validated only" in organiser_client.get(url).content.decode()
+    edit_phase(organiser_client, task, feedback="primary")
+    content = organiser_client.get(url).content.decode()
+    assert "the primary score only" in content and "validated only" not in content
+
+
+def test_a_board_hidden_by_its_dates_is_hidden_without_any_write(make_task, make_user, submit):
+    """A phase with a hidden board that closes opens its board: time, not a write, changes it;
+    and the other way round a phase not yet open shows nothing cached of itself."""
+    task = make_task("timed", visibility=Phase.Visibility.AFTER_CLOSE)
+    alice = make_user("alice")
+    services.team_create(task=task, user=alice, name="Alice")
+    submit(task, alice, PERFECT)
+    url = reverse("leaderboard:leaderboard", args=[task.slug])
+    assert Client().get(url).status_code == 403
+    Phase.objects.filter(task=task).update(closes_at=timezone.now() - dt.timedelta(seconds=1))
+    assert Client().get(url).status_code == 200
+
+
+# --- readers who dress the request --------------------------------------------------------------
+
+
+@pytest.fixture
+def computations(monkeypatch):
+    """How many times a piece of a results page was computed (not read from the cache)."""
+    counted: list[str] = []
+    real = results_cache.cached
+
+    def counting(phase, piece, params, compute):
+        def counted_compute():
+            counted.append(piece)
+            return compute()
+
+        return real(phase, piece, params, counted_compute)
+
+    monkeypatch.setattr(pages, "cached", counting)
+    return counted
+
+
+def test_random_query_strings_and_made_up_sessions_are_served_from_the_cache(contest, computations):
+    task, _, _ = contest
+    url = reverse("leaderboard:leaderboard", args=[task.slug])
+    Client().get(url)
+    computations.clear()
+    for number in range(20):
+        reader = Client()
+        reader.cookies["sessionid"] = f"made-up-{number}"
+        response = reader.get(url, {"x": number, "utm_source": "mail"})
+        assert response.status_code == 200 and "Alice" in response.content.decode()
+    assert computations == []
+
+
+def test_a_parameter_the_page_reads_is_normalised_before_it_names_an_entry(contest, computations):
+    task, _, _ = contest
+    url = reverse("leaderboard:leaderboard", args=[task.slug])
+    Client().get(url)
+    computations.clear()
+    for sort in ("nonsense", "macro_f1", "", "'; drop table"):
+        Client().get(url, {"sort": sort})
+    assert computations == []  # every unknown sort is the primary metric's, as computed already
+
+
+def test_a_hidden_board_is_refused_even_with_a_cached_copy(contest, organiser_client):
+    """The cache holds the public board's rows; the check runs first anyway."""
+    task, _, _ = contest
+    Phase.objects.filter(task=task).update(visibility=Phase.Visibility.AFTER_CLOSE)  # no version raised
+    assert Client().get(reverse("leaderboard:leaderboard", args=[task.slug])).status_code == 403
