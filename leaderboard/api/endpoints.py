@@ -27,7 +27,7 @@ from leaderboard.api.auth import ApiAuth, Caller
 from leaderboard.api.problems import ApiError
 from leaderboard.forms import SubmissionForm
 from leaderboard.models import Phase, Submission, Task
-from leaderboard.permissions import can_view_board, can_view_submission
+from leaderboard.permissions import can_view_board, can_view_submission, is_member
 from leaderboard.selectors import pages, participation
 from leaderboard.selectors.feedback import feedback_level, primary_text
 from scoring.engine.formatting import json_value
@@ -337,9 +337,10 @@ def submission_create(request: HttpRequest, slug: str, file: File[UploadedFile],
     )
 
 
-def _metrics(*, submission: Submission, user) -> list[dict]:
+def _metrics(*, submission: Submission, user, level) -> list[dict]:
     """Every metric raw and calibrated, with ranks where the board may be shown and this
-    submission counts: the rows of its page's table (:func:`pages.submission_scores`)."""
+    submission counts: the rows of its page's table, with the page's precision while results are
+    hidden (:func:`pages.submission_scores`)."""
     return [
         {
             "column": row.column.id,
@@ -350,7 +351,7 @@ def _metrics(*, submission: Submission, user) -> list[dict]:
             "rank": row.rank,
             "calibrated_rank": row.calibrated_rank,
         }
-        for row in pages.submission_scores(submission=submission, user=user).rows
+        for row in pages.submission_scores(submission=submission, user=user, level=level).rows
     ]
 
 
@@ -380,7 +381,8 @@ def submission_detail(request: HttpRequest, pk: int):
         "failure": submission.failure or None,
         "kind": submission.kind,
         "file_name": submission.file.name,
-        "description": submission.description,
+        # The team's own note on the run: for the team and the organisers, as on its page.
+        "description": submission.description if is_member(user, submission) or task.is_organiser(user) else None,
         "created_at": submission.created_at,
         "scored_at": submission.scored_at,
         "feedback": str(level),
@@ -389,7 +391,7 @@ def submission_detail(request: HttpRequest, pk: int):
         "page": request.build_absolute_uri(submission.get_absolute_url()),
     }
     if scored and level.shows_metrics:
-        data["metrics"] = _metrics(submission=submission, user=user)
+        data["metrics"] = _metrics(submission=submission, user=user, level=level)
     if scored and level.shows_matrices:
         shown = submission.shown_scores()
         data["confusion_matrix"] = shown.confusion_matrix if shown else None

@@ -176,13 +176,17 @@ class SubmissionOut(Schema):
     failure: str | None
     kind: str
     file_name: str
-    description: str
+    description: str | None = Field(description="the team's own note on the run: for its team and the organisers")
     created_at: dt.datetime
     scored_at: dt.datetime | None
     feedback: str = Field(description="what the task's feedback policy lets you see: all, full, primary, validated")
     primary_metric: str
     primary: str | None = Field(description="the primary score as shown on the page (rounded under 'primary')")
-    metrics: list[MetricOut] | None = Field(None, description="every metric raw and calibrated (all, full)")
+    metrics: list[MetricOut] | None = Field(
+        None,
+        description="every metric raw and calibrated (all, full); under 'full' while results are hidden, rounded to "
+        "the page's 4 decimals",
+    )
     confusion_matrix: list[list[float]] | None = Field(
         None, description="rows predicted, columns gold; only when results are public, or to organisers"
     )

@@ -1,7 +1,8 @@
 """What a person sees of a submission's scores: its phase's feedback policy (DESIGN, contract).
 
 Organisers, and everyone once results are public, see everything. While results are hidden a
-team sees its own submissions as the phase's policy says: *full* (every metric, four decimals),
+team sees its own submissions as the phase's policy says: *full* (every metric, four decimals, on
+the page and in the API alike),
 *primary score only* (rounded to two decimals) or *validated only* (the file was valid and has
 been scored). Confusion matrices and per-class tables, exact per-item-derived numbers, are
 never shown to a team while results are hidden: they leak the gold. Every page, status answer
@@ -13,7 +14,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from leaderboard.models import Feedback, Phase, Submission
-from scoring.engine.formatting import value_text
+from scoring.engine.formatting import VALUE_DIGITS, value_text
 
 PRIMARY_DIGITS = 2
 """Decimals of the primary score under the "primary score only" policy."""
@@ -32,6 +33,14 @@ class Level(StrEnum):
     @property
     def shows_matrices(self) -> bool:
         return self is Level.ALL
+
+    def shown(self, value: float | None) -> float | None:
+        """A score as this level shows it on every channel (page, API, exports): while results
+        are hidden, with the page's precision (a full-precision score of a probability file is
+        a gold oracle: its last bits can hold one label each); otherwise as stored."""
+        if value is None or self is Level.ALL:
+            return value
+        return round(value, VALUE_DIGITS)
 
 
 def feedback_level(*, phase: Phase, user) -> Level:

@@ -392,10 +392,11 @@ class SubmissionScores:
     n_teams: int
 
 
-def submission_scores(*, submission: Submission, user) -> SubmissionScores:
-    """Every metric of a scored submission, raw and calibrated, with its ranks where this person
-    may see the board (the page's table and the API's answer both come from here; whether the
-    person may see metrics at all is the feedback policy's, asked before)."""
+def submission_scores(*, submission: Submission, user, level: Level) -> SubmissionScores:
+    """Every metric of a scored submission, raw and calibrated, as ``level`` shows them (while
+    results are hidden, with the page's precision), with its ranks where this person may see the
+    board (the page's table and the API's answer both come from here; whether the person may see
+    metrics at all is the feedback policy's, asked before)."""
     phase = submission.phase
     board = leaderboard(phase=phase, calibrated=None) if can_view_board(user, phase) else None
     entry = board.entry_of(submission) if board else None
@@ -404,8 +405,8 @@ def submission_scores(*, submission: Submission, user) -> SubmissionScores:
     rows = [
         MetricRow(
             column=raw,
-            raw=raw.value(scores),
-            calibrated=raw.counterpart().value(scores),
+            raw=level.shown(raw.value(scores)),
+            calibrated=level.shown(raw.counterpart().value(scores)),
             rank=ranks.get(raw.id),
             calibrated_rank=ranks.get(raw.counterpart().id),
         )
@@ -435,16 +436,16 @@ def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
     }
     if submission.status != Submission.Status.SCORED or not level.shows_metrics:
         return context
-    scores = submission_scores(submission=submission, user=user)
+    scores = submission_scores(submission=submission, user=user, level=level)
     shown = submission.shown_scores()
     metrics = (shown.metrics if shown else None) or {}
     context.update(
         rows=scores.rows,
         ranked=scores.ranked,
         n_teams=scores.n_teams,
-        f1_averaged=metrics.get("macro_f1"),
-        f1_of_averages=metrics.get("macro_f1_of_averages"),
-        f1_gap=metrics.get("macro_f1_gap"),
+        f1_averaged=level.shown(metrics.get("macro_f1")),
+        f1_of_averages=level.shown(metrics.get("macro_f1_of_averages")),
+        f1_gap=level.shown(metrics.get("macro_f1_gap")),
     )
     if level.shows_matrices:
         context.update(

@@ -118,6 +118,24 @@ def test_submission_detail_under_every_role(world, phase, role, expected):
     assert (ranked["accuracy"] == 1) == (role in ("organiser", "staff") or phase == "public")
 
 
+@pytest.mark.parametrize(("role", "sees_note"), [("member", True), ("other", False), ("organiser", True)])
+def test_a_runs_private_note_is_for_its_team_and_the_organisers(world, role, sees_note):
+    """Once results are public another team may read a run's scores, never the team's note on it."""
+    Submission.objects.filter(pk=world.submission_a.pk).update(description="our secret ensemble, seed 3")
+    world.enter("public")
+    data = world.client(role).get(f"/api/submissions/{world.submission_a.pk}").json()
+    assert data["status"] == "scored"
+    assert data["description"] == ("our secret ensemble, seed 3" if sees_note else None)
+
+
+@pytest.mark.parametrize(("phase", "rounded"), [("hidden", True), ("public", False)])
+def test_scores_have_the_pages_precision_while_results_are_hidden(world, phase, rounded):
+    world.enter(phase)
+    data = world.client("other").get(f"/api/submissions/{world.submission_b.pk}").json()
+    values = [m[key] for m in data["metrics"] for key in ("raw", "calibrated") if m[key] is not None]
+    assert values and all(value == round(value, 4) for value in values) == rounded
+
+
 @pytest.mark.parametrize(
     ("feedback", "shows"),
     [

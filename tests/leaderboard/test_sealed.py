@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -263,3 +265,135 @@ def test_sign_up_refuses_lookalike_and_hidden_user_names(client, make_user):
         )
         assert response.status_code == 200, name
         assert fragment in " ".join(response.context["form"].errors["username"]), name
+
+
+# --- a team learns no more from the API than from its page -----------------------------------------
+
+LARGE_ITEMS = 12_284
+"""The size of SemEval-2017 Task 4A's test set: about 4,000 items a class."""
+
+
+@pytest.fixture
+def large_hidden_task(make_task):
+    """A hidden board over a gold file of 12,284 items in three classes (its labels known to the
+    test only), and a factory of phases with each feedback policy."""
+    rng = np.random.default_rng(11)
+    gold = rng.integers(0, 3, size=LARGE_ITEMS)
+    content = ("id,label\n" + "".join(f"{k},{'abc'[code]}\n" for k, code in enumerate(gold))).encode()
+
+    def make(feedback: str | None, *, visibility=Phase.Visibility.AFTER_CLOSE) -> Task:
+        options = {"visibility": visibility, **({"feedback": feedback} if feedback else {})}
+        return make_task(f"large-{feedback}-{visibility}".replace("_", "-"), gold=content, **options)
+
+    return make, gold
+
+
+def api_recall(client: Client, submission: Submission, label: str) -> float | None:
+    """What a team reads of its run's recall of ``label`` through ``GET /api/submissions/{id}``."""
+    data = client.get(f"/api/submissions/{submission.pk}").json()
+    rows = {row["column"]: row["raw"] for row in data.get("metrics") or []}
+    return rows.get(f"recall[{label}]")
+
+
+def powers_of_two_file(n_items: int) -> bytes:
+    """Items 0..49 put probability 2^-(k+1) on class a and the rest on b; every other item puts
+    nothing on a. The mass of a on gold-a items (recall of a times its count) holds one bit per
+    probe item."""
+    rows = ["id,a,b,c"]
+    for k in range(n_items):
+        q = 2.0 ** -(k + 1) if k < PROBE_ITEMS else 0.0
+        rows.append(f"{k},{q!r},{1.0 - q!r},0")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def labels_determined(recall: float | None, *, n_a: int) -> dict[int, bool]:
+    """The attacker's decoding: the probe items whose label (a or not) the recall read fixes.
+    The mass, in units of 2^-50, is an integer whose bit 49-k is item k's. A value with more than
+    4 decimals is taken as exact; one with 4 only says the mass lies within half a unit of its
+    last digit, so a bit is learnt only where every mass in that interval agrees on it (and on
+    every bit above it)."""
+    if recall is None:
+        return {}
+    scale = Fraction(2**PROBE_ITEMS) * n_a
+    if round(recall, 4) != recall:
+        low = high = round(Fraction(recall) * scale)
+    else:
+        half = Fraction(1, 2 * 10**4)
+        low = max(0, math.ceil((Fraction(recall) - half) * scale))
+        high = min(2**PROBE_ITEMS - 1, math.floor((Fraction(recall) + half) * scale))
+    learnt = {}
+    for k in range(PROBE_ITEMS):
+        place = PROBE_ITEMS - 1 - k
+        if low >> place == high >> place:
+            learnt[k] = bool((low >> place) & 1)
+    return learnt
+
+
+@pytest.mark.parametrize("feedback", [Phase.Feedback.FULL, Phase.Feedback.PRIMARY, Phase.Feedback.VALIDATED])
+def test_the_power_of_two_file_reads_no_label_through_the_api(large_hidden_task, make_user, submit, feedback):
+    make, gold = large_hidden_task
+    task = make(feedback)
+    prober = make_user("prober")
+    services.team_create(task=task, user=prober, name="Probers")
+    submission = submit(task, prober, powers_of_two_file(LARGE_ITEMS))
+    client = Client()
+    client.force_login(prober)
+    n_a = int((gold == 0).sum())
+    learnt = labels_determined(api_recall(client, submission, "a"), n_a=n_a)
+    # At most the top bit of a mass known to ±0.2: no better than guessing the most frequent class.
+    assert len(learnt) <= 1
+    page = client.get(submission.get_absolute_url()).content.decode()
+    assert all(len(number.split(".")[1]) <= 4 for number in every_number(page))
+
+
+def test_the_power_of_two_file_reads_every_label_at_full_precision(large_hidden_task, make_user, organiser, submit):
+    """The control: read at full precision (by an organiser, who may), the same run gives all 50."""
+    make, gold = large_hidden_task
+    task = make(Phase.Feedback.FULL)
+    prober = make_user("prober")
+    services.team_create(task=task, user=prober, name="Probers")
+    submission = submit(task, prober, powers_of_two_file(LARGE_ITEMS))
+    client = Client()
+    client.force_login(organiser)
+    learnt = labels_determined(api_recall(client, submission, "a"), n_a=int((gold == 0).sum()))
+    assert learnt == {k: bool(gold[k] == 0) for k in range(PROBE_ITEMS)}
+
+
+def hard_file(labels: np.ndarray) -> bytes:
+    return ("id,label\n" + "".join(f"{k},{'abc'[code]}\n" for k, code in enumerate(labels))).encode()
+
+
+@pytest.mark.parametrize("feedback", [Phase.Feedback.FULL, Phase.Feedback.PRIMARY, Phase.Feedback.VALIDATED])
+def test_hard_label_differencing_learns_at_most_one_label_per_upload(large_hidden_task, make_user, submit, feedback):
+    """A base run (every item b), then runs that each move one item to a: comparing each answer
+    with the base's, the attacker learns that item's label (where the scores show at all), and
+    nothing about any other item."""
+    make, gold = large_hidden_task
+    task = make(feedback)
+    Phase.objects.filter(task=task).update(max_per_day=50, max_total=50)
+    prober = make_user("prober")
+    services.team_create(task=task, user=prober, name="Probers")
+    client = Client()
+    client.force_login(prober)
+
+    def read(labels: np.ndarray) -> dict:
+        submission = submit(task, prober, hard_file(labels))
+        data = client.get(f"/api/submissions/{submission.pk}").json()
+        return {"primary": data["primary"], **{row["column"]: row["raw"] for row in data.get("metrics") or []}}
+
+    base = np.ones(LARGE_ITEMS, dtype=int)
+    before = read(base)
+    learnt = {}
+    for k in range(4):
+        moved = base.copy()
+        moved[k] = 0
+        after = read(moved)
+        if "recall[a]" in after:
+            # recall of a rises iff k is an a; recall of b falls iff k is a b; else it is a c
+            rose, fell = after["recall[a]"] > before["recall[a]"], after["recall[b]"] < before["recall[b]"]
+            learnt[k] = 0 if rose else 1 if fell else 2
+        else:
+            assert after == before  # a rounded primary score, or nothing: no change shows
+    assert len(learnt) <= 4  # one label per upload at most
+    assert all(gold[k] == label for k, label in learnt.items())
+    assert len(learnt) == (4 if feedback == Phase.Feedback.FULL else 0)
