@@ -52,6 +52,11 @@ ALREADY_IN_TEAM = Problem(
     "ALREADY_IN_TEAM", "You are already in the team {team!r} for this task; a person belongs to one team per task."
 )
 TEAM_NAME_TAKEN = Problem("TEAM_NAME_TAKEN", "A team called {name!r} already exists in this task.")
+TEAM_NAME_LOOKALIKE = Problem(
+    "TEAM_NAME_LOOKALIKE",
+    "The name {name!r} looks like the name of the team {other!r} (letters of another script, or look-alike "
+    "characters such as a Cyrillic а for a Latin a, or 1 for l): choose a name that reads differently.",
+)
 BAD_INVITE = Problem("BAD_INVITE", "No team of this task has that invite code.")
 FILE_TOO_LARGE = Problem("FILE_TOO_LARGE", "The file is {size:,} bytes; the limit is {limit:,} bytes.")
 GOLD_LABEL_UNUSED = Problem(

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 
 from leaderboard import errors
+from leaderboard.addresses import client_address
 from leaderboard.models import Phase, Task, Team, metric_choices
 from leaderboard.names import canonical_name
 from leaderboard.services.notifications import email_send_later
@@ -292,16 +293,23 @@ class EmailChangeForm(forms.Form):
 
 class QueuedPasswordResetForm(PasswordResetForm):
     """Django's password reset, with its e-mail handed to the tasks queue: with RQ workers the
-    request never waits for the SMTP server (nor shows by its timing whether an account exists)."""
+    request never waits for the SMTP server (nor shows by its timing whether an account exists).
+    Within the e-mail limits per recipient and per asking address; past them nothing is sent,
+    and the page says what it always says (whether an account exists stays unknown)."""
 
     email = email_field()
+    requested_from = ""
+
+    def save(self, *args, request=None, **kwargs):
+        self.requested_from = client_address(request) if request is not None else ""
+        return super().save(*args, request=request, **kwargs)
 
     def send_mail(
         self, subject_template_name, email_template_name, context, from_email, to_email, html_email_template_name=None
     ) -> None:
         subject = "".join(render_to_string(subject_template_name, context).splitlines())
         body = render_to_string(email_template_name, context)
-        email_send_later(subject=subject, body=body, recipient=to_email)
+        email_send_later(subject=subject, body=body, recipient=to_email, requested_from=self.requested_from)
 
 
 class TeamProfileForm(forms.ModelForm):

@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors
-from leaderboard.names import name_key
+from leaderboard.names import lookalike_key, name_key
 from scoring.engine.calibration import calibrate
 from scoring.engine.items import pack_items, unpack_items
 from scoring.engine.registry import BY_KEY
@@ -317,6 +317,9 @@ class Team(models.Model):
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="teams")
     name = models.CharField(max_length=80)
     name_key = models.CharField(max_length=80, editable=False, help_text="the name as compared for uniqueness")
+    lookalike_key = models.CharField(
+        max_length=240, editable=False, help_text="the name's confusable skeleton, also unique in the task"
+    )
     invite_code = models.CharField(max_length=24, unique=True, default=new_invite_code)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
     system_name = models.CharField(max_length=120, blank=True, help_text="the name of the team's system")
@@ -335,15 +338,18 @@ class Team(models.Model):
 
     class Meta:
         ordering = ["name"]
-        constraints = [models.UniqueConstraint(fields=["task", "name_key"], name="team_name_key_unique_in_task")]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "name_key"], name="team_name_key_unique_in_task"),
+            models.UniqueConstraint(fields=["task", "lookalike_key"], name="team_lookalike_unique_in_task"),
+        ]
 
     def __str__(self) -> str:
         return self.name
 
     def save(self, *args, **kwargs) -> None:
-        self.name_key = name_key(self.name)
+        self.name_key, self.lookalike_key = name_key(self.name), lookalike_key(self.name)
         if "update_fields" in kwargs and kwargs["update_fields"] is not None and "name" in kwargs["update_fields"]:
-            kwargs["update_fields"] = {*kwargs["update_fields"], "name_key"}
+            kwargs["update_fields"] = {*kwargs["update_fields"], "name_key", "lookalike_key"}
         super().save(*args, **kwargs)
 
 
@@ -782,3 +788,28 @@ class PhaseStability(models.Model):
 
     def __str__(self) -> str:
         return f"intervals of {self.phase}"
+
+
+class SentMail(models.Model):
+    """An e-mail the site sent because someone asked (a password reset, an address to confirm,
+    an announcement): what the per-recipient and per-address limits count
+    (:func:`leaderboard.services.notifications.mail_allowed`)."""
+
+    class Kind(models.TextChoices):
+        ACCOUNT = "account", "a password reset or an address to confirm"
+        ANNOUNCEMENT = "announcement", "an announcement of a task"
+
+    recipient = models.CharField(max_length=254, help_text="the address, in lower case")
+    requested_from = models.CharField(max_length=45, blank=True, help_text="the address of the client that asked")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["recipient", "kind", "created_at"], name="sent_mail_recipient"),
+            models.Index(fields=["requested_from", "kind", "created_at"], name="sent_mail_requester"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} to {self.recipient}"

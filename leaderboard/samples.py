@@ -1,10 +1,11 @@
 """Sample submissions and the format section of a task page.
 
 Every phase offers two generated sample files, both valid by construction for its current gold
-file: its ids in gold order with a label each (hard labels) and with one probability column per
-label (probabilities). The labels say nothing about the gold: the hard sample draws each label
-from a fixed-seed random generator, whatever the ids, and the probability sample gives every
-label the same share. The format section
+file: its ids with a label each (hard labels) and with one probability column per label
+(probabilities). Nothing in them says anything about the gold: the ids come in an order drawn
+from the site's secret key, not the gold file's (a gold file sorted by label would otherwise give
+every label away), the hard sample draws each label from a fixed-seed random generator, and the
+probability sample gives every label the same share. The format section
 shows their first lines and the rules the validator applies, written from the validator's own
 settings so that the page cannot drift from what an upload meets.
 """
@@ -12,15 +13,17 @@ settings so that the page cannot drift from what an upload meets.
 from __future__ import annotations
 
 import csv
+import hashlib
+import hmac
 import io
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 from django.conf import settings
-from django.core.cache import cache
 
 from leaderboard.models import Phase
+from leaderboard.results_cache import cached
 from leaderboard.uploads import kept_gold
 from scoring.engine.io import PROBABILITY_TOLERANCE
 
@@ -65,18 +68,20 @@ def sample_rows(*, ids, labels: list[str], kind: str):
 
 
 def _gold_ids(phase: Phase) -> list[str]:
-    """The phase's gold ids in file order, cached per gold version (the file is immutable)."""
-    key = f"leaderboard:gold-ids:{phase.pk}:{phase.gold_version}:{phase.gold_file_id}"
-    ids = cache.get(key)
-    if ids is None:
+    """The phase's gold ids in an order drawn from the site's secret key and the phase: the same
+    on every download, unrelated to the gold file's order (cached)."""
+
+    def shuffled() -> list[str]:
+        salt = hmac.new(settings.SECRET_KEY.encode(), f"sample-order:{phase.pk}".encode(), "sha256").digest()
         ids = [str(item) for item in kept_gold(phase).ids]
-        cache.set(key, ids, 60 * 60)
-    return ids
+        return sorted(ids, key=lambda item: hashlib.blake2b(item.encode(), key=salt[:32], digest_size=8).digest())
+
+    return cached(phase, "sample-ids", (phase.gold_version,), shuffled)
 
 
 def sample_file(*, phase: Phase, kind: str) -> bytes:
     """A sample submission of ``kind`` (one of :data:`SAMPLE_KINDS`) for every id of the phase's
-    gold file, in its order."""
+    gold file (in :func:`_gold_ids`' order)."""
     return _csv(sample_rows(ids=_gold_ids(phase), labels=list(phase.task.labels), kind=kind))
 
 

@@ -194,6 +194,11 @@ MAX_FILE_ROWS = int(os.environ.get("MAX_FILE_ROWS", "2000000"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
+"""The reverse proxies in front of the site (addresses or networks, e.g. ``127.0.0.1,10.0.0.0/8``):
+from them, and only from them, ``X-Forwarded-For`` names the client, whose address every
+per-address limit counts (leaderboard.addresses). Empty: the connection's address."""
+
 LOGIN_RATE_LIMIT = int(os.environ.get("LOGIN_RATE_LIMIT", "10"))
 """Failed log-ins allowed per user name and address; the last one locks that pair out."""
 LOGIN_RATE_WINDOW = int(os.environ.get("LOGIN_RATE_WINDOW", "300"))
@@ -210,6 +215,7 @@ AXES_USERNAME_CALLABLE = "leaderboard.throttling.normalised_username"  # as the 
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # refused attempts are not counted: the end time holds
 AXES_LOCKOUT_CALLABLE = "leaderboard.throttling.lockout_response"  # HTTP 429, our page, Retry-After
+AXES_CLIENT_IP_CALLABLE = "leaderboard.addresses.client_address"  # behind TRUSTED_PROXIES, the client's own
 
 # The JSON API (leaderboard/api). Requests with a token are counted per token in the cache
 # (shared by every worker once CACHE_URL is set): past the limit, 429 with Retry-After. Requests
@@ -239,6 +245,13 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Shared-task leaderboa
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 """Where links in e-mails sent by a worker point (no request to take the host from)."""
+
+# How many e-mails the site sends because someone asked (leaderboard.services.notifications.mail_allowed),
+# so that it cannot be used to flood an inbox: per recipient and per asking address in an hour
+# (password resets, addresses to confirm), and per recipient in a day (announcements).
+MAIL_PER_RECIPIENT_PER_HOUR = int(os.environ.get("MAIL_PER_RECIPIENT_PER_HOUR", "5"))
+MAIL_PER_ADDRESS_PER_HOUR = int(os.environ.get("MAIL_PER_ADDRESS_PER_HOUR", "20"))
+ANNOUNCEMENTS_PER_RECIPIENT_PER_DAY = int(os.environ.get("ANNOUNCEMENTS_PER_RECIPIENT_PER_DAY", "10"))
 
 EMAIL_VERIFICATION_CHOICES = ("none", "optional", "mandatory")
 EMAIL_VERIFICATION = os.environ.get("EMAIL_VERIFICATION", "optional")

@@ -1,10 +1,11 @@
 """Who is asking: a token (``Authorization: Bearer <token>``), else the browser's session for
 reading, else an anonymous visitor for reading. Uploads need a token.
 
-Token requests are throttled per token (``API_TOKEN_RATE_LIMIT`` per ``API_TOKEN_RATE_WINDOW``
-seconds); requests with an unknown or revoked token are counted per address, and past
-``API_AUTH_FAILURE_LIMIT`` in ``API_AUTH_FAILURE_WINDOW`` seconds that address is refused
-before any look-up. Both refusals are 429 with ``Retry-After``.
+Requests with an unknown or revoked token are counted per address (the client's, behind a
+trusted proxy: :mod:`leaderboard.addresses`), and past ``API_AUTH_FAILURE_LIMIT`` in
+``API_AUTH_FAILURE_WINDOW`` seconds that address is refused before any look-up: 429 with
+``Retry-After``. Token requests are throttled per token by ninja's throttling
+(:class:`leaderboard.api.throttling.TokenRate`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from ninja.security import HttpBearer
 
+from leaderboard.addresses import client_address
 from leaderboard.api import problems, throttling
 from leaderboard.api.problems import ApiError
 from leaderboard.api.tokens import token_by_secret, token_touch
@@ -31,12 +33,6 @@ class Caller:
     token: ApiToken | None = None
 
 
-def client_address(request: HttpRequest) -> str:
-    """The address failures are counted for. ``REMOTE_ADDR``: behind a proxy, the proxy must
-    set it (gunicorn's ``forwarded_allow_ips``), never a header a client can forge."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
-
-
 def _unauthorized(problem: problems.Problem) -> ApiError:
     return ApiError.of(401, problem, headers={"WWW-Authenticate": 'Bearer realm="api"'})
 
@@ -48,16 +44,6 @@ def _check_failures(request: HttpRequest) -> None:
     ):
         wait = throttling.wait_s(window_s=window)
         raise ApiError.of(429, problems.AUTH_THROTTLED, headers={"Retry-After": str(wait)}, wait=wait)
-
-
-def _check_rate(token: ApiToken) -> None:
-    window = settings.API_TOKEN_RATE_WINDOW
-    limit = settings.API_TOKEN_RATE_LIMIT
-    if throttling.count(scope="token", ident=str(token.pk), window_s=window) > limit:
-        wait = throttling.wait_s(window_s=window)
-        raise ApiError.of(
-            429, problems.TOKEN_THROTTLED, headers={"Retry-After": str(wait)}, limit=limit, window=window, wait=wait
-        )
 
 
 class ApiAuth(HttpBearer):
@@ -83,7 +69,6 @@ class ApiAuth(HttpBearer):
                 scope="auth-failure", ident=client_address(request), window_s=settings.API_AUTH_FAILURE_WINDOW
             )
             raise _unauthorized(problems.TOKEN_INVALID)
-        _check_rate(found)
         token_touch(token=found)
         request.user = found.user
         return Caller(user=found.user, token=found)

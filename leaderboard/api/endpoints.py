@@ -10,14 +10,16 @@ scores through :func:`feedback_level` and :func:`primary_text`, as its page.
 from __future__ import annotations
 
 import logging
+import math
 from typing import Literal
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from ninja import File, Form, NinjaAPI, Query, Status, Swagger
-from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.files import UploadedFile
 
@@ -25,6 +27,7 @@ from leaderboard import errors, selectors, services
 from leaderboard.api import problems, schemas
 from leaderboard.api.auth import ApiAuth, Caller
 from leaderboard.api.problems import ApiError
+from leaderboard.api.throttling import TokenRate
 from leaderboard.forms import SubmissionForm
 from leaderboard.models import Phase, Submission, Task
 from leaderboard.permissions import can_view_board, can_view_submission, is_member
@@ -46,6 +49,7 @@ api = NinjaAPI(
     ),
     urls_namespace="api",
     auth=ApiAuth(),
+    throttle=[TokenRate()],
     docs=Swagger(settings={"validatorUrl": None}),  # no badge fetched from validator.swagger.io: works offline
 )
 
@@ -108,6 +112,14 @@ def forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
 @api.exception_handler(AuthenticationError)
 def unauthorized(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     return _error(request, ApiError.of(401, problems.TOKEN_REQUIRED))
+
+
+@api.exception_handler(Throttled)
+def token_throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+    """A token past its rate (:class:`TokenRate`); ninja adds ``Retry-After``."""
+    limit, window = settings.API_TOKEN_RATE_LIMIT, settings.API_TOKEN_RATE_WINDOW
+    wait = math.ceil(exc.wait or 1)
+    return _error(request, ApiError.of(429, problems.TOKEN_THROTTLED, limit=limit, window=window, wait=wait))
 
 
 @api.exception_handler(HttpError)

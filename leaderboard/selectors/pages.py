@@ -41,6 +41,7 @@ from leaderboard.selectors.participation import (
     Quota,
     counting_reason,
     may_download_data,
+    may_download_phase_data,
     participation_problem,
     quota,
     registration_of,
@@ -526,15 +527,19 @@ class PhaseStep:
     """"open", "upcoming" or "closed"."""
     board_visible: bool
     data_files: list[PhaseFile]
+    data_visible: bool
+    """Whether this person may download its data files and samples now."""
 
 
 def timeline(*, task: Task, user, now: dt.datetime) -> list[PhaseStep]:
     """Every phase of the task in time order, with whether it is open, to come or over."""
     steps = []
+    may_download = may_download_data(task=task, user=user)
     for phase in task.ordered_phases():
         state = "open" if phase.is_open(now) else ("closed" if phase.is_closed(now) else "upcoming")
         files = list(phase.data_files.select_related("file").defer("file__content"))
-        steps.append(PhaseStep(phase, state, can_view_board(user, phase), files))
+        visible = may_download and may_download_phase_data(phase=phase, user=user, now=now)
+        steps.append(PhaseStep(phase, state, can_view_board(user, phase), files, visible))
     return steps
 
 
@@ -557,7 +562,9 @@ def task_page(*, task: Task, user) -> dict[str, Any]:
         "task_over": task.is_over(now),
         "sections": team_sections(task=task, team=team, user=user, now=now) if team is not None else [],
         "primary_metric": BY_KEY[task.primary_metric],
-        "format_rules": format_rules(current, show_ids=may_download),
+        "format_rules": format_rules(
+            current, show_ids=may_download and current is not None and may_download_phase_data(phase=current, user=user)
+        ),
         "registration": registration_of(task=task, user=user),
         "participation_problem": None if is_organiser else participation_problem(task=task, user=user),
         "may_download": may_download,

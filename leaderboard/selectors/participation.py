@@ -134,3 +134,9 @@ def may_download_data(*, task: Task, user) -> bool:
     return task.is_organiser(user) or (
         participation_problem(task=task, user=user) is None and (user.is_authenticated or not task.needs_registration)
     )
+
+
+def may_download_phase_data(*, phase: Phase, user, now: dt.datetime | None = None) -> bool:
+    """A phase's data files and samples are published when it opens: before that, they are for
+    its organisers only (whoever may take part gets them from then on, :func:`may_download_data`)."""
+    return phase.has_opened(now) or phase.task.is_organiser(user)

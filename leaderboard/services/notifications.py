@@ -17,6 +17,7 @@ scoring, the sign-up or the reset that asked for the e-mail goes on.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from dataclasses import dataclass
 
@@ -29,7 +30,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks import task
 
-from leaderboard.models import ConfirmedEmail, Notification, StoredFile, Submission
+from leaderboard.models import ConfirmedEmail, Notification, SentMail, StoredFile, Submission
 from leaderboard.selectors.notifications import EMAIL_CONFIRMATION_SALT, email_confirmation_claim, email_is_confirmed
 
 logger = logging.getLogger(__name__)
@@ -72,13 +73,41 @@ def email_send(subject: str, body: str, recipient: str) -> int:
     return send_quietly([Mail(subject=subject, body=body, recipient=recipient)])
 
 
-def email_send_later(*, subject: str, body: str, recipient: str) -> None:
-    """Hand an e-mail to the tasks queue; if the queue cannot be reached, send it here."""
+def mail_allowed(*, recipient: str, kind: str, requested_from: str = "", now: dt.datetime | None = None) -> bool:
+    """Whether the site may send one more e-mail of ``kind`` to ``recipient`` that the client at
+    ``requested_from`` asked for, and if so count it: account e-mails at most
+    ``MAIL_PER_RECIPIENT_PER_HOUR`` per recipient and ``MAIL_PER_ADDRESS_PER_HOUR`` per asking
+    address, announcements ``ANNOUNCEMENTS_PER_RECIPIENT_PER_DAY`` per recipient."""
+    now = now or timezone.now()
+    recipient = recipient.strip().lower()
+    sent = SentMail.objects.filter(kind=kind)
+    if kind == SentMail.Kind.ANNOUNCEMENT:
+        if sent.filter(recipient=recipient, created_at__gt=now - dt.timedelta(days=1)).count() >= (
+            settings.ANNOUNCEMENTS_PER_RECIPIENT_PER_DAY
+        ):
+            return False
+    else:
+        hour = sent.filter(created_at__gt=now - dt.timedelta(hours=1))
+        if hour.filter(recipient=recipient).count() >= settings.MAIL_PER_RECIPIENT_PER_HOUR:
+            return False
+        if requested_from and hour.filter(requested_from=requested_from).count() >= settings.MAIL_PER_ADDRESS_PER_HOUR:
+            return False
+    SentMail.objects.create(recipient=recipient, requested_from=requested_from[:45], kind=kind, created_at=now)
+    return True
+
+
+def email_send_later(*, subject: str, body: str, recipient: str, requested_from: str = "") -> bool:
+    """Hand an account e-mail that a request asked for to the tasks queue (if the queue cannot
+    be reached, send it here), within the limits of :func:`mail_allowed`; whether it went."""
+    if not mail_allowed(recipient=recipient, kind=SentMail.Kind.ACCOUNT, requested_from=requested_from):
+        logger.warning("not sent, over the limit for %s or its asker %s: %s", recipient, requested_from, subject)
+        return False
     try:
         email_send.enqueue(subject, body, recipient)
     except Exception:  # Redis down: better late in this request than never
         logger.exception("could not enqueue an e-mail (%s); sending it now", subject)
         send_quietly([Mail(subject=subject, body=body, recipient=recipient)])
+    return True
 
 
 def _finished_message(submission: Submission, file_name: str) -> str:
@@ -137,9 +166,11 @@ def email_confirmation_token(*, user) -> str:
     return signing.dumps({"user": user.pk, "email": user.email}, salt=EMAIL_CONFIRMATION_SALT, compress=True)
 
 
-def email_confirmation_send(*, user, base_url: str) -> bool:
+def email_confirmation_send(*, user, base_url: str, requested_from: str = "") -> bool:
     """E-mail ``user`` a link that confirms its address, unless confirmation is switched off
-    (``EMAIL_VERIFICATION = "none"``) or there is no address. ``base_url``: scheme and host."""
+    (``EMAIL_VERIFICATION = "none"``), there is no address, or the limits of e-mails to that
+    address (or asked from ``requested_from``) are reached. ``base_url``: scheme and host.
+    Whether the link went."""
     if settings.EMAIL_VERIFICATION == "none" or not user.email:
         return False
     path = reverse("email_confirm", args=[email_confirmation_token(user=user)])
@@ -151,8 +182,7 @@ def email_confirmation_send(*, user, base_url: str) -> bool:
     }
     subject = "".join(render_to_string("registration/email_confirmation_subject.txt", context).splitlines())
     body = render_to_string("registration/email_confirmation_email.txt", context)
-    email_send_later(subject=subject, body=body, recipient=user.email)
-    return True
+    return email_send_later(subject=subject, body=body, recipient=user.email, requested_from=requested_from)
 
 
 @transaction.atomic
@@ -166,7 +196,7 @@ def email_confirm(*, token: str) -> ConfirmedEmail:
     return confirmed
 
 
-def account_email_change(*, user, email: str, base_url: str) -> bool:
+def account_email_change(*, user, email: str, base_url: str, requested_from: str = "") -> bool:
     """Give the account a new address (already checked by the form) and send it a confirmation
     link unless it is confirmed already (the same address in other capitals); the old address's
     confirmation no longer counts. True if a link was sent."""
@@ -175,4 +205,4 @@ def account_email_change(*, user, email: str, base_url: str) -> bool:
         user.save(update_fields=["email"])
     if email_is_confirmed(user=user):
         return False
-    return email_confirmation_send(user=user, base_url=base_url)
+    return email_confirmation_send(user=user, base_url=base_url, requested_from=requested_from)

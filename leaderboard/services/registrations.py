@@ -18,8 +18,8 @@ from django.utils import timezone
 from django_tasks import task as background
 
 from leaderboard import errors
-from leaderboard.models import Announcement, Notification, Participant, Task, TermsAcceptance
-from leaderboard.services.notifications import Mail, email_send_later, send_quietly
+from leaderboard.models import Announcement, Notification, Participant, SentMail, Task, TermsAcceptance
+from leaderboard.services.notifications import Mail, email_send_later, mail_allowed, send_quietly
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +148,12 @@ def announcement_send(announcement_id: int) -> int:
         if announcement is None or announcement.emailed_at is not None:
             return 0
         task = announcement.task
-        recipients = announcement_recipients(task)
+        # Within each recipient's daily limit: an organiser cannot flood an inbox.
+        recipients = [
+            address
+            for address in announcement_recipients(task)
+            if mail_allowed(recipient=address, kind=SentMail.Kind.ANNOUNCEMENT)
+        ]
         Announcement.objects.filter(pk=announcement.pk).update(emailed_at=timezone.now(), recipients=len(recipients))
     link = settings.SITE_URL + task.get_absolute_url()
     body = (

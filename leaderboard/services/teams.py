@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from leaderboard import errors
 from leaderboard.models import Membership, Task, Team, new_invite_code
-from leaderboard.names import canonical_name, name_key
+from leaderboard.names import canonical_name, lookalike_key, name_key
 from leaderboard.results_cache import results_changed
 from leaderboard.selectors.participation import participation_problem, team_of
 from leaderboard.services.registrations import register_implicitly
@@ -34,6 +34,18 @@ def _refuse_non_participant(*, task: Task, user) -> None:
         raise problem
 
 
+def _refuse_taken_name(*, task: Task, name: str, team: Team | None = None) -> None:
+    """A name another team of the task has, whatever its case or width, or one that looks like
+    it (its confusable skeleton: :func:`leaderboard.names.lookalike_key`), is refused."""
+    others = Team.objects.filter(task=task).exclude(pk=getattr(team, "pk", None))
+    same = others.filter(name_key=name_key(name)).first()
+    if same is not None:
+        raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=name)
+    alike = others.filter(lookalike_key=lookalike_key(name)).first()
+    if alike is not None:
+        raise errors.TEAM_NAME_LOOKALIKE.error(NAME_FIELD, name=name, other=alike.name)
+
+
 def _join(*, team: Team, user) -> None:
     register_implicitly(task=team.task, user=user)
     try:
@@ -54,8 +66,7 @@ def team_create(*, task: Task, user, name: str) -> Team:
     if not name:
         raise errors.NAME_EMPTY.error(NAME_FIELD)
     _refuse_second_team(task=task, user=user)
-    if Team.objects.filter(task=task, name_key=name_key(name)).exists():
-        raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=name)
+    _refuse_taken_name(task=task, name=name)
     try:
         with transaction.atomic():
             team = Team.objects.create(task=task, name=name)
@@ -95,9 +106,7 @@ def team_update(*, team: Team, user, changes: dict) -> Team:
         name = canonical_name(changes["name"], field=NAME_FIELD)
         if not name:
             raise errors.NAME_EMPTY.error(NAME_FIELD)
-        taken = Team.objects.filter(task=team.task, name_key=name_key(name)).exclude(pk=team.pk)
-        if taken.exists():
-            raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=name)
+        _refuse_taken_name(task=team.task, name=name, team=team)
         changes = {**changes, "name": name}
     for field, value in changes.items():
         setattr(team, field, value)

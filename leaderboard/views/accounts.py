@@ -15,6 +15,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from leaderboard import selectors, services
+from leaderboard.addresses import client_address
 from leaderboard.forms import EmailChangeForm, SignupForm
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -25,6 +26,10 @@ LINK_SENT = {
     "mandatory": "We sent a link to {email}: confirm the address before you upload a submission.",
 }
 """What a person is told after a confirmation link was sent, by ``EMAIL_VERIFICATION``."""
+NOT_SENT = (
+    "No link was sent to {email} now: the site has sent it as many e-mails as it may in an hour (so that nobody "
+    "can use it to flood an inbox). Ask for one from your account page later."
+)
 
 
 def safe_next(request: HttpRequest) -> str | None:
@@ -48,8 +53,10 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         login(request, user, backend=MODEL_BACKEND)
         welcome = f"Welcome, {user.get_username()}."
-        if services.email_confirmation_send(user=user, base_url=_site(request)):
+        if services.email_confirmation_send(user=user, base_url=_site(request), requested_from=client_address(request)):
             welcome += " " + LINK_SENT[settings.EMAIL_VERIFICATION].format(email=user.email)
+        elif settings.EMAIL_VERIFICATION != "none":
+            welcome += " " + NOT_SENT.format(email=user.email)
         messages.success(request, welcome)
         return redirect(safe_next(request) or "leaderboard:task_list")
     return render(request, "registration/signup.html", {"form": form, "next": safe_next(request) or ""})
@@ -63,9 +70,13 @@ def account(request: HttpRequest) -> HttpResponse:
         email = form.cleaned_data["email"]
         if email == request.user.email:
             messages.info(request, "That is already the address of your account.")
-        elif services.account_email_change(user=request.user, email=email, base_url=_site(request)):
+        elif services.account_email_change(
+            user=request.user, email=email, base_url=_site(request), requested_from=client_address(request)
+        ):
             sent = LINK_SENT[settings.EMAIL_VERIFICATION].format(email=email)
             messages.success(request, f"The address of your account is now {email}. {sent}")
+        elif settings.EMAIL_VERIFICATION != "none" and not selectors.email_is_confirmed(user=request.user):
+            messages.warning(request, f"The address of your account is now {email}. " + NOT_SENT.format(email=email))
         else:
             messages.success(request, f"The address of your account is now {email}.")
         return redirect("account")
@@ -84,10 +95,12 @@ def email_confirmation_resend(request: HttpRequest) -> HttpResponse:
     user = request.user
     if selectors.email_is_confirmed(user=user):
         messages.info(request, f"{user.email} is confirmed already.")
-    elif services.email_confirmation_send(user=user, base_url=_site(request)):
+    elif not user.email:
+        messages.info(request, "Add an e-mail address first.")
+    elif services.email_confirmation_send(user=user, base_url=_site(request), requested_from=client_address(request)):
         messages.success(request, f"A new link is on its way to {user.email}. Links sent earlier still work.")
     else:
-        messages.info(request, "Add an e-mail address first.")
+        messages.warning(request, NOT_SENT.format(email=user.email))
     return redirect("account")
 
 

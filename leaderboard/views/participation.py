@@ -126,12 +126,16 @@ def phase_files(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 def _data_phase(request: HttpRequest, slug: str, phase: str) -> Phase:
     """The phase whose data is asked for, if this person may download it (organisers, and
-    whoever may take part: registered, approved, with the current terms accepted)."""
+    whoever may take part: registered, approved, with the current terms accepted), once it has
+    opened (before, for its organisers only: 404 to everyone else, as if it had none)."""
     task = task_or_404(slug)
     if not participation.may_download_data(task=task, user=request.user):
         problem = participation.participation_problem(task=task, user=request.user)
         raise PermissionDenied(refusal(problem) if problem else errors.NOT_REGISTERED.format(approval=""))
-    return participation.phase_of(task, phase)
+    found = participation.phase_of(task, phase)
+    if not participation.may_download_phase_data(phase=found, user=request.user):
+        raise Http404(f"The data of the phase “{found.name}” is published when it opens.")
+    return found
 
 
 def phase_file_download(request: HttpRequest, slug: str, phase: str, pk: int) -> HttpResponse:

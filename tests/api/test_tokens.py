@@ -100,6 +100,21 @@ def test_failed_token_requests_are_throttled_per_address(make_user, settings):
     assert elsewhere.status_code == 200
 
 
+def test_behind_the_proxy_a_guesser_is_throttled_alone(make_user, settings):
+    settings.API_AUTH_FAILURE_LIMIT = 3
+    settings.TRUSTED_PROXIES = ["10.0.0.2"]
+    secret = token_create(user=make_user("alice"), name="x")[1]
+
+    def through_proxy(token: str, client_address: str, claimed: str = "") -> int:
+        forwarded = f"{claimed}, {client_address}" if claimed else client_address
+        client = Client(HTTP_AUTHORIZATION=f"Bearer {token}", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded)
+        return client.get("/api/tasks").status_code
+
+    # The guesser writes a new address before the proxy's each time: it counts for him all the same.
+    assert [through_proxy("lbt_guess", "203.0.113.9", f"192.0.2.{n}") for n in range(4)] == [401, 401, 401, 429]
+    assert through_proxy(secret, "198.51.100.7") == 200  # everyone else behind the proxy goes on
+
+
 def test_an_inactive_users_token_is_refused(make_user):
     user = make_user("alice")
     secret = token_create(user=user, name="x")[1]

@@ -15,6 +15,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core import mail
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 from freezegun import freeze_time
 
@@ -328,3 +329,36 @@ def test_the_same_address_in_other_capitals_stays_confirmed(alice):
     assert not services.account_email_change(user=alice, email="Alice@example.org", base_url="http://testserver/")
     assert selectors.email_is_confirmed(user=alice)
     assert mail.outbox == []
+
+
+# --- the site cannot be used to flood an inbox ------------------------------------------------------
+
+
+def test_password_reset_requests_cannot_flood_an_inbox(alice, settings):
+    settings.MAIL_PER_RECIPIENT_PER_HOUR = 3
+    for number in range(10):  # from ten addresses, so that the per-address limit is not what stops it
+        response = Client(REMOTE_ADDR=f"203.0.113.{number}").post(
+            reverse("password_reset"), {"email": "alice@example.org"}
+        )
+        assert response["Location"] == reverse("password_reset_done")  # the page says what it always says
+    assert len(mail.outbox) == 3 and {m.to[0] for m in mail.outbox} == {"alice@example.org"}
+
+
+def test_one_address_cannot_flood_many_inboxes(make_user, settings):
+    settings.MAIL_PER_ADDRESS_PER_HOUR = 4
+    for number in range(8):
+        make_user(f"user{number}", email=f"user{number}@example.org")
+        Client(REMOTE_ADDR="203.0.113.50").post(reverse("password_reset"), {"email": f"user{number}@example.org"})
+    assert len(mail.outbox) == 4
+
+
+def test_asking_for_confirmation_links_again_and_again_sends_a_few(client, alice, settings):
+    settings.MAIL_PER_RECIPIENT_PER_HOUR = 2
+    client.force_login(alice)
+    said = []
+    for _ in range(5):
+        response = client.post(reverse("email_confirmation_resend"), follow=True)
+        said.append(str(next(iter(response.context["messages"]))))
+    assert len(mail.outbox) == 2
+    assert said[:2] == [f"A new link is on its way to {alice.email}. Links sent earlier still work."] * 2
+    assert all("as many e-mails as it may in an hour" in message for message in said[2:])

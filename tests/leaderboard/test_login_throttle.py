@@ -266,3 +266,52 @@ def test_refused_attempts_do_not_extend_the_lock_out_and_it_ends(victim, passwor
     move_failures_back(301)
     assert attempt(client, "victim", PASSWORD).status_code == 302
     assert len(password_checks) == LIMIT + 1
+
+
+# --- behind a reverse proxy ------------------------------------------------------------------------
+
+PROXY = "10.0.0.2"
+
+
+def via_proxy(client: Client, username: str, password: str, *, client_address: str, claimed: str = ""):
+    """A log-in through the proxy: it appends the address it saw to whatever the client wrote."""
+    forwarded = f"{claimed}, {client_address}" if claimed else client_address
+    data = {"username": username, "password": password}
+    return client.post(reverse("login"), data, REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR=forwarded)
+
+
+def test_behind_the_proxy_a_stranger_locks_out_only_himself(client, victim, settings):
+    settings.TRUSTED_PROXIES = ["10.0.0.0/24"]
+    for _ in range(LIMIT):
+        via_proxy(Client(), "victim", "wrong", client_address=STRANGER)
+    assert via_proxy(Client(), "victim", "wrong", client_address=STRANGER).status_code == 429
+    owner = Client()
+    via_proxy(owner, "victim", PASSWORD, client_address=HOME)
+    assert logged_in(owner)
+    assert counted_failures("victim", STRANGER) == LIMIT and counted_failures("victim", PROXY) == 0
+
+
+def test_a_forged_forwarded_header_changes_nothing(client, victim, settings):
+    settings.TRUSTED_PROXIES = ["10.0.0.0/24"]
+    # Through the proxy, a claimed address lies to the left of the one the proxy appends.
+    for number in range(LIMIT):
+        via_proxy(Client(), "victim", "wrong", client_address=STRANGER, claimed=f"192.0.2.{number}")
+    assert counted_failures("victim", STRANGER) == LIMIT
+    # Straight to the server, the header is not read at all.
+    for _ in range(LIMIT):
+        Client().post(
+            reverse("login"),
+            {"username": "victim", "password": "wrong"},
+            REMOTE_ADDR="203.0.113.77",
+            HTTP_X_FORWARDED_FOR=HOME,
+        )
+    assert counted_failures("victim", "203.0.113.77") == LIMIT and counted_failures("victim", HOME) == 0
+    owner = Client()
+    via_proxy(owner, "victim", PASSWORD, client_address=HOME)
+    assert logged_in(owner)
+
+
+def test_without_trusted_proxies_the_connection_is_the_address(client, victim, settings):
+    settings.TRUSTED_PROXIES = []
+    via_proxy(Client(), "victim", "wrong", client_address=STRANGER)
+    assert counted_failures("victim", PROXY) == 1 and counted_failures("victim", STRANGER) == 0

@@ -613,6 +613,47 @@ def test_both_sample_files_of_a_phase_are_accepted_and_scored(
     assert sum(map(sum, submission.confusion_matrix)) == pytest.approx(n_items)  # every item weighs one
 
 
+def test_a_sample_in_gold_order_would_give_a_gold_sorted_by_label_away(client, make_task):
+    """The attack: the organisers' gold file lists the a's, then the b's, then the c's; the sample
+    lists every id. In the gold's order, its id order alone would give each label away."""
+    sorted_gold = "id,label\n" + "".join(f"doc{i:03d},{'abc'[i // 40]}\n" for i in range(120))
+    task = make_task("sorted", gold=sorted_gold.encode())
+    gold_order = [line.split(",")[0] for line in sorted_gold.splitlines()[1:]]
+    for kind in samples.SAMPLE_KINDS:
+        content = client.get(url("sample_download", task, task.current_phase().slug, kind)).content.decode()
+        ids = [line.split(",")[0] for line in content.splitlines()[1:]]
+        assert sorted(ids) == sorted(gold_order)
+        # The attacker's best reading: the first third a, the next b, the last c.
+        guessed = {item: "abc"[min(2, 3 * n // len(ids))] for n, item in enumerate(ids)}
+        right = sum(guessed[item] == "abc"[i // 40] for i, item in enumerate(gold_order))
+        assert right < 60  # a third right is chance; the gold order would have given 120
+        assert client.get(url("sample_download", task, task.current_phase().slug, kind)).content.decode() == content
+
+
+def test_a_phase_that_has_not_opened_keeps_its_files_for_the_organisers(client, make_phased, member, organiser):
+    task = make_phased()
+    upcoming = task.phases.get(slug="evaluation")
+    Phase.objects.filter(pk=upcoming.pk).update(
+        opens_at=timezone.now() + dt.timedelta(days=5), closes_at=timezone.now() + dt.timedelta(days=9)
+    )
+    services.phase_file_add(phase=upcoming, title="test inputs", name="test.csv", content=b"id\n1\n")
+    data_file = upcoming.data_files.get()
+    urls = [
+        url("sample_download", task, "evaluation", "labels"),
+        url("sample_download", task, "evaluation", "probabilities"),
+        reverse("leaderboard:phase_file_download", args=[task.slug, "evaluation", data_file.pk]),
+    ]
+    services.team_create(task=task, user=member, name="Early birds")
+    client.force_login(member)
+    for address in urls:
+        response = client.get(address)
+        assert response.status_code == 404, address
+    page = client.get(task.get_absolute_url()).content.decode()
+    assert "test.csv" not in page and "sample-labels.csv" not in page.split("Evaluation", 1)[-1][:2000]
+    client.force_login(organiser)
+    assert all(client.get(address).status_code == 200 for address in urls)
+
+
 def test_an_unknown_sample_kind_is_404(client, make_phased):
     assert client.get(url("sample_download", make_phased(), "evaluation", "gold")).status_code == 404
 

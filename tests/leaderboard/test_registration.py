@@ -226,6 +226,23 @@ def test_announcement_emails_go_through_the_queue_to_participants_who_did_not_op
     assert len(mail.outbox) == 1
 
 
+def test_an_organiser_cannot_flood_the_participants_inboxes(
+    client, task, organiser, alice, settings, django_capture_on_commit_callbacks
+):
+    settings.ANNOUNCEMENTS_PER_RECIPIENT_PER_DAY = 3
+    services.team_create(task=task, user=alice, name="Alpha")
+    client.force_login(organiser)
+    for number in range(8):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(
+                reverse("leaderboard:announcements", args=[task.slug]),
+                {"title": f"News {number}", "body": "Read this.", "email": "on"},
+            )
+        assert response.status_code == 302
+    assert Announcement.objects.filter(task=task).count() == 8  # every one is on the task page
+    assert len(mail.outbox) == 3 and all(m.to == ["alice@example.org"] for m in mail.outbox)
+
+
 def test_opting_out_needs_a_registration(task, alice):
     assert codes_of(lambda: services.announcement_emails_set(task=task, user=alice, enabled=False)) == {
         "NOT_REGISTERED"

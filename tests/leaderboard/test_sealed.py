@@ -15,12 +15,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard import errors, selectors, services
-from leaderboard.models import Phase, Submission, Task, Team
+from leaderboard.api.tokens import token_create
+from leaderboard.models import Membership, Phase, Submission, Task, Team
 from leaderboard.services.scoring import GOLD_NO_LONGER_MATCHES
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
@@ -249,6 +251,42 @@ def test_team_names_are_canonical_and_unique_whatever_their_case_or_width(make_t
         assert errors.problem_codes(caught.value) == {errors.TEAM_NAME_TAKEN.code}, lookalike
 
 
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "T\u0435am One",  # Cyrillic е
+        "\u0422eam \u041ene",  # Cyrillic Т and О
+        "\u03a4eam \u039fne",  # Greek Τ and Ο
+        "Tea\u0578 One",  # the control: Armenian ո reads as n, "Tean One" is another name
+    ],
+)
+def test_a_team_name_that_looks_like_another_is_refused_through_the_page(client, make_task, make_user, lookalike):
+    task = make_task()
+    services.team_create(task=task, user=make_user("a1"), name="Team One")
+    mallory = make_user("mallory")
+    client.force_login(mallory)
+    response = client.post(reverse("leaderboard:team_create", args=[task.slug]), {"name": lookalike}, follow=True)
+    shown = " ".join(str(message) for message in response.context["messages"])
+    if lookalike == "Tea\u0578 One":
+        assert Team.objects.filter(task=task).count() == 2  # a control: a different-looking name is a name
+        return
+    assert "looks like the name of the team 'Team One'" in shown
+    assert Team.objects.filter(task=task).count() == 1
+
+
+def test_renaming_a_team_to_look_like_another_is_refused(make_task, make_user):
+    task = make_task()
+    services.team_create(task=task, user=make_user("a1"), name="Iris")
+    mallory = make_user("mallory")
+    team = services.team_create(task=task, user=mallory, name="Mallory")
+    for lookalike in ("lris", "1ris", "\u0406ris"):  # l, one, Cyrillic І
+        with pytest.raises(ValidationError) as caught:
+            services.team_update(team=team, user=mallory, changes={"name": lookalike})
+        assert errors.problem_codes(caught.value) == {errors.TEAM_NAME_LOOKALIKE.code}, lookalike
+    team.refresh_from_db()
+    assert team.name == "Mallory"
+
+
 @pytest.mark.parametrize("name", ["Team\u202eenO", "Te\u200bam", "\u2066Team\u2069", "Team\u00ad"])
 def test_invisible_and_bidirectional_characters_are_refused_in_team_names(make_task, make_user, name):
     with pytest.raises(ValidationError) as caught:
@@ -397,3 +435,65 @@ def test_hard_label_differencing_learns_at_most_one_label_per_upload(large_hidde
     assert len(learnt) <= 4  # one label per upload at most
     assert all(gold[k] == label for k, label in learnt.items())
     assert len(learnt) == (4 if feedback == Phase.Feedback.FULL else 0)
+
+
+# --- a removed member ---------------------------------------------------------------------------------
+
+
+def test_a_removed_member_can_no_longer_act_for_the_team_or_read_its_runs(make_task, make_user, submit, organiser):
+    """Removed by the organisers in the admin (or gone by leaving): from the next request, the
+    page, the API with the token made while a member, and every route of a team refuse."""
+    task = make_task(visibility=Phase.Visibility.AFTER_CLOSE, feedback=Phase.Feedback.FULL)
+    alice, mallory = make_user("alice"), make_user("mallory")
+    team = services.team_create(task=task, user=alice, name="Alpha")
+    services.team_join(task=task, user=mallory, invite_code=team.invite_code)
+    run = submit(task, alice, PERFECT)
+    Submission.objects.filter(pk=run.pk).update(description="our secret ensemble")
+    secret = token_create(user=mallory, name="laptop")[1]
+    staff = Client()
+    staff.force_login(make_user("staff", is_staff=True, is_superuser=True))
+    membership = Membership.objects.get(user=mallory)
+    staff.post(reverse("admin:leaderboard_membership_delete", args=[membership.pk]), {"post": "yes"})
+    assert not Membership.objects.filter(user=mallory).exists()
+
+    page = Client()
+    page.force_login(mallory)
+    api = Client(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    upload = {"file": SimpleUploadedFile("run.csv", PERFECT)}
+    page.post(reverse("leaderboard:submission_create", args=[task.slug]), upload)
+    assert (
+        api.post(f"/api/tasks/{task.slug}/submissions", {"file": SimpleUploadedFile("run.csv", PERFECT)}).json()["code"]
+        == errors.NO_TEAM.code
+    )
+    assert Submission.objects.filter(team=team).count() == 1
+    page.post(reverse("leaderboard:team_detail", args=[task.slug]), {"name": "Hacked"})
+    team.refresh_from_db()
+    assert team.name == "Alpha"
+    for address in (
+        run.get_absolute_url(),
+        reverse("leaderboard:submission_file", args=[task.slug, run.pk]),
+        reverse("leaderboard:submission_status", args=[task.slug, run.pk]),
+    ):
+        assert page.get(address).status_code == 404, address
+    assert api.get(f"/api/submissions/{run.pk}").status_code == 404
+    assert api.get(f"/api/tasks/{task.slug}").json()["you"]["submissions"] == []
+    assert page.post(reverse("leaderboard:submission_note", args=[task.slug, run.pk]), {"note": "x"}).status_code == 404
+    run.refresh_from_db()
+    assert run.description == "our secret ensemble"
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "ftp://example.org/paper.pdf", "data:text/html,hi"])
+def test_a_paper_link_is_http_or_https_whatever_route_sets_it(client, make_task, make_user, url):
+    task = make_task()
+    alice = make_user("alice")
+    team = services.team_create(task=task, user=alice, name="Alpha")
+    with pytest.raises(ValidationError) as caught:
+        services.team_update(team=team, user=alice, changes={"paper_url": url})
+    assert "paper_url" in caught.value.message_dict
+    client.force_login(alice)
+    data = {"name": "Alpha", "system_name": "", "system_description": "", "paper_url": url}
+    response = client.post(reverse("leaderboard:team_detail", args=[task.slug]), data)
+    assert response.status_code == 200  # the form again, with the problem
+    team.refresh_from_db()
+    assert team.paper_url == ""
+    assert services.team_update(team=team, user=alice, changes={"paper_url": "https://aclanthology.org/x"})
