@@ -50,7 +50,7 @@ test: lint test-sqlite test-postgres
 # also SECRET_KEY (50+ characters) and ALLOWED_HOSTS. Run `manage.py migrate` once first.
 SCALE_SETTINGS ?= config.settings.prod
 
-.PHONY: worker serve load
+.PHONY: worker serve load faults
 
 worker: install
 	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq \
@@ -64,3 +64,8 @@ serve: install
 # The closing-deadline rush on loopback (own database and processes, all ended afterwards).
 load: install
 	$(BIN)/python benchmarks/load_rush.py
+
+# Faults injected during a rush (Redis stopped, a worker killed or stopped, database connections
+# dropped), on loopback with a Redis of its own: what is lost, scored twice, answered 500.
+faults: install
+	$(BIN)/python benchmarks/faults.py

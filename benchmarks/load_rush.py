@@ -2,8 +2,9 @@
 
 What runs: PostgreSQL (a database of its own, ``leaderboard_bench``, dropped and created anew
 each run), Redis (database 14, flushed), ``--rq-workers`` RQ workers, and gunicorn
-(``config/gunicorn.py``) with the production settings: DEBUG off, a throw-away SECRET_KEY,
-ALLOWED_HOSTS=127.0.0.1, whitenoise, and plain HTTP through INSECURE_HTTP_FOR_LOCAL_BENCHMARK.
+(``config/gunicorn.py``) with the production settings (tools/scaled.py): DEBUG off, a
+throw-away SECRET_KEY, ALLOWED_HOSTS=127.0.0.1, whitenoise, plain HTTP through
+INSECURE_HTTP_FOR_LOCAL_BENCHMARK.
 
 The set-up, built in this process through the services: a task of 12,284 gold items, 500
 teams, and a scored submission for each team that is not in the rush, so that the board has
@@ -16,9 +17,9 @@ waits for the workers to score everything, measures the leaderboard again at res
 a Markdown table. Nothing is asserted; every process it starts is
 ended, whatever happens.
 
-Before the rush, as on a live site where a board has been read before its deadline, each page
-is read once on an empty cache (that first, cold read is reported apart) and then until it is
-current with its bootstrap intervals; ``--cold`` starts the rush on an empty cache instead.
+Before the rush, as on a live site where a board has been read before its deadline, the
+intervals of the scores so far are computed and each page is read once on an empty cache (that
+first, cold read is reported apart); ``--cold`` starts the rush without that read.
 
     python benchmarks/load_rush.py              # or: make load
     python benchmarks/load_rush.py --profile    # and where the leaderboard page spends its time
@@ -28,15 +29,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import http.client
 import io
 import multiprocessing
 import os
 import pstats
 import re
-import secrets
 import shutil
-import socket
 import sys
 import tempfile
 import threading
@@ -44,14 +42,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import django
 import numpy as np
-import psycopg
 import redis
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -64,17 +59,26 @@ from tools.processes import (  # noqa: E402 (the repository goes on the path fir
     wait_listening,
     wait_until,
 )
+from tools.scaled import (  # noqa: E402
+    PASSWORD,
+    REQUEST_TIMEOUT_S,
+    SUBMISSION_PATH,
+    Browser,
+    answers,
+    database_admin,
+    database_url,
+    environment,
+    free_port,
+    log_in,
+    multipart,
+    recreate_database,
+)
 
 LABELS = ("negative", "neutral", "positive")
 GOLD_COUNTS = (3_972, 5_937, 2_375)
 """The demo's class counts (SemEval-2017 Task 4A): 12,284 items."""
 BENCH_DATABASE = "leaderboard_bench"
-PASSWORD = "load-rush-password"
 SLUG = "rush"
-REQUEST_TIMEOUT_S = 120
-TARGET_BOARD_P95_MS = 200
-CSRF_INPUT = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
-SUBMISSION_PATH = re.compile(r"/submissions/(\d+)/$")
 REFUSAL = re.compile(rb"The file was refused: ([^<]+)")
 
 
@@ -101,55 +105,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-# --- services ---------------------------------------------------------------------------------
-
-
-def database_admin(admin_url: str, statement: str) -> None:
-    with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
-        admin.execute(statement)
-
-
-def bench_database_url(admin_url: str) -> str:
-    """The benchmark database's URL: the admin URL with the database swapped."""
-    return admin_url.rsplit("/", 1)[0] + f"/{BENCH_DATABASE}"
-
-
-def recreate_database(admin_url: str) -> None:
-    """A fresh benchmark database."""
-    database_admin(admin_url, f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
-    database_admin(admin_url, f"CREATE DATABASE {BENCH_DATABASE}")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def environment(args: argparse.Namespace, *, database_url: str, run_dir: Path, port: int) -> dict[str, str]:
-    """The settings of every process of the run: production, on loopback only."""
-    env = {
-        "DJANGO_SETTINGS_MODULE": "config.settings.prod",
-        "SECRET_KEY": secrets.token_urlsafe(60),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "INSECURE_HTTP_FOR_LOCAL_BENCHMARK": "true",
-        "SECURE_SSL_REDIRECT": "false",
-        "DATABASE_URL": database_url,
-        "CONN_MAX_AGE": "60",
-        "TASKS_BACKEND": "rq",
-        "REDIS_URL": args.redis_url,
-        "CACHE_URL": args.redis_url,  # the documented scaled set-up shares its cache in Redis
-        "LEADERBOARD_VAR_DIR": str(run_dir / "var"),
-        "LOG_LEVEL": "WARNING",
-        "GUNICORN_BIND": f"127.0.0.1:{port}",
-        "GUNICORN_ACCESS_LOG": str(run_dir / "access.log"),
-        "PYTHONUNBUFFERED": "1",
-    }
-    if args.web_workers:
-        env["GUNICORN_WORKERS"] = str(args.web_workers)
-    return env
-
-
 # --- Django, for this run ----------------------------------------------------------------------
 
 # The settings read this run's options, database, directory and port once, at set-up; so they
@@ -157,7 +112,13 @@ def environment(args: argparse.Namespace, *, database_url: str, run_dir: Path, p
 ARGS = parse_args(sys.argv[1:])
 RUN_DIR = Path(tempfile.mkdtemp(prefix="load-rush-"))
 PORT = free_port()
-ENV = environment(ARGS, database_url=bench_database_url(ARGS.pg_admin_url), run_dir=RUN_DIR, port=PORT)
+ENV = environment(
+    database_url=database_url(ARGS.pg_admin_url, BENCH_DATABASE),
+    redis_url=ARGS.redis_url,
+    run_dir=RUN_DIR,
+    port=PORT,
+    **({"GUNICORN_WORKERS": str(ARGS.web_workers)} if ARGS.web_workers else {}),
+)
 os.environ.update(ENV)
 django.setup()
 
@@ -168,8 +129,9 @@ from django.db.models import Max  # noqa: E402
 from django.test import RequestFactory  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from leaderboard.models import Phase, PhaseStability, StoredFile, Submission, Task  # noqa: E402
-from leaderboard.selectors import leaderboard  # noqa: E402
+from leaderboard import stability  # noqa: E402
+from leaderboard.models import Phase, StoredFile, Submission, Task  # noqa: E402
+from leaderboard.selectors.boards import leaderboard  # noqa: E402
 from leaderboard.views import boards  # noqa: E402
 from scoring.engine.confusion import hard_confusion  # noqa: E402
 from tools import factory  # noqa: E402
@@ -231,110 +193,7 @@ def build(args: argparse.Namespace, rng: np.random.Generator) -> Setup:
     )
 
 
-# --- HTTP clients -------------------------------------------------------------------------------
-
-
-@dataclass
-class Response:
-    status: int
-    location: str
-    body: bytes
-    latency_ms: float
-    cache_status: str = ""
-
-
-@dataclass
-class Browser:
-    """One client with its cookies; a new connection per request (gunicorn's sync workers
-    close each one after answering), or one kept open as browsers keep theirs (``keep_alive``,
-    for gunicorn's threaded workers; opened again when the server has closed it)."""
-
-    port: int
-    cookies: dict[str, str] = field(default_factory=dict)
-    accepts_gzip: bool = False
-    """Say ``Accept-Encoding: gzip``, as every browser does (the readers)."""
-    keep_alive: bool = False
-    _connection: http.client.HTTPConnection | None = field(default=None, repr=False)
-
-    def _exchange(self, method: str, path: str, body: bytes | None, headers: dict[str, str]):
-        if self._connection is None:
-            self._connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT_S)
-        try:
-            self._connection.request(method, path, body=body, headers=headers)
-            answer = self._connection.getresponse()
-            return answer, answer.read()
-        finally:
-            if not self.keep_alive or self._connection.sock is None:
-                self._connection.close()
-                self._connection = None
-
-    def request(self, method: str, path: str, *, body: bytes | None = None, content_type: str = "") -> Response:
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
-        if self.accepts_gzip:
-            headers["Accept-Encoding"] = "gzip"
-        if content_type:
-            headers["Content-Type"] = content_type
-        started = time.perf_counter()
-        try:
-            answer, content = self._exchange(method, path, body, headers)
-        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-            if not self.keep_alive:
-                raise
-            # The server closed the kept connection (its keep-alive time is over): a new one.
-            started = time.perf_counter()
-            answer, content = self._exchange(method, path, body, headers)
-        latency_ms = (time.perf_counter() - started) * 1000
-        for header in answer.headers.get_all("Set-Cookie") or []:
-            for name, morsel in SimpleCookie(header).items():
-                self.cookies[name] = morsel.value
-        return Response(
-            answer.status,
-            answer.headers.get("Location", ""),
-            content,
-            latency_ms,
-            answer.headers.get("X-Page-Cache", "none"),
-        )
-
-    def get(self, path: str) -> Response:
-        return self.request("GET", path)
-
-    def post_form(self, path: str, fields: dict[str, str]) -> Response:
-        return self.request(
-            "POST", path, body=urlencode(fields).encode(), content_type="application/x-www-form-urlencoded"
-        )
-
-
-def csrf_token(page: Response) -> str:
-    match = CSRF_INPUT.search(page.body)
-    if match is None:
-        raise RuntimeError(f"no CSRF token in a page answered with HTTP {page.status}")
-    return match.group(1).decode()
-
-
-def multipart(fields: dict[str, str], *, file_field: str, file_name: str, content: bytes) -> tuple[bytes, str]:
-    boundary = "load-rush-" + secrets.token_hex(12)
-    parts = [
-        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-        for name, value in fields.items()
-    ]
-    parts.append(
-        f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; filename="{file_name}"\r\n'
-        f"Content-Type: text/csv\r\n\r\n".encode()
-        + content
-        + f"\r\n--{boundary}--\r\n".encode()
-    )
-    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
-
-
-def log_in(browser: Browser, username: str) -> str:
-    """Log in through the form; returns the CSRF token of the task page's forms."""
-    token = csrf_token(browser.get("/accounts/login/"))
-    answer = browser.post_form(
-        "/accounts/login/", {"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token}
-    )
-    if answer.status != 302:
-        raise RuntimeError(f"log-in of {username} answered HTTP {answer.status}")
-    return csrf_token(browser.get(f"/tasks/{SLUG}/"))  # the token changes at log-in
+# --- the rush -----------------------------------------------------------------------------------
 
 
 @dataclass
@@ -347,28 +206,13 @@ class Upload:
 READ_PAGES = ("leaderboard", "disagreements")
 
 
-def warm_up(setup: Setup, port: int, *, timeout_s: float = 180) -> dict[str, float]:
-    """Read each page as a visitor would before the rush: once on the empty cache (its latency
-    returned), then until the page is current with the intervals of the scores before the rush
-    (their computation asked for by that first read)."""
+def warm_up(setup: Setup, port: int) -> dict[str, float]:
+    """Before the rush, as on a live board: the intervals of the scores so far, then each page
+    read once on the empty cache (its latency returned)."""
+    for phase in Phase.objects.filter(task_id=setup.task_id):
+        stability.stability_compute(phase_id=phase.pk)
     reader = Browser(port, accepts_gzip=True)
-    cold = {page: reader.get(f"/tasks/{SLUG}/{page}/").latency_ms for page in READ_PAGES}
-    wait_until(
-        lambda: PhaseStability.objects.filter(
-            phase__task_id=setup.task_id, requested_at__isnull=True, computed_at__isnull=False
-        ).exists(),
-        timeout_s=timeout_s,
-        what="the bootstrap intervals before the rush",
-        interval_s=0.5,
-    )
-    for page in READ_PAGES:
-        wait_until(
-            lambda page=page: reader.get(f"/tasks/{SLUG}/{page}/").cache_status == "hit",
-            timeout_s=timeout_s,
-            what=f"the {page} page to be current",
-            interval_s=0.5,
-        )
-    return cold
+    return {page: reader.get(f"/tasks/{SLUG}/{page}/").latency_ms for page in READ_PAGES}
 
 
 ACCESS_LINE = re.compile(r'"GET /tasks/[^/]+/(leaderboard|disagreements)/ HTTP/[0-9.]+" 200 \d+ (\d+)ms')
@@ -397,8 +241,6 @@ class Rush:
     uploads: list[Upload] = field(default_factory=list)
     reads: dict[str, list[float]] = field(default_factory=lambda: {"leaderboard": [], "disagreements": []})
     read_errors: list[int] = field(default_factory=list)
-    cache_statuses: dict[str, dict[str, list[float]]] = field(default_factory=dict)
-    """Page → the whole-page cache's answer (recent, hit, stale, waited, miss) → the latencies of those reads."""
     started_at: float = 0.0
     last_answer_at: float = 0.0
     server_ms: dict[str, list[float]] = field(default_factory=dict)
@@ -421,7 +263,7 @@ def read_pages(n: int, port: int, go: Any, done: Any, out: Any) -> None:
     """One anonymous reader, in a process of its own as a browser is (so that its times are not
     its waits for this process's interpreter lock, busy with 50 uploading threads): the
     leaderboard and the disagreements in turn, over one kept connection, until ``done``; then
-    (page, status, latency, the page cache's answer) of every read on ``out``."""
+    (page, status, latency) of every read on ``out``."""
     anonymous = Browser(port, accepts_gzip=True, keep_alive=True)
     reads = []
     go.wait()
@@ -429,14 +271,14 @@ def read_pages(n: int, port: int, go: Any, done: Any, out: Any) -> None:
         page = READ_PAGES[n % 2]
         n += 1
         answer = anonymous.get(f"/tasks/{SLUG}/{page}/")
-        reads.append((page, answer.status, answer.latency_ms, answer.cache_status))
+        reads.append((page, answer.status, answer.latency_ms))
     out.put(reads)
 
 
 def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.Generator) -> Rush:
     browsers = [Browser(port) for _ in range(args.clients)]
     with ThreadPoolExecutor(max_workers=args.clients) as pool:
-        tokens = list(pool.map(log_in, browsers, setup.rush_usernames))
+        tokens = list(pool.map(lambda b, u: log_in(b, u, task_slug=SLUG), browsers, setup.rush_usernames))
     bodies: list[list[tuple[bytes, str]]] = [[] for _ in browsers]
     for n in range(args.uploads):
         client = n % args.clients
@@ -478,8 +320,7 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
             future.result()
     reads_done.set()
     for _ in readers:
-        for page, status, latency_ms, cache_status in reads_out.get(timeout=REQUEST_TIMEOUT_S):
-            rush.cache_statuses.setdefault(page, {}).setdefault(cache_status, []).append(latency_ms)
+        for page, status, latency_ms in reads_out.get(timeout=REQUEST_TIMEOUT_S):
             (rush.reads[page] if status == 200 else rush.read_errors).append(latency_ms if status == 200 else status)
     for process in readers:
         process.join(timeout=REQUEST_TIMEOUT_S)
@@ -498,11 +339,6 @@ def percentiles_ms(samples: list[float]) -> str:
     return f"{p50:,.0f} ms / {p95:,.0f} ms (n={len(samples)})"
 
 
-def _by_status(statuses: dict[str, list[float]]) -> str:
-    """Each answer of the page cache with the p50 / p95 of its reads: where the slow reads come from."""
-    return "; ".join(f"{status}: {percentiles_ms(found)}" for status, found in sorted(statuses.items()))
-
-
 def at_rest_ms(port: int, page: str, repeat: int = 20) -> list[float]:
     browser = Browser(port, accepts_gzip=True, keep_alive=True)
     return [browser.get(f"/tasks/{SLUG}/{page}/").latency_ms for _ in range(repeat)]
@@ -519,7 +355,7 @@ def report(
     cold: dict[str, float],
 ):
     task = Task.objects.get(pk=setup.task_id)
-    rush_rows = Submission.objects.filter(task=task, team_id__in=setup.rush_team_ids)
+    rush_rows = Submission.objects.filter(phase__task=task, team_id__in=setup.rush_team_ids)
     accepted = {u.submission_id for u in rush.uploads if u.submission_id is not None}
     stored = set(rush_rows.values_list("pk", flat=True))
     scored = set(rush_rows.filter(status=Submission.Status.SCORED).values_list("pk", flat=True))
@@ -545,7 +381,7 @@ def report(
         ("stored without an answer to the client", f"{len(stored - accepted)}"),
         (
             "**duplicate scores** (score_count > 1)",
-            f"**{Submission.objects.filter(task=task, score_count__gt=1).count()}**",
+            f"**{Submission.objects.filter(phase__task=task, score_count__gt=1).count()}**",
         ),
         ("failed scoring", f"{rush_rows.filter(status=Submission.Status.FAILED).count()}"),
         ("upload latency p50 / p95", percentiles_ms([u.latency_ms for u in rush.uploads])),
@@ -561,10 +397,6 @@ def report(
         ),
         *((f"{page}: first read, cold, before the rush", f"{ms:,.0f} ms") for page, ms in cold.items()),
         ("reader errors (non-200)", f"{len(rush.read_errors)}"),
-        *(
-            (f"{page} during the rush, by the page cache's answer", _by_status(statuses))
-            for page, statuses in sorted(rush.cache_statuses.items())
-        ),
         ("rush: first upload sent → last answered", f"{rush.last_answer_at - rush.started_at:.1f} s"),
         ("last upload → last score (database clocks)", last_to_score),
         ("last upload answered → all scored (seen by polling)", f"{all_scored_at - rush.last_answer_at:.1f} s"),
@@ -587,7 +419,7 @@ def profile_board(setup: Setup) -> None:
     request = RequestFactory().get(f"/tasks/{SLUG}/leaderboard/", HTTP_HOST="127.0.0.1")
     request.user = AnonymousUser()
     for what, call in (
-        ("selectors.leaderboard", lambda: leaderboard(phase=task.current_phase())),
+        ("the board selector", lambda: leaderboard(phase=task.current_phase())),
         ("the leaderboard view (selector + template)", lambda: boards.leaderboard(request, slug=SLUG)),
     ):
         call()  # warm
@@ -608,7 +440,7 @@ def profile_board(setup: Setup) -> None:
 def main(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(2017)
     processes: list[ManagedProcess] = []
-    recreate_database(args.pg_admin_url)
+    recreate_database(args.pg_admin_url, BENCH_DATABASE)
     redis_client = redis.Redis.from_url(args.redis_url)
     redis_client.flushdb()
     failed = True
@@ -633,12 +465,12 @@ def main(args: argparse.Namespace) -> int:
         )
         processes.append(web)
         wait_listening(workers, redis_client=redis_client, timeout_s=60)
-        wait_until(lambda: _answers(PORT), timeout_s=60, what="gunicorn to answer", interval_s=0.2)
+        wait_until(lambda: answers(PORT), timeout_s=60, what="gunicorn to answer", interval_s=0.2)
         web_workers = len(web.pids()) - 1
 
         cold = {} if args.cold else warm_up(setup, PORT)
         rush = run_rush(args, setup, PORT, rng)
-        unfinished = Submission.objects.filter(task_id=setup.task_id).unfinished()
+        unfinished = Submission.objects.filter(phase__task_id=setup.task_id).unfinished()
         wait_until(lambda: not unfinished.exists(), timeout_s=args.scoring_timeout_s, what="scoring", interval_s=0.1)
         all_scored_at = time.perf_counter()
         report(args, setup, rush, port=PORT, web_workers=web_workers, all_scored_at=all_scored_at, cold=cold)
@@ -658,13 +490,6 @@ def main(args: argparse.Namespace) -> int:
         else:
             shutil.rmtree(RUN_DIR, ignore_errors=True)
     return 0
-
-
-def _answers(port: int) -> bool:
-    try:
-        return Browser(port).get("/accounts/login/").status == 200
-    except OSError:
-        return False
 
 
 if __name__ == "__main__":

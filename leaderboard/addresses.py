@@ -39,12 +39,13 @@ def _is_trusted(address, networks: tuple[Network, ...]) -> bool:
     return address is not None and any(address in network for network in networks)
 
 
-def client_address(request: HttpRequest) -> str:
-    """The address of the client behind this request (see the module); ``"unknown"`` if none."""
-    remote = request.META.get("REMOTE_ADDR") or ""
+def client_address(request: HttpRequest) -> str | None:
+    """The address of the client behind this request (see the module); ``None`` if there is
+    none (a request made in code, as Django's test client's ``force_login`` makes)."""
+    remote = request.META.get("REMOTE_ADDR") or None
     networks = _trusted(tuple(settings.TRUSTED_PROXIES))
-    if not _is_trusted(_parsed(remote), networks):
-        return remote or "unknown"
+    if not _is_trusted(_parsed(remote or ""), networks):
+        return remote
     hops = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
     for hop in reversed(hops):
         address = _parsed(hop)

@@ -298,10 +298,10 @@ class QueuedPasswordResetForm(PasswordResetForm):
     and the page says what it always says (whether an account exists stays unknown)."""
 
     email = email_field()
-    requested_from = ""
+    requested_from: str | None = None
 
     def save(self, *args, request=None, **kwargs):
-        self.requested_from = client_address(request) if request is not None else ""
+        self.requested_from = client_address(request) if request is not None else None
         return super().save(*args, request=request, **kwargs)
 
     def send_mail(

@@ -161,6 +161,11 @@ class Task(models.Model):
         return user.is_authenticated and (user.is_staff or self.organisers.filter(pk=user.pk).exists())
 
     @property
+    def submissions(self) -> SubmissionQuerySet:
+        """The submissions of every phase of the task."""
+        return Submission.objects.filter(phase__task=self)
+
+    @property
     def needs_registration(self) -> bool:
         """People take part only once registered: the task has terms to accept, or organisers
         approve each participant. Otherwise anyone signed in may form a team and upload."""
@@ -485,7 +490,6 @@ class Submission(Scored):
         HARD = "hard", "labels"
         SOFT = "soft", "probabilities"
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="submissions")
     phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="submissions")
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="submissions")
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
@@ -542,6 +546,11 @@ class Submission(Scored):
 
     def get_absolute_url(self) -> str:
         return reverse("leaderboard:submission_detail", args=[self.task.slug, self.pk])
+
+    @property
+    def task(self) -> Task:
+        """Its phase's task (derived: a submission cannot name another task than its phase's)."""
+        return self.phase.task
 
     def is_scored_against(self, gold_version: int) -> bool:
         """Scored, and against this version of the gold file."""

@@ -156,7 +156,6 @@ def scored_submissions_create(
     submissions = []
     for run in runs:
         submission = Submission(
-            task=task,
             phase=phase,
             team=run.team,
             submitted_by=run.submitted_by,

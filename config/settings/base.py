@@ -48,6 +48,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "leaderboard.unavailable.DatabaseUnavailableMiddleware",  # a database that cannot be reached: 503, not 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -117,7 +118,7 @@ if TASKS_BACKEND == "rq":
 else:
     TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 
-SCORING_STUCK_AFTER_S = float(os.environ.get("SCORING_STUCK_AFTER_S", "60"))
+SCORING_STUCK_AFTER_S = float(os.environ.get("SCORING_STUCK_AFTER_S", "30"))
 """A run whose scoring started this long ago and has not ended is taken for lost (a killed
 worker, a dropped connection) and handed to the queue again by the recovery sweep; scoring a
 file takes seconds. A run that is only slow is still scored once: the first result written wins."""

@@ -33,13 +33,18 @@ class Caller:
     token: ApiToken | None = None
 
 
+def _failures_of(request: HttpRequest) -> str:
+    """Whose bad tokens a request's count towards: its client's address."""
+    return client_address(request) or "unknown"
+
+
 def _unauthorized(problem: problems.Problem) -> ApiError:
     return ApiError.of(401, problem, headers={"WWW-Authenticate": 'Bearer realm="api"'})
 
 
 def _check_failures(request: HttpRequest) -> None:
     window = settings.API_AUTH_FAILURE_WINDOW
-    if throttling.counted(scope="auth-failure", ident=client_address(request), window_s=window) >= (
+    if throttling.counted(scope="auth-failure", ident=_failures_of(request), window_s=window) >= (
         settings.API_AUTH_FAILURE_LIMIT
     ):
         wait = throttling.wait_s(window_s=window)
@@ -66,7 +71,7 @@ class ApiAuth(HttpBearer):
         found = token_by_secret(token)
         if found is None:
             throttling.count(
-                scope="auth-failure", ident=client_address(request), window_s=settings.API_AUTH_FAILURE_WINDOW
+                scope="auth-failure", ident=_failures_of(request), window_s=settings.API_AUTH_FAILURE_WINDOW
             )
             raise _unauthorized(problems.TOKEN_INVALID)
         token_touch(token=found)

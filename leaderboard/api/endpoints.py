@@ -16,6 +16,7 @@ from typing import Literal
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from ninja import File, Form, NinjaAPI, Query, Status, Swagger
@@ -23,7 +24,7 @@ from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.files import UploadedFile
 
-from leaderboard import errors, selectors, services
+from leaderboard import errors, selectors, services, unavailable
 from leaderboard.api import problems, schemas
 from leaderboard.api.auth import ApiAuth, Caller
 from leaderboard.api.problems import ApiError
@@ -125,6 +126,14 @@ def token_throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return _error(request, ApiError(exc.status_code, "HTTP_ERROR", str(exc)))
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def database_unavailable(request: HttpRequest, exc: Exception) -> HttpResponse:
+    log.warning("database unavailable on %s %s: %s", request.method, request.path, exc)
+    response = _error(request, ApiError(503, "UNAVAILABLE", unavailable.MESSAGE))
+    return unavailable.unavailable(response)
 
 
 @api.exception_handler(Exception)
@@ -376,7 +385,7 @@ def submission_detail(request: HttpRequest, pk: int):
     scored. Matrices only once results are public (or to organisers)."""
     user = _user(request)
     submission = (
-        Submission.objects.select_related("task", "phase", "team", "file").defer("file__content").filter(pk=pk).first()
+        Submission.objects.select_related("phase__task", "team", "file").defer("file__content").filter(pk=pk).first()
     )
     if submission is None or not can_view_submission(user, submission):
         raise ApiError.of(404, problems.UNKNOWN_SUBMISSION, pk=pk)

@@ -87,14 +87,14 @@ def counting_submissions(
 
     One query that returns one row per team, with only the JSON columns in ``fields``:
     ``DISTINCT ON (team_id)`` where the database has it (PostgreSQL), else the first row of a
-    window over each team's submissions. ``task_id`` and ``phase_id`` stay loaded, or reading
-    ``submission.task`` would cost a query per row.
+    window over each team's submissions. ``phase_id`` stays loaded, or reading
+    ``submission.phase`` would cost a query per row.
     """
     part = part or phase.shown_part()
     if part != ALL_ITEMS and set(fields) & set(ALL_SCORE_FIELDS):
         fields = (*(f for f in fields if f not in ALL_SCORE_FIELDS), "parts")
     scored = phase.submissions.rankable().only(
-        "id", "task_id", "phase_id", "team_id", "created_at", "scored_gold_version", "chosen", *fields
+        "id", "phase_id", "team_id", "created_at", "scored_gold_version", "chosen", *fields
     )
     order = _counting_order(phase, part)
     if connections[scored.db].features.can_distinct_on_fields:

@@ -33,7 +33,7 @@ class SubmissionFilter:
 
 def task_submissions(*, task: Task, where: SubmissionFilter, page: str | int | None) -> Page:
     """Every submission of the task, newest first, filtered; one page of them (no silent cap)."""
-    submissions = task.submissions.select_related("team", "file", "phase").defer("file__content")
+    submissions = task.submissions.select_related("team", "file", "phase__task").defer("file__content")
     if where.phase is not None:
         submissions = submissions.filter(phase__slug=where.phase)
     if where.team is not None:

@@ -40,7 +40,7 @@ def team_of(*, task: Task, user) -> Team | None:
 def visible_submissions(*, task: Task, user, phase: Phase | None = None) -> QuerySet[Submission]:
     """Submissions a person may list (of one phase, or of every phase): organisers all;
     participants their team's; visitors none."""
-    submissions = task.submissions.select_related("team", "file", "phase").defer("file__content")
+    submissions = task.submissions.select_related("team", "file", "phase__task").defer("file__content")
     if phase is not None:
         submissions = submissions.filter(phase=phase)
     if task.is_organiser(user):

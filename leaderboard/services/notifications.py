@@ -73,7 +73,9 @@ def email_send(subject: str, body: str, recipient: str) -> int:
     return send_quietly([Mail(subject=subject, body=body, recipient=recipient)])
 
 
-def mail_allowed(*, recipient: str, kind: str, requested_from: str = "", now: dt.datetime | None = None) -> bool:
+def mail_allowed(
+    *, recipient: str, kind: str, requested_from: str | None = None, now: dt.datetime | None = None
+) -> bool:
     """Whether the site may send one more e-mail of ``kind`` to ``recipient`` that the client at
     ``requested_from`` asked for, and if so count it: account e-mails at most
     ``MAIL_PER_RECIPIENT_PER_HOUR`` per recipient and ``MAIL_PER_ADDRESS_PER_HOUR`` per asking
@@ -92,11 +94,11 @@ def mail_allowed(*, recipient: str, kind: str, requested_from: str = "", now: dt
             return False
         if requested_from and hour.filter(requested_from=requested_from).count() >= settings.MAIL_PER_ADDRESS_PER_HOUR:
             return False
-    SentMail.objects.create(recipient=recipient, requested_from=requested_from[:45], kind=kind, created_at=now)
+    SentMail.objects.create(recipient=recipient, requested_from=requested_from or "", kind=kind, created_at=now)
     return True
 
 
-def email_send_later(*, subject: str, body: str, recipient: str, requested_from: str = "") -> bool:
+def email_send_later(*, subject: str, body: str, recipient: str, requested_from: str | None = None) -> bool:
     """Hand an account e-mail that a request asked for to the tasks queue (if the queue cannot
     be reached, send it here), within the limits of :func:`mail_allowed`; whether it went."""
     if not mail_allowed(recipient=recipient, kind=SentMail.Kind.ACCOUNT, requested_from=requested_from):
@@ -130,7 +132,7 @@ def submission_finished_notify(*, submission: Submission) -> list[Notification]:
     Called by the scoring task inside the transaction that writes the outcome, so a submission
     is never finished without its notes, nor noted without being finished.
     """
-    submission = Submission.objects.select_related("task", "phase", "team").get(pk=submission.pk)
+    submission = Submission.objects.select_related("phase__task", "team").get(pk=submission.pk)
     file_name = StoredFile.objects.values_list("name", flat=True).get(pk=submission.file_id)
     message = _finished_message(submission, file_name)
     link = submission.get_absolute_url()
@@ -166,7 +168,7 @@ def email_confirmation_token(*, user) -> str:
     return signing.dumps({"user": user.pk, "email": user.email}, salt=EMAIL_CONFIRMATION_SALT, compress=True)
 
 
-def email_confirmation_send(*, user, base_url: str, requested_from: str = "") -> bool:
+def email_confirmation_send(*, user, base_url: str, requested_from: str | None = None) -> bool:
     """E-mail ``user`` a link that confirms its address, unless confirmation is switched off
     (``EMAIL_VERIFICATION = "none"``), there is no address, or the limits of e-mails to that
     address (or asked from ``requested_from``) are reached. ``base_url``: scheme and host.
@@ -196,7 +198,7 @@ def email_confirm(*, token: str) -> ConfirmedEmail:
     return confirmed
 
 
-def account_email_change(*, user, email: str, base_url: str, requested_from: str = "") -> bool:
+def account_email_change(*, user, email: str, base_url: str, requested_from: str | None = None) -> bool:
     """Give the account a new address (already checked by the form) and send it a confirmation
     link unless it is confirmed already (the same address in other capitals); the old address's
     confirmation no longer counts. True if a link was sent."""

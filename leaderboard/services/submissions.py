@@ -88,7 +88,6 @@ def submission_create(
         stored = StoredFile.of(name=name, content=content)
         stored.save()
         submission = Submission.objects.create(
-            task=task,
             phase=phase,
             team=team,
             submitted_by=user,

@@ -283,8 +283,8 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _submission(request: HttpRequest, slug: str, pk: int) -> Submission:
     submission = get_object_or_404(
-        Submission.objects.select_related("task", "phase", "team", "file").defer("file__content"),
-        task__slug=slug,
+        Submission.objects.select_related("phase__task", "team", "file").defer("file__content"),
+        phase__task__slug=slug,
         pk=pk,
     )
     if not can_view_submission(request.user, submission):
@@ -406,7 +406,7 @@ def _organiser_decision(request: HttpRequest, task: Task) -> HttpResponse:
     reason = request.POST.get("reason", "")
     try:
         if request.POST.get("submission"):
-            submission = get_object_or_404(Submission, task=task, pk=request.POST["submission"])
+            submission = get_object_or_404(Submission, phase__task=task, pk=request.POST["submission"])
             services.submission_disqualify(submission=submission, user=request.user, reason=reason)
             messages.success(request, f"Submission #{submission.pk} is disqualified.")
         else:

@@ -46,7 +46,7 @@ def test_a_team_per_file_and_a_summary_of_refusals(task, make_user, tmp_path, ru
         "beta",
         "existing",
     }  # none for the refused file
-    scored = Submission.objects.filter(task=task, status=Submission.Status.SCORED)
+    scored = Submission.objects.filter(phase__task=task, status=Submission.Status.SCORED)
     assert sorted(scored.values_list("team__name", flat=True)) == ["alpha", "beta", "existing"]
     assert scored.get(team__name="existing").submitted_by.username == "carol"  # a real team submits as its member
     stand_in = scored.get(team__name="alpha").submitted_by
@@ -59,7 +59,7 @@ def test_reruns_skip_what_was_imported(task, tmp_path, run):
     (tmp_path / "beta.csv").write_bytes(MOSTLY_A)
     out = run(task.slug, str(tmp_path))
     assert "Imported 1, skipped 1 (already imported), refused 0." in out
-    assert Submission.objects.filter(task=task).count() == 2
+    assert Submission.objects.filter(phase__task=task).count() == 2
 
 
 def test_the_task_dates_and_limits_apply(make_task, tmp_path, run):

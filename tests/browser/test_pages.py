@@ -116,7 +116,7 @@ def open_task(demo):
         rival = user_model.objects.create_user(f"rival-{n}", password=DEMO_PASSWORD)
         services.team_create(task=task, user=rival, name=f"Rival {n}")
         services.submission_create(task=task, user=rival, name="gold.csv", content=OPEN_GOLD)  # scored on commit
-    assert Submission.objects.filter(task=task, status=Submission.Status.SCORED).count() == RIVALS
+    assert Submission.objects.filter(phase__task=task, status=Submission.Status.SCORED).count() == RIVALS
     return task
 
 

@@ -62,7 +62,7 @@ def board_task(make_task, make_user, submit):
     teams_upload(task, PREDICTIONS, make_user=make_user, submit=submit)
     for index, name in enumerate([*FORMULA_NAMES, SCRIPT_NAME]):
         services.team_create(task=task, user=make_user(f"idle{index}"), name=name)
-    assert Submission.objects.filter(task=task, status=Submission.Status.SCORED).count() == len(PREDICTIONS)
+    assert Submission.objects.filter(phase__task=task, status=Submission.Status.SCORED).count() == len(PREDICTIONS)
     return task
 
 
@@ -87,7 +87,7 @@ def team_rows(content: str) -> list[tuple[str, str]]:
 
 
 def stored(task: Task, team: str, column_id: str):
-    submission = Submission.objects.get(task=task, team__name=team, status=Submission.Status.SCORED)
+    submission = Submission.objects.get(phase__task=task, team__name=team, status=Submission.Status.SCORED)
     return selectors.column_by_id(task, column_id).value(submission)
 
 

@@ -68,7 +68,7 @@ def test_demo_loads_through_the_upload_path_and_scores_everything(demo):
     assert demo.labels == list(LABELS)
     assert demo.current_phase() == evaluation(demo)
     assert Submission.objects.filter(phase=evaluation(demo)).count() == len(MATRICES)
-    assert not Submission.objects.filter(task=demo).exclude(status=Submission.Status.SCORED).exists()
+    assert not Submission.objects.filter(phase__task=demo).exclude(status=Submission.Status.SCORED).exists()
     board = selectors.leaderboard(phase=evaluation(demo))
     assert len(board.entries) == len(MATRICES)
     for entry in board.entries:
@@ -84,7 +84,7 @@ def test_demo_is_idempotent(demo):
     call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert Task.objects.filter(slug=SLUG).count() == 1
     assert demo.phases.count() == 2
-    assert Submission.objects.filter(task=demo).count() == 2 * len(MATRICES)
+    assert Submission.objects.filter(phase__task=demo).count() == 2 * len(MATRICES)
 
 
 def test_demo_runs_in_two_closed_phases_with_every_team_scored_in_each(demo):

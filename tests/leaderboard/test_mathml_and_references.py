@@ -145,7 +145,7 @@ def demo_pages(task: Task) -> list[str]:
     pages += [reverse("leaderboard:metric_detail", args=[slug, column.id]) for column in selectors.paired_columns(task)]
     pages += [
         reverse("leaderboard:submission_detail", args=[slug, submission.pk])
-        for submission in Submission.objects.filter(task=task)
+        for submission in Submission.objects.filter(phase__task=task)
     ]
     return pages
 
@@ -180,7 +180,7 @@ def test_no_demo_page_shows_raw_latex_or_an_old_citation(organiser_client, demo)
 
 
 def test_submission_page_names_each_metric_formula_and_cites_by_author(organiser_client, demo):
-    submission = Submission.objects.filter(task=demo).first()
+    submission = Submission.objects.filter(phase__task=demo).first()
     response = organiser_client.get(reverse("leaderboard:submission_detail", args=[demo.slug, submission.pk]))
     content = response.content.decode()
     for column in selectors.columns_of(demo, calibrated=False):

@@ -86,7 +86,7 @@ def test_a_task_from_before_phases_gets_one_evaluation_phase_with_everything_in_
         assert bytes(phase.gold_file.content) == GOLD
         assert (migrated.primary_metric, migrated.labels) == ("macro_recall", ["a", "b", "c"])
         assert list(migrated.organisers.values_list("username", flat=True)) == ["organiser"]
-        submissions = {s.pk: s for s in Submission.objects.filter(task=migrated)}
+        submissions = {s.pk: s for s in Submission.objects.filter(phase__task=migrated)}
         assert set(submissions) == {first.pk, second.pk}
         assert all(s.phase_id == phase.pk for s in submissions.values())
         assert (submissions[first.pk].chosen, submissions[second.pk].chosen) == (True, False)

@@ -92,9 +92,9 @@ def test_every_submission_is_listed_page_by_page_and_filtered(client, make_task,
     team = services.team_create(task=task, user=user, name="Busy")
     now = timezone.now()
     phase = task.current_phase()
-    file = Submission.objects.create(task=task, phase=phase, team=team, file=phase.gold_file, kind="hard").file
+    file = Submission.objects.create(phase=phase, team=team, file=phase.gold_file, kind="hard").file
     Submission.objects.bulk_create(
-        Submission(task=task, phase=phase, team=team, file=file, kind="hard", created_at=now - dt.timedelta(seconds=n))
+        Submission(phase=phase, team=team, file=file, kind="hard", created_at=now - dt.timedelta(seconds=n))
         for n in range(SUBMISSIONS_PER_PAGE + 10)
     )
     client.force_login(organiser)

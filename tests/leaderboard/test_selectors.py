@@ -60,7 +60,6 @@ def test_counting_submissions_follow_the_policy(make_task, counting):
     teams = {name: Team.objects.create(task=task, name=name) for name in dict.fromkeys(n for n, _, _ in SUBMISSIONS)}
     created = [
         Submission.objects.create(
-            task=task,
             phase=phase,
             team=teams[name],
             file=phase.gold_file,
@@ -73,7 +72,6 @@ def test_counting_submissions_follow_the_policy(make_task, counting):
         for name, minutes, value in SUBMISSIONS
     ]
     Submission.objects.create(  # newer, but not scored: never counts
-        task=task,
         phase=phase,
         team=teams["Negative"],
         file=phase.gold_file,

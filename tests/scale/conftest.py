@@ -115,6 +115,9 @@ def rq_workers(transactional_db, rq_tasks, tmp_path):
         database_url=database_url(connection.settings_dict),
         redis_url=REDIS_URL,
     )
+    # The recovery sweep every second, a run in scoring for 3 s taken for lost: faults recover
+    # within the test's patience, by the same code as in production.
+    env.update(RECOVERY_EVERY_S="1", SCORING_STUCK_AFTER_S="3", REQUEUE_AFTER_S="2")
     started = []
 
     def start(count: int = 1):

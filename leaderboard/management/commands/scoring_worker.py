@@ -28,7 +28,7 @@ import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
-from django.db import close_old_connections
+from django.db import connections
 from django_rq.workers import get_worker
 from redis.exceptions import RedisError
 from rq import Worker
@@ -52,19 +52,23 @@ MAX_RESTART_WAIT_S = 30.0
 
 
 def recover() -> None:
-    """One recovery sweep; a failure (the database down) is logged and tried again next tick."""
+    """One recovery sweep; a failure (the database down) is logged and tried again next tick.
+    Its database connection is closed afterwards: the work horses RQ forks must not share it
+    (each opens its own)."""
     try:
-        close_old_connections()
         recover_runs()
         stability.intervals_due()
     except Exception:
         logger.exception("the recovery sweep failed; it runs again at the next tick")
     finally:
-        close_old_connections()
+        connections.close_all()
 
 
 class ScoringWorker(Worker):
-    """RQ's worker, whose maintenance tick also runs the recovery sweep."""
+    """RQ's worker, whose maintenance tick also runs the recovery sweep, and which tries Redis
+    again every few seconds while it is down (RQ's own pause grows to a minute)."""
+
+    max_connection_wait_time = 5.0
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
@@ -105,7 +109,7 @@ class Command(BaseCommand):
                     # RQ waits this long less 15 s for a job before its maintenance tick runs.
                     worker_ttl=settings.RECOVERY_EVERY_S + 15,
                 )
-                close_old_connections()
+                connections.close_all()  # the work horses open their own
                 worker.work(burst=burst, with_scheduler=not without_scheduler)
                 wait_s = 1.0
                 if burst or worker._stop_requested:
