@@ -51,6 +51,9 @@ NO_TEAM = Problem("NO_TEAM", "Join or create a team for this task before you sub
 ALREADY_IN_TEAM = Problem(
     "ALREADY_IN_TEAM", "You are already in the team {team!r} for this task; a person belongs to one team per task."
 )
+TOKEN_LIMIT = Problem(
+    "TOKEN_LIMIT", "You hold {limit} active tokens, the most allowed; revoke one you no longer use first."
+)
 TEAM_NAME_TAKEN = Problem("TEAM_NAME_TAKEN", "A team called {name!r} already exists in this task.")
 TEAM_NAME_LOOKALIKE = Problem(
     "TEAM_NAME_LOOKALIKE",

@@ -1,6 +1,6 @@
 """Values, ranks and marks as HTML, on top of the engine's text formatting
 (:mod:`scoring.engine.formatting`). The template tags and the board's row builder
-(:mod:`leaderboard.presenters`) both render through here, so a cell looks the same everywhere.
+(:mod:`leaderboard.pages.board_rows`) both render through here, so a cell looks the same everywhere.
 """
 
 from __future__ import annotations

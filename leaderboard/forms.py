@@ -113,7 +113,7 @@ class PhaseCreateForm(PhaseSettingsForm):
         return self.cleaned_data.get("feedback") or None
 
     def service_arguments(self) -> dict:
-        """The keyword arguments of :func:`leaderboard.services.phase_create` (but the task)."""
+        """The keyword arguments of :func:`leaderboard.services.tasks.phase_create` (but the task)."""
         data = self.cleaned_data
         gold = data["gold"]
         return {
@@ -193,7 +193,7 @@ class TaskCreateForm(forms.ModelForm):
         return [line.strip() for line in raw.splitlines() if line.strip()]
 
     def service_arguments(self) -> dict:
-        """The keyword arguments of :func:`leaderboard.services.task_create`."""
+        """The keyword arguments of :func:`leaderboard.services.tasks.task_create`."""
         data = self.cleaned_data
         gold = data["gold"]
         return {

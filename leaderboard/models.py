@@ -673,6 +673,9 @@ class ApiToken(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
 
+    SECRET_PREFIX = "lbt_"
+    """Marks our secrets, so that a secret scanner (or a person) can recognise one."""
+
     objects = ApiTokenQuerySet.as_manager()
 
     class Meta:

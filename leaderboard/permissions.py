@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from leaderboard.models import Membership, Phase, Submission
+from leaderboard.models import Membership, Phase, Submission, Team
 
 
 def can_view_board(user, phase: Phase) -> bool:
@@ -11,8 +11,15 @@ def can_view_board(user, phase: Phase) -> bool:
     return phase.results_public() or phase.task.is_organiser(user)
 
 
+def is_team_member(user, team: Team | int) -> bool:
+    """Whether ``user`` is a member of ``team`` (a team or its id) now."""
+    team_id = team if isinstance(team, int) else team.pk
+    return user.is_authenticated and Membership.objects.filter(team_id=team_id, user=user).exists()
+
+
 def is_member(user, submission: Submission) -> bool:
-    return user.is_authenticated and Membership.objects.filter(team_id=submission.team_id, user=user).exists()
+    """Whether ``user`` is a member of the team that uploaded ``submission``."""
+    return is_team_member(user, submission.team_id)
 
 
 def can_view_submission(user, submission: Submission) -> bool:

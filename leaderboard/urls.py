@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from leaderboard.views import boards, participation, reference, registrations
+from leaderboard.views import boards, organisers, reference, registrations, submissions, tasks, teams
 
 app_name = "leaderboard"
 
@@ -36,46 +36,46 @@ def board_paths(prefix: str) -> list:
 
 
 urlpatterns = [
-    path("", participation.task_list, name="task_list"),
+    path("", tasks.task_list, name="task_list"),
     path("references/", reference.references, name="references"),
-    path("tasks/new/", participation.task_create, name="task_create"),
-    path("tasks/<slug:slug>/", participation.task_detail, name="task_detail"),
-    path("tasks/<slug:slug>/edit/", participation.task_edit, name="task_edit"),
-    path("tasks/<slug:slug>/rescore/", participation.task_rescore, name="task_rescore"),
-    path("tasks/<slug:slug>/team/", participation.team_detail, name="team_detail"),
-    path("tasks/<slug:slug>/submissions/", participation.organiser_submissions, name="organiser_submissions"),
-    path("tasks/<slug:slug>/participants.csv", participation.participants_csv, name="participants_csv"),
-    path("tasks/<slug:slug>/team/invite/", participation.team_invite_regenerate, name="team_invite_regenerate"),
-    path("tasks/<slug:slug>/team/leave/", participation.team_leave, name="team_leave"),
-    path("tasks/<slug:slug>/team/new/", participation.team_create, name="team_create"),
-    path("tasks/<slug:slug>/team/join/", participation.team_join, name="team_join"),
-    path("tasks/<slug:slug>/submit/", participation.submission_create, name="submission_create"),
-    path("tasks/<slug:slug>/submissions/<int:pk>/", participation.submission_detail, name="submission_detail"),
+    path("tasks/new/", organisers.task_create, name="task_create"),
+    path("tasks/<slug:slug>/", tasks.task_detail, name="task_detail"),
+    path("tasks/<slug:slug>/edit/", organisers.task_edit, name="task_edit"),
+    path("tasks/<slug:slug>/rescore/", organisers.task_rescore, name="task_rescore"),
+    path("tasks/<slug:slug>/team/", teams.team_detail, name="team_detail"),
+    path("tasks/<slug:slug>/submissions/", organisers.organiser_submissions, name="organiser_submissions"),
+    path("tasks/<slug:slug>/participants.csv", organisers.participants_csv, name="participants_csv"),
+    path("tasks/<slug:slug>/team/invite/", teams.team_invite_regenerate, name="team_invite_regenerate"),
+    path("tasks/<slug:slug>/team/leave/", teams.team_leave, name="team_leave"),
+    path("tasks/<slug:slug>/team/new/", teams.team_create, name="team_create"),
+    path("tasks/<slug:slug>/team/join/", teams.team_join, name="team_join"),
+    path("tasks/<slug:slug>/submit/", submissions.submission_create, name="submission_create"),
+    path("tasks/<slug:slug>/submissions/<int:pk>/", submissions.submission_detail, name="submission_detail"),
     path(
         "tasks/<slug:slug>/submissions/<int:pk>/status.json",
-        participation.submission_status,
+        submissions.submission_status,
         name="submission_status",
     ),
-    path("tasks/<slug:slug>/submissions/<int:pk>/choose/", participation.submission_choose, name="submission_choose"),
-    path("tasks/<slug:slug>/submissions/<int:pk>/file/", participation.submission_file, name="submission_file"),
-    path("tasks/<slug:slug>/submissions/<int:pk>/note/", participation.submission_note, name="submission_note"),
+    path("tasks/<slug:slug>/submissions/<int:pk>/choose/", submissions.submission_choose, name="submission_choose"),
+    path("tasks/<slug:slug>/submissions/<int:pk>/file/", submissions.submission_file, name="submission_file"),
+    path("tasks/<slug:slug>/submissions/<int:pk>/note/", submissions.submission_note, name="submission_note"),
     path("tasks/<slug:slug>/register/", registrations.register, name="register"),
     path("tasks/<slug:slug>/announcement-emails/", registrations.announcement_emails, name="announcement_emails"),
     path("tasks/<slug:slug>/registrations/", registrations.registrations, name="registrations"),
     path("tasks/<slug:slug>/announcements/", registrations.announcements, name="announcements"),
-    path("tasks/<slug:slug>/phases/new/", participation.phase_create, name="phase_create"),
-    path("tasks/<slug:slug>/phases/<slug:phase>/edit/", participation.phase_edit, name="phase_edit"),
-    path("tasks/<slug:slug>/phases/<slug:phase>/gold/", participation.gold_replace, name="gold_replace"),
-    path("tasks/<slug:slug>/phases/<slug:phase>/gold.csv", participation.gold_download, name="gold_download"),
-    path("tasks/<slug:slug>/phases/<slug:phase>/files/", participation.phase_files, name="phase_files"),
+    path("tasks/<slug:slug>/phases/new/", organisers.phase_create, name="phase_create"),
+    path("tasks/<slug:slug>/phases/<slug:phase>/edit/", organisers.phase_edit, name="phase_edit"),
+    path("tasks/<slug:slug>/phases/<slug:phase>/gold/", organisers.gold_replace, name="gold_replace"),
+    path("tasks/<slug:slug>/phases/<slug:phase>/gold.csv", organisers.gold_download, name="gold_download"),
+    path("tasks/<slug:slug>/phases/<slug:phase>/files/", organisers.phase_files, name="phase_files"),
     path(
         "tasks/<slug:slug>/phases/<slug:phase>/files/<int:pk>/",
-        participation.phase_file_download,
+        tasks.phase_file_download,
         name="phase_file_download",
     ),
     path(
         "tasks/<slug:slug>/phases/<slug:phase>/sample-<str:kind>.csv",
-        participation.sample_download,
+        tasks.sample_download,
         name="sample_download",
     ),
     *board_paths("tasks/<slug:slug>/"),

@@ -8,7 +8,8 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from leaderboard import services
+from leaderboard.services.submissions import submission_create
+from leaderboard.services.tasks import task_create
 
 GOLD = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
 PERFECT = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
@@ -54,7 +55,7 @@ def make_task(organiser):
             "closes_at": now + dt.timedelta(days=1),
         }
         values.update(options)
-        return services.task_create(**values)
+        return task_create(**values)
 
     return make
 
@@ -70,7 +71,7 @@ def submit(django_capture_on_commit_callbacks):
 
     def upload(task, user, content: bytes, **options):
         with django_capture_on_commit_callbacks(execute=True):
-            submission = services.submission_create(task=task, user=user, name="run.csv", content=content, **options)
+            submission = submission_create(task=task, user=user, name="run.csv", content=content, **options)
         submission.refresh_from_db()
         return submission
 

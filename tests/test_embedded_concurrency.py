@@ -34,14 +34,15 @@ SETUP = f"""
 import datetime as dt
 from django.contrib.auth import get_user_model
 from django.utils import timezone
-from leaderboard import services
+from leaderboard.services.tasks import task_create
+from leaderboard.services.teams import team_create
 now = timezone.now()
 organiser = get_user_model().objects.create_user("organiser", password={PASSWORD!r})
-task = services.task_create(organiser=organiser, slug="race", title="Race", description="", labels=["a", "b", "c"],
+task = task_create(organiser=organiser, slug="race", title="Race", description="", labels=["a", "b", "c"],
     gold_name="gold.csv", gold_content={GOLD!r}, primary_metric="macro_f1", opens_at=now - dt.timedelta(days=1),
     closes_at=now + dt.timedelta(days=1), max_per_day={DAILY_LIMIT}, max_total=100)
 alice = get_user_model().objects.create_user("alice", password={PASSWORD!r})
-services.team_create(task=task, user=alice, name="Alpha")
+team_create(task=task, user=alice, name="Alpha")
 """
 
 REPORT = """

@@ -23,8 +23,9 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
 
-from leaderboard import services
 from leaderboard.models import Phase, StoredFile, Submission, Task, Team
+from leaderboard.services import tasks as task_service
+from leaderboard.services import teams as team_service
 from leaderboard.uploads import stored_gold
 from scoring.engine.items import codes_with_matrix
 from scoring.engine.suite import score_matrix
@@ -84,8 +85,8 @@ def task_create(
     **options: Any,
 ) -> Task:
     """A task through the services, organised by a new user ``organiser``, ranked by macro recall
-    (the primary metric of SemEval-2017 Task 4A); ``options`` go to ``services.task_create``."""
-    return services.task_create(
+    (the primary metric of SemEval-2017 Task 4A); ``options`` go to ``task_service.task_create``."""
+    return task_service.task_create(
         organiser=get_user_model().objects.create_user("organiser", password=organiser_password),
         slug=slug,
         title=title,
@@ -115,14 +116,14 @@ class Member(NamedTuple):
 
 def member_teams_create(*, task: Task, count: int, password: str) -> list[Member]:
     """``count`` teams of one member each (users ``team-000`` …, who can log in with
-    ``password``): the users in one query, each team through ``services.team_create``."""
+    ``password``): the users in one query, each team through ``team_service.team_create``."""
     user_model = get_user_model()
     password_hash = make_password(password)  # hashed once: 500 hashes would cost minutes
     users = user_model.objects.bulk_create(
         [user_model(username=MEMBER_NAME.format(n=n), password=password_hash) for n in range(count)]
     )
     return [
-        Member(services.team_create(task=task, user=user, name=TEAM_NAME.format(n=n)), user)
+        Member(team_service.team_create(task=task, user=user, name=TEAM_NAME.format(n=n)), user)
         for n, user in enumerate(users)
     ]
 

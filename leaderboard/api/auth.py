@@ -19,8 +19,9 @@ from ninja.security import HttpBearer
 from leaderboard.addresses import client_address
 from leaderboard.api import problems, throttling
 from leaderboard.api.problems import ApiError
-from leaderboard.api.tokens import token_by_secret, token_touch
 from leaderboard.models import ApiToken
+from leaderboard.selectors.tokens import token_by_secret
+from leaderboard.services.tokens import token_touch
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 

@@ -24,16 +24,22 @@ from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.files import UploadedFile
 
-from leaderboard import errors, selectors, services, unavailable
+from leaderboard import errors, unavailable
 from leaderboard.api import problems, schemas
 from leaderboard.api.auth import ApiAuth, Caller
 from leaderboard.api.problems import ApiError
 from leaderboard.api.throttling import TokenRate
 from leaderboard.forms import SubmissionForm
 from leaderboard.models import Phase, Submission, Task
+from leaderboard.pages import disagreements as disagreements_page
+from leaderboard.pages import overview
+from leaderboard.pages import results as results_page
+from leaderboard.pages import shifts as shifts_page
 from leaderboard.permissions import can_view_board, can_view_submission, is_member
-from leaderboard.selectors import pages, participation
+from leaderboard.selectors import boards as board_selectors
+from leaderboard.selectors import participation
 from leaderboard.selectors.feedback import feedback_level, primary_text
+from leaderboard.services import submissions as submission_service
 from scoring.engine.formatting import json_value
 from scoring.engine.whatif import TargetError, parse_target
 
@@ -156,7 +162,7 @@ def _user(request: HttpRequest):
 
 
 def _task(slug: str) -> Task:
-    task = Task.objects.defer("description").filter(slug=slug).first()
+    task = participation.task_by_slug(slug)
     if task is None:
         raise ApiError.of(404, problems.UNKNOWN_TASK, slug=slug)
     return task
@@ -164,11 +170,9 @@ def _task(slug: str) -> Task:
 
 def _phase(task: Task, slug: str | None) -> Phase:
     """The task's phase ``slug``, or (``None``) its current one."""
-    phases = task.ordered_phases()
-    phase = task.current_phase() if slug is None else next((p for p in phases if p.slug == slug), None)
+    phase = participation.phase_named(task, slug)
     if phase is None:
-        raise ApiError.of(404, errors.NO_SUCH_PHASE, slug=slug, known=", ".join(p.slug for p in phases))
-    phase.task = task
+        raise ApiError(404, errors.NO_SUCH_PHASE.code, participation.no_such_phase(task, slug))
     return phase
 
 
@@ -233,9 +237,8 @@ def task_detail(request: HttpRequest, slug: str):
     """A task, and what you see on its page: your team, its submissions (primary scores as the
     feedback policy shows them), whether you may see the board."""
     task = _task(slug)
-    task.refresh_from_db(fields=["description"])
     user = _user(request)
-    page = pages.task_page(task=task, user=user)
+    page = overview.task_page(task=task, user=user)
     team = page["team"]
     current = page["phase"]
     sections = {section.phase.pk: section for section in page["sections"]}
@@ -287,10 +290,10 @@ def leaderboard(
     and rank, then the baselines (never ranked); rows sorted by ``sort`` (a column id; default
     the primary metric). The rows are those of the JSON download."""
     found = _board_phase(request, slug, phase)
-    columns = selectors.columns_of(found.task, calibrated=calibrated)
-    if sort and selectors.column_by_id(found.task, sort) not in columns:
+    columns = board_selectors.columns_of(found.task, calibrated=calibrated)
+    if sort and board_selectors.column_by_id(found.task, sort) not in columns:
         raise ApiError.of(400, problems.UNKNOWN_COLUMN, column=sort, columns=", ".join(column.id for column in columns))
-    return pages.board_api(phase=found, calibrated=calibrated, sort=sort)
+    return results_page.board_api(phase=found, calibrated=calibrated, sort=sort)
 
 
 @api.get(
@@ -306,7 +309,11 @@ def correlations(
     the current one), each metric beside its calibrated version, as the disagreement page's
     heatmap (``set``: the paper's Table 8 metrics, or all)."""
     found = _board_phase(request, slug, phase)
-    return {"phase": found.slug, "set": column_set, **pages.correlations_api(phase=found, set_name=column_set)}
+    return {
+        "phase": found.slug,
+        "set": column_set,
+        **disagreements_page.correlations_api(phase=found, set_name=column_set),
+    }
 
 
 @api.get("/tasks/{slug}/what-if", response={200: schemas.WhatIfOut, **ERRORS}, tags=["boards"], by_alias=True)
@@ -319,10 +326,10 @@ def what_if(request: HttpRequest, slug: str, prevalence: str = "uniform", phase:
     found = _board_phase(request, slug, phase)
     labels = list(found.task.labels)
     try:
-        target = parse_target(prevalence, labels=labels, gold_counts=pages.gold_counts(found))
+        target = parse_target(prevalence, labels=labels, gold_counts=shifts_page.gold_counts(found))
     except TargetError as error:
         raise ApiError.of(400, problems.BAD_TARGET, details=str(error)) from None
-    data = pages.what_if_board(phase=found, target=target).as_json()
+    data = shifts_page.what_if_board(phase=found, target=target).as_json()
     return {"phase": found.slug, **data}
 
 
@@ -339,7 +346,7 @@ def submission_create(request: HttpRequest, slug: str, file: File[UploadedFile],
     if not form.is_valid():
         raise DjangoValidationError(form.errors.as_data())
     upload = form.cleaned_data["file"]
-    submission = services.submission_create(
+    submission = submission_service.submission_create(
         task=task,
         user=_user(request),
         name=upload.name,
@@ -361,7 +368,7 @@ def submission_create(request: HttpRequest, slug: str, file: File[UploadedFile],
 def _metrics(*, submission: Submission, user, level) -> list[dict]:
     """Every metric raw and calibrated, with ranks where the board may be shown and this
     submission counts: the rows of its page's table, with the page's precision while results are
-    hidden (:func:`pages.submission_scores`)."""
+    hidden (:func:`overview.submission_scores`)."""
     return [
         {
             "column": row.column.id,
@@ -372,7 +379,7 @@ def _metrics(*, submission: Submission, user, level) -> list[dict]:
             "rank": row.rank,
             "calibrated_rank": row.calibrated_rank,
         }
-        for row in pages.submission_scores(submission=submission, user=user, level=level).rows
+        for row in overview.submission_scores(submission=submission, user=user, level=level).rows
     ]
 
 

@@ -33,9 +33,6 @@ TOKEN_THROTTLED = Problem(
 AUTH_THROTTLED = Problem(
     "AUTH_THROTTLED", "Too many requests with a bad token from this address; try again in {wait} seconds."
 )
-TOKEN_LIMIT = Problem(
-    "TOKEN_LIMIT", "You hold {limit} active tokens, the most allowed; revoke one you no longer use first."
-)
 BAD_TARGET = Problem("BAD_TARGET", "The target class distribution cannot be used: {details}.")
 BAD_REQUEST = Problem("BAD_REQUEST", "The request is not valid: {details}")
 SUBMISSION_REFUSED = Problem("SUBMISSION_REFUSED", "The file was refused: {details}")

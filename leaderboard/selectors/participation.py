@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
-from django.http import Http404
 
 from leaderboard import errors
 from leaderboard.models import Participant, Phase, Submission, Task, Team
@@ -19,15 +18,24 @@ def listed_tasks() -> QuerySet[Task]:
     return Task.objects.defer("description").prefetch_related("teams", "phases")
 
 
-def phase_of(task: Task, slug: str | None) -> Phase:
-    """The task's phase ``slug``, or (``None``) its current one (:meth:`Task.current_phase`);
-    ``Http404`` if there is no such phase."""
+def task_by_slug(slug: str) -> Task | None:
+    """The task at ``slug`` with its phases (every page and API call starts here), if any."""
+    return Task.objects.prefetch_related("phases").filter(slug=slug).first()
+
+
+def phase_named(task: Task, slug: str | None) -> Phase | None:
+    """The task's phase ``slug``, or (``None``) its current one (:meth:`Task.current_phase`),
+    if any; it knows its task (no query to reach it)."""
     phases = task.ordered_phases()
     phase = task.current_phase() if slug is None else next((p for p in phases if p.slug == slug), None)
-    if phase is None:
-        raise Http404(errors.NO_SUCH_PHASE.format(slug=slug, known=", ".join(p.slug for p in phases) or "none"))
-    phase.task = task
+    if phase is not None:
+        phase.task = task
     return phase
+
+
+def no_such_phase(task: Task, slug: str | None) -> str:
+    """What a person is told of a phase the task does not have."""
+    return errors.NO_SUCH_PHASE.format(slug=slug, known=", ".join(p.slug for p in task.ordered_phases()) or "none")
 
 
 def team_of(*, task: Task, user) -> Team | None:

@@ -11,7 +11,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard import errors
-from leaderboard.models import DESCRIPTION_MAX_LENGTH, Membership, Phase, StoredFile, Submission, Task, Team
+from leaderboard.models import DESCRIPTION_MAX_LENGTH, Phase, StoredFile, Submission, Task, Team
+from leaderboard.permissions import is_member
 from leaderboard.selectors.notifications import email_is_confirmed
 from leaderboard.selectors.participation import participation_problem, quota, team_of
 from leaderboard.services.scoring import enqueue_on_commit
@@ -105,7 +106,7 @@ def submission_create(
 def submission_choose(*, submission: Submission, user) -> None:
     """Let a team pick the submission that counts in its phase (phases whose counting policy is
     'chosen'), until the phase closes: the final ranking cannot be reordered afterwards."""
-    if not Membership.objects.filter(team=submission.team, user=user).exists():
+    if not is_member(user, submission):
         raise PermissionDenied(errors.NOT_A_MEMBER)
     phase = submission.phase
     if phase.is_closed():
@@ -122,6 +123,6 @@ def submission_choose(*, submission: Submission, user) -> None:
 @transaction.atomic
 def submission_note(*, submission: Submission, user, note: str) -> None:
     """A member's note on one of the team's submissions (what the run was), at any time."""
-    if not Membership.objects.filter(team=submission.team, user=user).exists():
+    if not is_member(user, submission):
         raise PermissionDenied(errors.NOT_A_MEMBER)
     Submission.objects.filter(pk=submission.pk).update(description=note.strip()[:DESCRIPTION_MAX_LENGTH])

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from leaderboard import errors
 from leaderboard.models import Membership, Task, Team, new_invite_code
 from leaderboard.names import canonical_name, lookalike_key, name_key
+from leaderboard.permissions import is_team_member
 from leaderboard.results_cache import results_changed
 from leaderboard.selectors.participation import participation_problem, team_of
 from leaderboard.services.registrations import register_implicitly
@@ -145,5 +146,5 @@ def team_leave(*, team: Team, user) -> None:
 
 
 def _refuse_non_member(*, team: Team, user) -> None:
-    if not Membership.objects.filter(team=team, user=user).exists():
+    if not is_team_member(user, team):
         raise PermissionDenied(errors.NOT_A_MEMBER)

@@ -14,9 +14,10 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from leaderboard import selectors, services
 from leaderboard.addresses import client_address
 from leaderboard.forms import EmailChangeForm, SignupForm
+from leaderboard.selectors import notifications as notification_selectors
+from leaderboard.services import notifications as notification_service
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 """Named when logging in a new user: with axes' backend first there are two, and Django asks which."""
@@ -53,7 +54,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         login(request, user, backend=MODEL_BACKEND)
         welcome = f"Welcome, {user.get_username()}."
-        if services.email_confirmation_send(user=user, base_url=_site(request), requested_from=client_address(request)):
+        if notification_service.email_confirmation_send(
+            user=user, base_url=_site(request), requested_from=client_address(request)
+        ):
             welcome += " " + LINK_SENT[settings.EMAIL_VERIFICATION].format(email=user.email)
         elif settings.EMAIL_VERIFICATION != "none":
             welcome += " " + NOT_SENT.format(email=user.email)
@@ -70,19 +73,19 @@ def account(request: HttpRequest) -> HttpResponse:
         email = form.cleaned_data["email"]
         if email == request.user.email:
             messages.info(request, "That is already the address of your account.")
-        elif services.account_email_change(
+        elif notification_service.account_email_change(
             user=request.user, email=email, base_url=_site(request), requested_from=client_address(request)
         ):
             sent = LINK_SENT[settings.EMAIL_VERIFICATION].format(email=email)
             messages.success(request, f"The address of your account is now {email}. {sent}")
-        elif settings.EMAIL_VERIFICATION != "none" and not selectors.email_is_confirmed(user=request.user):
+        elif settings.EMAIL_VERIFICATION != "none" and not notification_selectors.email_is_confirmed(user=request.user):
             messages.warning(request, f"The address of your account is now {email}. " + NOT_SENT.format(email=email))
         else:
             messages.success(request, f"The address of your account is now {email}.")
         return redirect("account")
     context = {
         "form": form,
-        "confirmed": selectors.email_is_confirmed(user=request.user),
+        "confirmed": notification_selectors.email_is_confirmed(user=request.user),
         "verification": settings.EMAIL_VERIFICATION,
         "days": settings.EMAIL_VERIFICATION_MAX_AGE.days,
     }
@@ -93,11 +96,13 @@ def account(request: HttpRequest) -> HttpResponse:
 @require_POST
 def email_confirmation_resend(request: HttpRequest) -> HttpResponse:
     user = request.user
-    if selectors.email_is_confirmed(user=user):
+    if notification_selectors.email_is_confirmed(user=user):
         messages.info(request, f"{user.email} is confirmed already.")
     elif not user.email:
         messages.info(request, "Add an e-mail address first.")
-    elif services.email_confirmation_send(user=user, base_url=_site(request), requested_from=client_address(request)):
+    elif notification_service.email_confirmation_send(
+        user=user, base_url=_site(request), requested_from=client_address(request)
+    ):
         messages.success(request, f"A new link is on its way to {user.email}. Links sent earlier still work.")
     else:
         messages.warning(request, NOT_SENT.format(email=user.email))
@@ -109,13 +114,13 @@ def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
     every link of an e-mail confirms nothing.)"""
     try:
         if request.method == "POST":
-            confirmed = services.email_confirm(token=token)
+            confirmed = notification_service.email_confirm(token=token)
         else:
-            claim = selectors.email_confirmation_claim(token=token)
+            claim = notification_selectors.email_confirmation_claim(token=token)
     except ValidationError as error:
         return render(request, "registration/email_confirm.html", {"problem": " ".join(error.messages)}, status=400)
     if request.method == "POST":
         messages.success(request, f"Thank you: {confirmed.email} is confirmed.")
         return redirect("account" if request.user.is_authenticated else "login")
-    context = {"claim": claim, "confirmed": selectors.email_is_confirmed(user=claim.user)}
+    context = {"claim": claim, "confirmed": notification_selectors.email_is_confirmed(user=claim.user)}
     return render(request, "registration/email_confirm.html", context)

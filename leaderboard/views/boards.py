@@ -21,10 +21,12 @@ from django.views.decorators.http import require_safe
 
 from leaderboard import charts, errors, exports
 from leaderboard.models import Phase
+from leaderboard.pages import disagreements as disagreements_page
+from leaderboard.pages import results as results_page
+from leaderboard.pages import shifts as shifts_page
 from leaderboard.permissions import can_view_board
-from leaderboard.selectors import pages
-from leaderboard.selectors.participation import phase_of, team_of
-from leaderboard.views.common import download, task_or_404
+from leaderboard.selectors.participation import team_of
+from leaderboard.views.common import download, phase_or_404, task_or_404
 
 BoardView = Callable[..., HttpResponse]
 
@@ -36,7 +38,7 @@ def board_view(view: BoardView) -> BoardView:
     @functools.wraps(view)
     def wrapper(request: HttpRequest, slug: str, phase: str | None = None, **kwargs: Any) -> HttpResponse:
         task = task_or_404(slug)
-        resolved = phase_of(task, phase)
+        resolved = phase_or_404(task, phase)
         if not can_view_board(request.user, resolved):
             return render(request, "leaderboard/hidden.html", {"task": task, "phase": resolved}, status=403)
         return view(request, resolved, **kwargs)
@@ -46,7 +48,7 @@ def board_view(view: BoardView) -> BoardView:
 
 @board_view
 def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
-    context = pages.board_page(
+    context = results_page.board_page(
         phase=phase, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
     )
     # The rows are shared by every visitor; the page says which one is the visitor's (board.js marks it).
@@ -58,7 +60,7 @@ def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
 @board_view
 def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
     return download(
-        pages.export(phase=phase, kind="csv"),
+        results_page.export(phase=phase, kind="csv"),
         content_type="text/csv; charset=utf-8",
         filename=exports.download_name(phase, "csv"),
     )
@@ -67,7 +69,7 @@ def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
 @board_view
 def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
     return download(
-        pages.export(phase=phase, kind="json"),
+        results_page.export(phase=phase, kind="json"),
         content_type="application/json",
         filename=exports.download_name(phase, "json"),
     )
@@ -78,13 +80,13 @@ def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
     """The board as a LaTeX table in the style of Table 8 of Opitz 2024: the columns the page shows (raw,
     or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order."""
     calibrated = request.GET.get("calibrated") == "1"
-    table = pages.export(phase=phase, kind="tex", calibrated=calibrated, sort=request.GET.get("sort"))
+    table = results_page.export(phase=phase, kind="tex", calibrated=calibrated, sort=request.GET.get("sort"))
     return download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(phase, "tex"))
 
 
 @board_view
 def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpResponse:
-    context = pages.metric_page(phase=phase, column_id=column)
+    context = results_page.metric_page(phase=phase, column_id=column)
     if context is None:
         raise Http404("This task has no such metric column.")
     return render(request, "leaderboard/metric_detail.html", context)
@@ -92,7 +94,7 @@ def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpRespon
 
 @board_view
 def disagreements(request: HttpRequest, phase: Phase) -> HttpResponse:
-    context = pages.disagreement_page(
+    context = disagreements_page.disagreement_page(
         phase=phase, set_name=request.GET.get("set"), first_id=request.GET.get("a"), second_id=request.GET.get("b")
     )
     team = team_of(task=phase.task, user=request.user)
@@ -106,7 +108,7 @@ def what_if(request: HttpRequest, phase: Phase) -> HttpResponse:
     shares in label order, or the form's ``share`` fields; ``?metric=``: a raw column id)."""
     shares = request.GET.getlist("share")
     target = ",".join(shares) if shares else request.GET.get("target")
-    context = pages.what_if_page(phase=phase, target_text=target, column_id=request.GET.get("metric"))
+    context = shifts_page.what_if_page(phase=phase, target_text=target, column_id=request.GET.get("metric"))
     return render(request, "leaderboard/what_if.html", context)
 
 
@@ -118,7 +120,7 @@ def shake_up(request: HttpRequest, phase: Phase) -> HttpResponse:
         raise Http404("This phase has no public/private split of its test set.")
     if not (phase.is_closed() or phase.task.is_organiser(request.user)):
         raise PermissionDenied(errors.SHAKE_UP_AFTER_CLOSE.format(closes_at=phase.closes_at))
-    context = pages.shakeup_page(phase=phase, column_id=request.GET.get("metric"))
+    context = shifts_page.shakeup_page(phase=phase, column_id=request.GET.get("metric"))
     return render(request, "leaderboard/shake_up.html", context)
 
 
@@ -126,7 +128,7 @@ def shake_up(request: HttpRequest, phase: Phase) -> HttpResponse:
 def disagreement_figure(request: HttpRequest, phase: Phase, figure: str) -> HttpResponse:
     """A figure of the disagreement page (``figure``: ``heatmap`` or ``rank-chart``, from the
     URL) for the column set ``?set=``, as one HTML file with plotly.js inlined: it opens offline."""
-    wanted = pages.disagreement_figure(phase=phase, set_name=request.GET.get("set"), figure=figure)
+    wanted = disagreements_page.disagreement_figure(phase=phase, set_name=request.GET.get("set"), figure=figure)
     page = charts.standalone_html(
         wanted["figure"], title=wanted["title"], note=wanted["note"], filename=wanted["filename"]
     )

@@ -4,17 +4,28 @@ refusal in words."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.http import content_disposition_header
 
 from leaderboard import errors
-from leaderboard.models import Task
+from leaderboard.models import Phase, Task
+from leaderboard.selectors.participation import no_such_phase, phase_named, task_by_slug
 
 
 def task_or_404(slug: str) -> Task:
     """The task at ``slug`` with its phases, or a 404."""
-    return get_object_or_404(Task.objects.prefetch_related("phases"), slug=slug)
+    task = task_by_slug(slug)
+    if task is None:
+        raise Http404("No such task.")
+    return task
+
+
+def phase_or_404(task: Task, slug: str | None) -> Phase:
+    """The task's phase ``slug`` (``None``: its current one), or a 404 that names its phases."""
+    phase = phase_named(task, slug)
+    if phase is None:
+        raise Http404(no_such_phase(task, slug))
+    return phase
 
 
 def organiser_task(request: HttpRequest, slug: str) -> Task:

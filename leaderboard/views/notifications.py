@@ -9,7 +9,8 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from leaderboard import selectors, services
+from leaderboard.selectors import notifications as notification_selectors
+from leaderboard.services import notifications as notification_service
 from leaderboard.views.accounts import safe_next
 
 PER_PAGE = 25
@@ -33,9 +34,13 @@ AUTHENTICATION_PAGES = frozenset(
 def notification_list(request: HttpRequest) -> HttpResponse:
     """Newest first; the notes shown are marked read once listed (and still marked "new" on
     this showing)."""
-    page = Paginator(selectors.notifications_of(user=request.user), PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(notification_selectors.notifications_of(user=request.user), PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     notes = list(page.object_list)
-    services.notifications_mark_read(user=request.user, ids=[note.pk for note in notes if note.read_at is None])
+    notification_service.notifications_mark_read(
+        user=request.user, ids=[note.pk for note in notes if note.read_at is None]
+    )
     return render(request, "registration/notifications.html", {"page": page, "notes": notes})
 
 
@@ -49,5 +54,5 @@ def header(request: HttpRequest) -> dict:
         back_to = request.get_full_path()
     context = {"next_path": back_to}
     if request.user.is_authenticated:
-        context["unread_notifications"] = partial(selectors.unread_count, user=request.user)
+        context["unread_notifications"] = partial(notification_selectors.unread_count, user=request.user)
     return context

@@ -10,10 +10,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard import services
 from leaderboard.forms import AnnouncementForm, RegistrationForm
 from leaderboard.models import Participant
 from leaderboard.selectors import organisers
+from leaderboard.services import registrations as registration_service
 from leaderboard.views.common import organiser_task, refusal, task_or_404
 
 
@@ -25,7 +25,7 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
     form = RegistrationForm(request.POST)
     form.is_valid()
     try:
-        participant = services.registration_request(
+        participant = registration_service.registration_request(
             task=task, user=request.user, accept_terms=form.cleaned_data.get("accept_terms", False)
         )
     except ValidationError as error:
@@ -44,7 +44,7 @@ def announcement_emails(request: HttpRequest, slug: str) -> HttpResponse:
     task = task_or_404(slug)
     enabled = request.POST.get("enabled") == "1"
     try:
-        services.announcement_emails_set(task=task, user=request.user, enabled=enabled)
+        registration_service.announcement_emails_set(task=task, user=request.user, enabled=enabled)
     except ValidationError as error:
         messages.error(request, refusal(error))
     else:
@@ -63,7 +63,7 @@ def registrations(request: HttpRequest, slug: str) -> HttpResponse:
         participant = get_object_or_404(Participant, task=task, pk=request.POST.get("participant") or 0)
         approve = request.POST.get("decision") == "approve"
         try:
-            services.registration_decide(
+            registration_service.registration_decide(
                 participant=participant, organiser=request.user, approve=approve, reason=request.POST.get("reason", "")
             )
         except ValidationError as error:
@@ -83,7 +83,7 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
     form = AnnouncementForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            posted = services.announcement_post(task=task, author=request.user, **form.cleaned_data)
+            posted = registration_service.announcement_post(task=task, author=request.user, **form.cleaned_data)
         except ValidationError as error:
             form.add_error(None, error)
         else:

@@ -12,7 +12,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from leaderboard.api import tokens
+from leaderboard.selectors.tokens import tokens_of
+from leaderboard.services.tokens import token_create, token_revoke
 
 
 class TokenCreateForm(forms.Form):
@@ -28,7 +29,7 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
     secret = None
     if request.method == "POST" and form.is_valid():
         try:
-            token, secret = tokens.token_create(user=request.user, name=form.cleaned_data["name"])
+            token, secret = token_create(user=request.user, name=form.cleaned_data["name"])
         except ValidationError as error:
             form.add_error(None, error)
         else:
@@ -37,7 +38,7 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "secret": secret,
-        "tokens": tokens.tokens_of(user=request.user),
+        "tokens": tokens_of(user=request.user),
     }
     return render(request, "registration/api_tokens.html", context)
 
@@ -45,6 +46,6 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def api_token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
-    token = tokens.token_revoke(user=request.user, token_id=pk)
+    token = token_revoke(user=request.user, token_id=pk)
     messages.success(request, f"The token “{token.name}” is revoked; requests with it are refused from now on.")
     return redirect("api_tokens")

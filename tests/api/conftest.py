@@ -12,9 +12,9 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from leaderboard import services
-from leaderboard.api.tokens import token_create
 from leaderboard.models import Phase, Submission, Task
+from leaderboard.services.teams import team_create
+from leaderboard.services.tokens import token_create
 from tests.conftest import MOSTLY_A, PERFECT
 
 ROLES = ("anonymous", "member", "other", "organiser", "staff")
@@ -68,7 +68,7 @@ def make_world(make_task, make_user, organiser, submit):
         submissions = []
         for role, name, content in [("member", "A", PERFECT), ("other", "B", MOSTLY_A)]:
             users[role] = make_user(f"member-of-{name}")
-            services.team_create(task=task, user=users[role], name=name)
+            team_create(task=task, user=users[role], name=name)
             submissions.append(submit(task, users[role], content))
         world = World(task, users, *submissions)
         for role, user in users.items():

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import services
-from leaderboard.api.tokens import token_create
 from leaderboard.models import Submission
+from leaderboard.services.teams import team_create
+from leaderboard.services.tokens import token_create
 from tests.conftest import MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,8 +37,8 @@ def participant(make_task, make_user, submit):
     """A public task with team A (the client's user) and team B, which has scored already."""
     task = make_task()
     user, rival = make_user("alice"), make_user("bob")
-    services.team_create(task=task, user=user, name="A")
-    services.team_create(task=task, user=rival, name="B")
+    team_create(task=task, user=user, name="A")
+    team_create(task=task, user=rival, name="B")
     submit(task, rival, MOSTLY_A)
     return task, token_create(user=user, name="client")[1]
 

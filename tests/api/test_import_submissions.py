@@ -10,8 +10,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from leaderboard import errors, services
+from leaderboard import errors
 from leaderboard.models import Submission, Team
+from leaderboard.services.teams import team_create
 from tests.conftest import MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +32,7 @@ def run(django_capture_on_commit_callbacks):
 
 
 def test_a_team_per_file_and_a_summary_of_refusals(task, make_user, tmp_path, run):
-    services.team_create(task=task, user=make_user("carol"), name="existing")
+    team_create(task=task, user=make_user("carol"), name="existing")
     (tmp_path / "alpha.csv").write_bytes(PERFECT)
     (tmp_path / "beta.tsv").write_bytes(MOSTLY_A.replace(b",", b"\t"))
     (tmp_path / "existing.csv").write_bytes(MOSTLY_A)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from leaderboard import services, stability
+from leaderboard import stability
 from leaderboard.models import Phase, PhaseStability
+from leaderboard.services.teams import team_create
 from scoring.engine.columns import ranking_columns
 from tests.conftest import MOSTLY_A, PERFECT
 
@@ -26,7 +27,7 @@ def board(make_task, make_user, submit):
         members = {}
         for name, content in [("A", PERFECT), ("B", MOSTLY_A)]:
             members[name] = make_user(f"member-of-{name}")
-            services.team_create(task=task, user=members[name], name=name)
+            team_create(task=task, user=members[name], name=name)
             submit(task, members[name], content)
         return task, members
 
@@ -61,7 +62,7 @@ def test_leaderboard_says_recomputing_without_stale_values(board, client, make_u
     task, _ = board()
     monkeypatch.setattr(stability, "enqueue_stability", lambda phase_id, delay_s=0.0: None)  # a busy queue
     late = make_user("late")
-    services.team_create(task=task, user=late, name="C")
+    team_create(task=task, user=late, name="C")
     submit(task, late, MOSTLY_A)
     intervals = get(client, f"/tasks/{task.slug}/leaderboard").json()["intervals"]
     assert intervals == {"status": "recomputing"}

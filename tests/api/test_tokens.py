@@ -8,9 +8,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from leaderboard import errors
 from leaderboard.api import problems
-from leaderboard.api.tokens import token_create
 from leaderboard.models import ApiToken
+from leaderboard.services.tokens import token_create
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +58,7 @@ def test_a_person_holds_a_bounded_number_of_tokens(make_user, settings):
     client.force_login(user)
     for name in ("one", "two", "three"):
         response = client.post(reverse("api_tokens"), {"name": name})
-    assert problems.TOKEN_LIMIT.format(limit=2) in response.content.decode()
+    assert errors.TOKEN_LIMIT.format(limit=2) in response.content.decode()
     assert ApiToken.objects.filter(user=user).count() == 2
 
 

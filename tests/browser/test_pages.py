@@ -16,9 +16,11 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import services
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
 from leaderboard.models import Submission
+from leaderboard.services.submissions import submission_create
+from leaderboard.services.tasks import task_create
+from leaderboard.services.teams import team_create
 from tools.processes import CHROMIUM
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
@@ -100,7 +102,7 @@ def open_task(demo):
     """An open task with a public board where eight teams uploaded the gold labels (they tie first)."""
     user_model = get_user_model()
     now = timezone.now()
-    task = services.task_create(
+    task = task_create(
         organiser=user_model.objects.create_user("open-organiser", password=DEMO_PASSWORD),
         slug=OPEN_SLUG,
         title="An open task",
@@ -114,8 +116,8 @@ def open_task(demo):
     )
     for n in range(RIVALS):
         rival = user_model.objects.create_user(f"rival-{n}", password=DEMO_PASSWORD)
-        services.team_create(task=task, user=rival, name=f"Rival {n}")
-        services.submission_create(task=task, user=rival, name="gold.csv", content=OPEN_GOLD)  # scored on commit
+        team_create(task=task, user=rival, name=f"Rival {n}")
+        submission_create(task=task, user=rival, name="gold.csv", content=OPEN_GOLD)  # scored on commit
     assert Submission.objects.filter(phase__task=task, status=Submission.Status.SCORED).count() == RIVALS
     return task
 

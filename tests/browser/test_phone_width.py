@@ -18,9 +18,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
-from leaderboard import services
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
 from leaderboard.models import Submission, Team
+from leaderboard.services.submissions import submission_create
+from leaderboard.services.tasks import phase_update, task_create
+from leaderboard.services.teams import team_create
 from tests.browser.demo_pages import EVALUATION, MEMBER_PAGES, ORGANISER_PAGES, PUBLIC_PAGES, new_page
 from tools.processes import CHROMIUM
 
@@ -134,7 +136,7 @@ def test_a_split_phase_and_its_shake_up_fit_a_phone(chromium, demo):
         return ("id,label\n" + "".join(f"i{k},{labels[c]}\n" for k, c in enumerate(codes))).encode()
 
     now = timezone.now()
-    task = services.task_create(
+    task = task_create(
         organiser=organiser,
         slug="split-task",
         title="Stance with a split test set",
@@ -149,11 +151,11 @@ def test_a_split_phase_and_its_shake_up_fit_a_phone(chromium, demo):
     )
     for n in range(4):
         user = get_user_model().objects.create_user(f"split{n}", password=DEMO_PASSWORD)
-        services.team_create(task=task, user=user, name=f"A system with a long name {n}")
+        team_create(task=task, user=user, name=f"A system with a long name {n}")
         wrong = rng.random(200) < 0.3 + 0.05 * n
         predicted = np.where(wrong, rng.integers(0, 3, size=200), gold)
-        services.submission_create(task=task, user=user, name="run.csv", content=as_csv(predicted))
-    services.phase_update(phase=task.current_phase(), settings={"closes_at": now - dt.timedelta(minutes=1)})
+        submission_create(task=task, user=user, name="run.csv", content=as_csv(predicted))
+    phase_update(phase=task.current_phase(), settings={"closes_at": now - dt.timedelta(minutes=1)})
     phase = f"/tasks/{task.slug}/phases/evaluation"
     context, page = phone(chromium, demo)
     assert too_wide(page, demo, [f"/tasks/{task.slug}/", f"{phase}/leaderboard/", f"{phase}/shake-up/"]) == []

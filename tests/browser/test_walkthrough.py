@@ -21,8 +21,8 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.utils import timezone
 
-from leaderboard import services
 from leaderboard.models import Phase, Submission, Task, TermsAcceptance
+from leaderboard.services.tasks import task_create
 from tools.processes import CHROMIUM
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
@@ -229,7 +229,7 @@ def test_a_shared_task_from_creation_to_a_disqualification(people, tmp_path):
 def test_a_participant_registers_accepts_the_terms_and_is_approved(people, tmp_path):
     organiser, newcomer = people
     now = timezone.now()
-    task = services.task_create(
+    task = task_create(
         organiser=get_user_model().objects.get(username="organiser"),
         slug="gated",
         title="Gated sentiment",

@@ -19,9 +19,11 @@ from django.test import Client
 from django.urls import reverse
 from freezegun import freeze_time
 
-from leaderboard import errors, selectors, services
+from leaderboard import errors
 from leaderboard.models import ConfirmedEmail, Submission
-from leaderboard.services.notifications import email_confirmation_token
+from leaderboard.selectors.notifications import email_is_confirmed
+from leaderboard.services.notifications import account_email_change, email_confirm, email_confirmation_token
+from leaderboard.services.teams import team_create
 from tests.conftest import MOSTLY_A
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +61,7 @@ def test_sign_up_stores_the_address_and_sends_a_confirmation_link(client):
     assert message.to == ["Newcomer@example.org"]
     assert reverse("email_confirm", args=["x"]).rsplit("x", 1)[0] in link_in(message)
     assert "We sent a link to Newcomer@example.org" in response.content.decode()
-    assert not selectors.email_is_confirmed(user=user)
+    assert not email_is_confirmed(user=user)
 
 
 @pytest.mark.parametrize(
@@ -149,10 +151,10 @@ def test_a_valid_link_shows_what_it_confirms_and_confirms_on_post(client, alice)
     page = client.get(url)
     assert page.status_code == 200
     assert "alice@example.org" in page.content.decode()
-    assert not selectors.email_is_confirmed(user=alice)  # opening the link confirms nothing
+    assert not email_is_confirmed(user=alice)  # opening the link confirms nothing
     response = client.post(url)
     assert response["Location"] == reverse("login")
-    assert selectors.email_is_confirmed(user=alice)
+    assert email_is_confirmed(user=alice)
     assert client.post(url).status_code == 302  # following it again is harmless
     assert ConfirmedEmail.objects.filter(user=alice).count() == 1
     assert "confirmed already" in client.get(url).content.decode()
@@ -162,7 +164,7 @@ def test_the_link_in_the_sign_up_e_mail_confirms_the_address(client):
     client.post(reverse("signup"), signup_data())
     [message] = mail.outbox
     client.post(link_in(message))
-    assert selectors.email_is_confirmed(user=get_user_model().objects.get(username="newcomer"))
+    assert email_is_confirmed(user=get_user_model().objects.get(username="newcomer"))
 
 
 def test_a_tampered_link_is_refused(client, alice):
@@ -172,7 +174,7 @@ def test_a_tampered_link_is_refused(client, alice):
             response = method(reverse("email_confirm", args=[bad]))
             assert response.status_code == 400
             assert errors.EMAIL_LINK_INVALID in html.unescape(response.content.decode())
-    assert not selectors.email_is_confirmed(user=alice)
+    assert not email_is_confirmed(user=alice)
 
 
 def test_an_expired_link_is_refused(client, alice, settings):
@@ -182,29 +184,29 @@ def test_an_expired_link_is_refused(client, alice, settings):
     assert response.status_code == 400
     expected = errors.EMAIL_LINK_EXPIRED.format(days=settings.EMAIL_VERIFICATION_MAX_AGE.days)
     assert expected in html.unescape(response.content.decode())
-    assert not selectors.email_is_confirmed(user=alice)
+    assert not email_is_confirmed(user=alice)
 
 
 def test_a_link_for_an_old_address_is_refused(client, alice):
     token = email_confirmation_token(user=alice)
-    services.account_email_change(user=alice, email="alice@elsewhere.org", base_url="http://testserver/")
+    account_email_change(user=alice, email="alice@elsewhere.org", base_url="http://testserver/")
     with pytest.raises(ValidationError) as caught:
-        services.email_confirm(token=token)
+        email_confirm(token=token)
     assert errors.problem_codes(caught.value) == {errors.EMAIL_LINK_STALE.code}
 
 
 def test_changing_the_address_needs_a_new_confirmation(client, alice):
-    services.email_confirm(token=email_confirmation_token(user=alice))
+    email_confirm(token=email_confirmation_token(user=alice))
     client.force_login(alice)
     response = client.post(reverse("account"), {"email": "alice@elsewhere.org"}, follow=True)
     alice.refresh_from_db()
     assert alice.email == "alice@elsewhere.org"
-    assert not selectors.email_is_confirmed(user=alice)
+    assert not email_is_confirmed(user=alice)
     assert "not confirmed yet" in response.content.decode()
     [message] = mail.outbox
     assert message.to == ["alice@elsewhere.org"]
     client.post(link_in(message))
-    assert selectors.email_is_confirmed(user=alice)
+    assert email_is_confirmed(user=alice)
 
 
 def test_the_account_page_refuses_an_address_another_account_has(client, alice, make_user):
@@ -219,7 +221,7 @@ def test_a_new_link_can_be_asked_for(client, alice):
     client.post(reverse("email_confirmation_resend"))
     [message] = mail.outbox
     client.post(link_in(message))
-    assert selectors.email_is_confirmed(user=alice)
+    assert email_is_confirmed(user=alice)
 
 
 # --- mandatory confirmation blocks uploads -------------------------------------------------------
@@ -227,7 +229,7 @@ def test_a_new_link_can_be_asked_for(client, alice):
 
 @pytest.fixture
 def in_a_team(task, alice):
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     return alice
 
 
@@ -247,7 +249,7 @@ def test_with_mandatory_confirmation_an_unconfirmed_address_cannot_upload(client
     )
     assert errors.EMAIL_NOT_VERIFIED.format(email="alice@example.org") in html.unescape(page.content.decode())
 
-    services.email_confirm(token=email_confirmation_token(user=in_a_team))
+    email_confirm(token=email_confirmation_token(user=in_a_team))
     assert submit(task, in_a_team, MOSTLY_A).status == Submission.Status.SCORED
 
 
@@ -256,7 +258,7 @@ def test_with_mandatory_confirmation_an_account_without_an_address_is_told_to_ad
 ):
     settings.EMAIL_VERIFICATION = "mandatory"
     carol = make_user("carol")
-    services.team_create(task=task, user=carol, name="Gamma")
+    team_create(task=task, user=carol, name="Gamma")
     with pytest.raises(ValidationError) as caught:
         submit(task, carol, MOSTLY_A)
     assert caught.value.messages == [errors.EMAIL_MISSING]
@@ -325,9 +327,9 @@ def test_the_header_links_the_account_and_notifications_when_logged_in(client, a
 
 
 def test_the_same_address_in_other_capitals_stays_confirmed(alice):
-    services.email_confirm(token=email_confirmation_token(user=alice))
-    assert not services.account_email_change(user=alice, email="Alice@example.org", base_url="http://testserver/")
-    assert selectors.email_is_confirmed(user=alice)
+    email_confirm(token=email_confirmation_token(user=alice))
+    assert not account_email_change(user=alice, email="Alice@example.org", base_url="http://testserver/")
+    assert email_is_confirmed(user=alice)
     assert mail.outbox == []
 
 

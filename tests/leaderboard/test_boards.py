@@ -21,9 +21,11 @@ from django.urls import reverse
 from django.utils import timezone
 from scipy.stats import spearmanr
 
-from leaderboard import charts, selectors, services
+from leaderboard import charts
 from leaderboard.exports import csv_cell
 from leaderboard.models import Phase, Submission, Task
+from leaderboard.selectors.boards import column_by_id, columns_of, leaderboard, rank_correlations
+from leaderboard.services.teams import team_create
 from scoring.engine import references
 from tests.conftest import GOLD
 
@@ -51,7 +53,7 @@ def teams_upload(task: Task, predictions: dict[str, str], *, make_user, submit) 
     """A team per name (its member ``member0``, ``member1``, ...), each uploading its labels."""
     for index, (name, labels) in enumerate(predictions.items()):
         user = make_user(f"member{index}")
-        services.team_create(task=task, user=user, name=name)
+        team_create(task=task, user=user, name=name)
         submit(task, user, prediction_file(labels))
 
 
@@ -61,7 +63,7 @@ def board_task(make_task, make_user, submit):
     task = make_task()
     teams_upload(task, PREDICTIONS, make_user=make_user, submit=submit)
     for index, name in enumerate([*FORMULA_NAMES, SCRIPT_NAME]):
-        services.team_create(task=task, user=make_user(f"idle{index}"), name=name)
+        team_create(task=task, user=make_user(f"idle{index}"), name=name)
     assert Submission.objects.filter(phase__task=task, status=Submission.Status.SCORED).count() == len(PREDICTIONS)
     return task
 
@@ -88,7 +90,7 @@ def team_rows(content: str) -> list[tuple[str, str]]:
 
 def stored(task: Task, team: str, column_id: str):
     submission = Submission.objects.get(phase__task=task, team__name=team, status=Submission.Status.SCORED)
-    return selectors.column_by_id(task, column_id).value(submission)
+    return column_by_id(task, column_id).value(submission)
 
 
 def embedded_figure(content: str, element_id: str) -> dict:
@@ -125,7 +127,7 @@ def test_hidden_board_hides_the_metric_page_too(client, make_task):
 def test_hidden_board_participant_is_refused_organiser_sees_it(client, make_task, make_user, organiser, submit):
     task = make_task(visibility=Phase.Visibility.AFTER_CLOSE)
     member = make_user("member")
-    services.team_create(task=task, user=member, name="Team One")
+    team_create(task=task, user=member, name="Team One")
     submit(task, member, prediction_file(PREDICTIONS["Twin A"]))
 
     client.force_login(member)
@@ -221,7 +223,7 @@ def test_baselines_are_shown_unranked(client, board_task):
 
 def test_headers_link_to_the_metric_page_with_the_formula_as_tooltip(client, board_task):
     content = client.get(url("leaderboard", board_task)).content.decode()
-    recall_b = selectors.column_by_id(board_task, "recall[b]")
+    recall_b = column_by_id(board_task, "recall[b]")
     assert phase_url("metric_detail", board_task, "recall[b]") in content
     assert html.escape(recall_b.metric.formula_text) in content
     assert "Macro recall: (1/n) Σᵢ correct(i) / prevalence(i)" in content
@@ -383,8 +385,8 @@ def expected_rho(task: Task, first: str, second: str) -> tuple[float, int]:
 def heatmap_cell(figure: dict, task: Task, first: str, second: str) -> tuple[float | None, list]:
     trace = figure["data"][0]
     labels = trace["x"]
-    i = labels.index(charts.axis_label(selectors.column_by_id(task, first)))
-    j = labels.index(charts.axis_label(selectors.column_by_id(task, second)))
+    i = labels.index(charts.axis_label(column_by_id(task, first)))
+    j = labels.index(charts.axis_label(column_by_id(task, second)))
     return trace["z"][i][j], trace["customdata"][i][j]
 
 
@@ -413,7 +415,7 @@ def test_heatmap_of_all_metrics_leaves_undefined_cells_blank(client, board_task)
     content = client.get(url("disagreements", board_task), {"set": "all"}).content.decode()
     figure = embedded_figure(content, "correlation-heatmap-data")
     labels = figure["data"][0]["x"]
-    assert len(labels) == 2 * len(selectors.columns_of(board_task, calibrated=False))
+    assert len(labels) == 2 * len(columns_of(board_task, calibrated=False))
     rho, _ = expected_rho(board_task, "accuracy", "macro_recall")
     assert heatmap_cell(figure, board_task, "accuracy", "macro_recall")[0] == pytest.approx(rho)
     z, hover = heatmap_cell(figure, board_task, "macro_dp", "accuracy")  # every team's DP is undefined
@@ -444,7 +446,7 @@ def test_compare_defaults_to_the_primary_and_its_most_distant_metric(client, boa
     response = client.get(url("disagreements", board_task))
     assert response.context["first"].id == "macro_f1"
     second = response.context["second"]
-    correlations = selectors.rank_correlations(phase=board_task.current_phase())
+    correlations = rank_correlations(phase=board_task.current_phase())
     rhos = [
         correlations.matrix["macro_f1"][c.id].rho
         for c in response.context["columns"]
@@ -496,12 +498,12 @@ def test_labels_that_look_like_column_ids_show_their_recall_everywhere(client, m
     gold = "\n".join(["id,label", "1,x]", "2,a[b]", "3,_c", "4,x]"]).encode()
     task = make_task("odd", gold=gold, labels=ODD_LABELS)
     user = make_user("odd-member")
-    services.team_create(task=task, user=user, name="Odd")
+    team_create(task=task, user=user, name="Odd")
     # x]: 1 of 2 right; a[b]: right; _c: wrong (predicted x])
     submit(task, user, "\n".join(["id,label", "1,x]", "2,a[b]", "3,x]", "4,a[b]"]).encode())
     expected = {"x]": 0.5, "a[b]": 1.0, "_c": 0.0}
 
-    board = selectors.leaderboard(phase=task.current_phase(), calibrated=None)
+    board = leaderboard(phase=task.current_phase(), calibrated=None)
     [entry] = board.scored
     for label, recall in expected.items():
         assert entry.values[f"recall[{label}]"] == pytest.approx(recall), label

@@ -12,8 +12,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from leaderboard import cache_backend, services
-from leaderboard.api.tokens import token_create
+from leaderboard import cache_backend
+from leaderboard.services.teams import team_create
+from leaderboard.services.tokens import token_create
 from tests.conftest import PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +62,7 @@ def test_after_a_failure_redis_is_not_asked_again_for_a_while(redis_down, monkey
 def test_pages_uploads_and_the_api_work_without_the_cache(redis_down, make_task, make_user, submit):
     task = make_task()
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     submit(task, alice, PERFECT)
     for name in ("leaderboard", "disagreements", "what_if", "leaderboard_csv"):
         assert Client().get(reverse(f"leaderboard:{name}", args=[task.slug])).status_code == 200

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from leaderboard import selectors
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES, TABLE8, TABLE8_COLUMNS
 from leaderboard.management.commands.load_demo import DEV_ITEMS, SLUG
 from leaderboard.models import Phase, Submission, Task
+from leaderboard.selectors.boards import column_by_id, leaderboard, rank_correlations
 from leaderboard.uploads import stored_gold
 from scoring.engine.suite import score_matrix
 
@@ -69,14 +69,14 @@ def test_demo_loads_through_the_upload_path_and_scores_everything(demo):
     assert demo.current_phase() == evaluation(demo)
     assert Submission.objects.filter(phase=evaluation(demo)).count() == len(MATRICES)
     assert not Submission.objects.filter(phase__task=demo).exclude(status=Submission.Status.SCORED).exists()
-    board = selectors.leaderboard(phase=evaluation(demo))
+    board = leaderboard(phase=evaluation(demo))
     assert len(board.entries) == len(MATRICES)
     for entry in board.entries:
         team = entry.name.removeprefix("Team ")
         assert entry.submission.confusion_matrix == [list(row) for row in MATRICES[team]]
         for column, printed in zip(TABLE8_COLUMNS, TABLE8[team], strict=True):
             key, calibrated = COLUMN_KEYS[column]
-            board_column = selectors.column_by_id(demo, key + ("_c" if calibrated else ""))
+            board_column = column_by_id(demo, key + ("_c" if calibrated else ""))
             assert reproduces(board_column.value(entry.submission), printed)
 
 
@@ -97,7 +97,7 @@ def test_demo_runs_in_two_closed_phases_with_every_team_scored_in_each(demo):
     assert len(stored_gold(development).ids) == DEV_ITEMS == 1500
     assert len(stored_gold(final).ids) == sum(GOLD_COUNTS)
     for phase in (development, final):
-        board = selectors.leaderboard(phase=phase)
+        board = leaderboard(phase=phase)
         assert len(board.scored) == len(MATRICES) and not board.unscored, phase.slug
         assert phase.submissions.count() == len(MATRICES)
     every_team = set(demo.teams.values_list("pk", flat=True))
@@ -107,7 +107,7 @@ def test_demo_runs_in_two_closed_phases_with_every_team_scored_in_each(demo):
 
 
 def test_figure2_calibrated_kappa_ranks_exactly_as_macro_recall(demo):
-    correlations = selectors.rank_correlations(phase=evaluation(demo), column_ids=["kappa_c", "macro_recall", "kappa"])
+    correlations = rank_correlations(phase=evaluation(demo), column_ids=["kappa_c", "macro_recall", "kappa"])
     assert correlations.matrix["kappa_c"]["macro_recall"].rho == pytest.approx(1.0)
     assert correlations.matrix["kappa_c"]["macro_recall"].n_teams == len(MATRICES)
     assert correlations.matrix["kappa"]["macro_recall"].rho < 1.0
@@ -128,6 +128,6 @@ def test_figure2_recall_of_class_2_disagrees_with_the_others(demo):
         "recall[positive]",
     ]
     ids = ["recall[neutral]", *others, *(key + "_c" for key in others)]
-    correlations = selectors.rank_correlations(phase=evaluation(demo), column_ids=ids)
+    correlations = rank_correlations(phase=evaluation(demo), column_ids=ids)
     for other in ids[1:]:
         assert correlations.matrix["recall[neutral]"][other].rho <= 0.14, other

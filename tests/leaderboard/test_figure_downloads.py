@@ -16,10 +16,12 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from leaderboard import charts, services
+from leaderboard import charts
 from leaderboard.management.commands.load_demo import SLUG
 from leaderboard.models import Phase, Task
-from leaderboard.selectors import pages, paired_columns
+from leaderboard.pages import disagreements as disagreements_page
+from leaderboard.selectors.boards import paired_columns
+from leaderboard.services.teams import team_create
 from tests.leaderboard.test_boards import embedded_figure, prediction_file
 from tools.processes import CHROMIUM, CHROMIUM_ARGS
 
@@ -39,7 +41,7 @@ def figure_task(make_task, make_user, submit):
         task = make_task(**options)
         for index, (name, labels) in enumerate(TEAMS.items()):
             user = make_user(f"member{index}")
-            services.team_create(task=task, user=user, name=name)
+            team_create(task=task, user=user, name=name)
             submit(task, user, prediction_file(labels))
         return task
 
@@ -86,7 +88,7 @@ def test_download_holds_the_pages_figure_for_its_column_set(client, figure_task,
     assert plotted_figure(page)["data"] == on_page["data"]
     columns = paired_columns(task, paper_set=set_name == "paper")
     assert plotted_figure(page)["data"][0]["x"] == [charts.axis_label(column) for column in columns]
-    heading = html.escape(pages.DISAGREEMENT_FIGURES[figure][1])
+    heading = html.escape(disagreements_page.DISAGREEMENT_FIGURES[figure][1])
     assert f"<title>{heading} · Task toy · Evaluation</title>" in page
     by_phase = client.get(phase_download_url(task, figure), {"set": set_name}).content.decode()
     assert plotted_figure(by_phase) == plotted_figure(page)

@@ -32,9 +32,12 @@ from django.urls import reverse
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from leaderboard import errors, services, uploads
+from leaderboard import errors, uploads
 from leaderboard.charts import confusion_heatmap
 from leaderboard.models import StoredFile, Submission, Task
+from leaderboard.services.submissions import submission_create
+from leaderboard.services.tasks import gold_replace
+from leaderboard.services.teams import team_create
 from scoring.engine import io
 from tests.conftest import GOLD, PERFECT
 
@@ -128,7 +131,7 @@ def fuzz_task(make_task) -> Task:
 @pytest.fixture
 def member(fuzz_task, make_user):
     user = make_user("alice")
-    services.team_create(task=fuzz_task, user=user, name="Alpha")
+    team_create(task=fuzz_task, user=user, name="Alpha")
     return user
 
 
@@ -145,7 +148,7 @@ def upload(django_capture_on_commit_callbacks):
         before = stored_counts()
         try:
             with django_capture_on_commit_callbacks(execute=True):
-                submission = services.submission_create(task=task, user=user, name=name, content=content, **options)
+                submission = submission_create(task=task, user=user, name=name, content=content, **options)
         except ValidationError as error:
             assert stored_counts() == before, "a refused upload left rows behind"
             assert error.messages and all(message.strip() for message in error.messages)
@@ -253,7 +256,7 @@ def accents(make_task, make_user) -> tuple[Task, object]:
     """A task with the labels a, é, ü and a member of a team in it."""
     task = make_task("accents", labels=("a", "é", "ü"), gold=label_file(["a", "é", "ü", "a", "é", "ü", "a", "a"]))
     user = make_user("accented")
-    services.team_create(task=task, user=user, name="Accents")
+    team_create(task=task, user=user, name="Accents")
     return task, user
 
 
@@ -317,7 +320,7 @@ def test_more_rows_than_allowed(fuzz_task, member, upload, post_file, settings):
     _, messages = post_file(fuzz_task, member, PERFECT)
     assert messages == ["The file was refused: " + message]
     with pytest.raises(ValidationError) as caught:
-        services.gold_replace(phase=fuzz_task.current_phase(), gold_name="g.csv", gold_content=GOLD)
+        gold_replace(phase=fuzz_task.current_phase(), gold_name="g.csv", gold_content=GOLD)
     assert "line 7" in caught.value.messages[0]
     settings.MAX_FILE_ROWS = 8
     assert isinstance(upload(fuzz_task, member, PERFECT), Submission)
@@ -333,7 +336,7 @@ def test_a_file_over_the_size_limit(fuzz_task, member, upload, post_file, settin
     assert messages == ["The file was refused: " + expected]
     assert stored_counts() == before
     with pytest.raises(ValidationError) as caught:
-        services.gold_replace(phase=fuzz_task.current_phase(), gold_name="g.csv", gold_content=GOLD)
+        gold_replace(phase=fuzz_task.current_phase(), gold_name="g.csv", gold_content=GOLD)
     assert caught.value.messages == [errors.FILE_TOO_LARGE.format(size=len(GOLD), limit=40)]
 
 
@@ -351,7 +354,7 @@ def test_a_one_megabyte_id_in_gold_and_predictions_scores(make_task, make_user, 
     ids = [MEGABYTE, *GOLD_IDS[1:]]
     task = make_task("huge", gold=label_file(GOLD_LABELS, ids))
     user = make_user("huge-user")
-    services.team_create(task=task, user=user, name="Huge")
+    team_create(task=task, user=user, name="Huge")
     assert upload(task, user, label_file(GOLD_LABELS, ids)).metrics["accuracy"] == 1.0
 
 
@@ -387,7 +390,7 @@ def test_odd_unicode_labels_work_as_gold_labels_and_in_predictions(make_task, ma
     task = make_task(f"odd-{next(SLUGS)}", labels=labels, gold=label_file(gold_labels, GOLD_IDS[: len(gold_labels)]))
     assert task.labels == labels
     user = make_user(f"odd-user-{task.pk}")
-    services.team_create(task=task, user=user, name="Odd")
+    team_create(task=task, user=user, name="Odd")
     ids = GOLD_IDS[: len(gold_labels)]
 
     perfect = upload(task, user, label_file(gold_labels, ids))
@@ -417,7 +420,7 @@ def test_a_decomposed_accent_is_another_label(make_task, make_user, upload, clie
     gold = [*labels, composed, composed, composed]
     task = make_task("unicode", labels=labels, gold=label_file(gold))
     user = make_user("unicode-user")
-    services.team_create(task=task, user=user, name="Unicode")
+    team_create(task=task, user=user, name="Unicode")
     decomposed = unicodedata.normalize("NFD", composed)
     message = message_of(upload(task, user, label_file([decomposed, *gold[1:]])))
     assert message.startswith(f"run.csv, line 2: unknown label {decomposed!r}")
@@ -445,7 +448,7 @@ def test_formula_team_names_are_inert_in_the_csv_and_numbers_stay_numbers(client
         zip(FORMULAS, [GOLD_LABELS, WRONG_WAY, ["a"] * 8, GOLD_LABELS], strict=True)
     ):
         user = make_user(f"formula{index}")
-        services.team_create(task=fuzz_task, user=user, name=name)
+        team_create(task=fuzz_task, user=user, name=name)
         submit(fuzz_task, user, label_file(labels))
     header, rows = csv_rows(client, fuzz_task)
     for name in FORMULAS:
@@ -472,13 +475,13 @@ def test_any_team_name_comes_out_of_the_csv_as_text(client, fuzz_task, make_user
     user = make_user(f"named-{uuid.uuid4().hex}")
     if any(unicodedata.category(ch) in {"Cf", "Co", "Cn", "Cc", "Cs"} for ch in name):
         with pytest.raises(ValidationError) as caught:
-            services.team_create(task=fuzz_task, user=user, name=name)
+            team_create(task=fuzz_task, user=user, name=name)
         assert errors.problem_codes(caught.value) == {errors.HIDDEN_CHARACTERS.code}
         return
     normalised = " ".join(unicodedata.normalize("NFKC", name).split())
     assume(normalised)
     assume(not any(t.casefold() == normalised.casefold() for t in fuzz_task.teams.values_list("name", flat=True)))
-    services.team_create(task=fuzz_task, user=user, name=name)
+    team_create(task=fuzz_task, user=user, name=name)
     _, rows = csv_rows(client, fuzz_task)
     expected = "'" + normalised if normalised.startswith(FORMULA_TRIGGERS) else normalised
     assert expected in rows
@@ -498,7 +501,7 @@ def hostile_task(make_task, make_user, upload):
     submissions = []
     for index, (name, predicted) in enumerate([(SCRIPT, GOLD_LABELS), (IMG, WRONG_WAY)]):
         user = make_user(f"hostile{index}")
-        services.team_create(task=task, user=user, name=name)
+        team_create(task=task, user=user, name=name)
         submissions.append(upload(task, user, svg_file(predicted), name=IMG + ".csv", description=SCRIPT))
     return task, submissions
 

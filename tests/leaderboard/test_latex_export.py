@@ -17,8 +17,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from leaderboard import selectors, services
 from leaderboard.models import Phase, Task
+from leaderboard.selectors.boards import leaderboard
+from leaderboard.services.teams import team_create
 from scoring.engine.latex import column_header, is_share, latex_escape, number_text
 
 pytestmark = pytest.mark.django_db
@@ -43,9 +44,9 @@ def tex_task(make_task, make_user, submit):
     task = make_task()
     for index, (name, labels) in enumerate({**PREDICTIONS, ODD_NAME: "b b c c b c b c"}.items()):
         user = make_user(f"member{index}")
-        services.team_create(task=task, user=user, name=name)
+        team_create(task=task, user=user, name=name)
         submit(task, user, prediction_file(labels))
-    services.team_create(task=task, user=make_user("idle"), name="No Upload")
+    team_create(task=task, user=make_user("idle"), name="No Upload")
     return task
 
 
@@ -83,7 +84,7 @@ def test_download_is_the_raw_board(client, tex_task):
     content = response.content.decode()
     for rule in ("\\toprule", "\\midrule", "\\bottomrule"):
         assert content.count(rule) == 1
-    board = selectors.leaderboard(phase=tex_task.current_phase(), calibrated=False)
+    board = leaderboard(phase=tex_task.current_phase(), calibrated=False)
     assert not any(column.calibrated for column in board.columns)
     assert header_cells(content) == ["Team", *(column_header(column) for column in board.columns)]
     assert f"\\begin{{tabular}}{{l{'r' * len(board.columns)}}}" in content
@@ -98,7 +99,7 @@ def test_download_is_the_raw_board(client, tex_task):
 
 def test_ties_are_all_bold_and_undefined_is_written(client, tex_task):
     content = client.get(tex_url(tex_task, "?sort=recall[c]")).content.decode()
-    board = selectors.leaderboard(phase=tex_task.current_phase(), calibrated=False, sort="recall[c]")
+    board = leaderboard(phase=tex_task.current_phase(), calibrated=False, sort="recall[c]")
     rows = {row[0]: row[1:] for row in body_rows(content)}
     recall_c = [column.id for column in board.columns].index("recall[c]")
     mcc = [column.id for column in board.columns].index("mcc")
@@ -114,7 +115,7 @@ def test_ties_are_all_bold_and_undefined_is_written(client, tex_task):
 
 def test_calibrated_columns_and_the_sort_follow_the_query(client, tex_task):
     content = client.get(tex_url(tex_task, "?calibrated=1&sort=recall[a]_c")).content.decode()
-    board = selectors.leaderboard(phase=tex_task.current_phase(), calibrated=True, sort="recall[a]_c")
+    board = leaderboard(phase=tex_task.current_phase(), calibrated=True, sort="recall[a]_c")
     assert all(column.calibrated for column in board.columns)
     assert header_cells(content)[1:] == [column_header(column) for column in board.columns]
     assert all(cell.endswith("$_c$") for cell in header_cells(content)[1:])
@@ -134,7 +135,7 @@ def test_hidden_board_is_refused_to_a_participant_and_shown_to_the_organiser(
 ):
     task = make_task(visibility=Phase.Visibility.AFTER_CLOSE)
     member = make_user("member")
-    services.team_create(task=task, user=member, name="Team One")
+    team_create(task=task, user=member, name="Team One")
     submit(task, member, prediction_file(PREDICTIONS["Twin A"]))
 
     response = client.get(tex_url(task))

@@ -21,11 +21,11 @@ from django.core.management import call_command
 from django.template import Context, Template
 from django.urls import reverse
 
-from leaderboard import selectors
 from leaderboard.management.commands.load_demo import SLUG
 from leaderboard.mathml import FORMULAS, NOT_A_REGISTRY_FORMULA, formula_mathml, latex_to_mathml
 from leaderboard.models import Submission, Task
-from leaderboard.selectors.pages import COLUMN_SET_NOTES, COLUMN_SETS
+from leaderboard.pages.disagreements import COLUMN_SET_NOTES, COLUMN_SETS
+from leaderboard.selectors.boards import columns_of, paired_columns
 from scoring.engine import references
 from scoring.engine.columns import PAPER_SET_KEYS
 from scoring.engine.registry import BY_KEY, CLASS_MEASURES, METRICS
@@ -142,7 +142,7 @@ def demo_pages(task: Task) -> list[str]:
         *(f"{disagreements}?set={name}" for name in COLUMN_SETS),
         reverse("leaderboard:references"),
     ]
-    pages += [reverse("leaderboard:metric_detail", args=[slug, column.id]) for column in selectors.paired_columns(task)]
+    pages += [reverse("leaderboard:metric_detail", args=[slug, column.id]) for column in paired_columns(task)]
     pages += [
         reverse("leaderboard:submission_detail", args=[slug, submission.pk])
         for submission in Submission.objects.filter(phase__task=task)
@@ -159,7 +159,7 @@ def organiser_client(client, demo):
 def test_no_demo_page_shows_raw_latex_or_an_old_citation(organiser_client, demo):
     assert {"\\frac", "\\sum", "\\sqrt", "\\mathrm"} <= set(LATEX_COMMANDS)
     pages = demo_pages(demo)
-    assert len([page for page in pages if "/metrics/" in page]) == len(selectors.paired_columns(demo))
+    assert len([page for page in pages if "/metrics/" in page]) == len(paired_columns(demo))
     anchors = set(re.findall(r'id="([^"]+)"', organiser_client.get(reverse("leaderboard:references")).content.decode()))
     linked: set[str] = set()
     for page in pages:
@@ -183,7 +183,7 @@ def test_submission_page_names_each_metric_formula_and_cites_by_author(organiser
     submission = Submission.objects.filter(phase__task=demo).first()
     response = organiser_client.get(reverse("leaderboard:submission_detail", args=[demo.slug, submission.pk]))
     content = response.content.decode()
-    for column in selectors.columns_of(demo, calibrated=False):
+    for column in columns_of(demo, calibrated=False):
         assert f'<th title="{html.escape(column.formula_text)}">' in content, column.id
     assert f'<a class="cite" href="/references/#opitz-overview">{references.get("opitz-overview").short}</a>' in content
 

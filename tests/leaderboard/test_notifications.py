@@ -15,10 +15,12 @@ from django.core.mail.backends.base import BaseEmailBackend
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import selectors, services
 from leaderboard.models import Notification, Phase, Submission
+from leaderboard.selectors.notifications import notifications_of
 from leaderboard.services import notifications as notification_service
-from leaderboard.services.notifications import FAILED, RESCORED, SCORED
+from leaderboard.services.notifications import FAILED, RESCORED, SCORED, email_send_later, notifications_mark_read
+from leaderboard.services.tasks import gold_replace
+from leaderboard.services.teams import team_create, team_join
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -43,8 +45,8 @@ def team(task, make_user):
     """Alpha: alice (with an e-mail address) and bob (without one)."""
     alice = make_user("alice", email="alice@example.org")
     bob = make_user("bob")
-    created = services.team_create(task=task, user=alice, name="Alpha")
-    services.team_join(task=task, user=bob, invite_code=created.invite_code)
+    created = team_create(task=task, user=alice, name="Alpha")
+    team_join(task=task, user=bob, invite_code=created.invite_code)
     return created
 
 
@@ -65,7 +67,7 @@ def test_a_scored_submission_is_noted_for_every_member_and_e_mailed_to_those_wit
         number=submission.pk, file="run.csv", team="Alpha", task=task.title, phase=task.current_phase().name
     )
     for member in (alice, bob):
-        [note] = selectors.notifications_of(user=member)
+        [note] = notifications_of(user=member)
         assert (note.message, note.link, note.submission_id) == (expected, submission.get_absolute_url(), submission.pk)
         assert note.read_at is None
     [email] = mail.outbox
@@ -79,10 +81,10 @@ def test_a_scored_submission_is_noted_for_every_member_and_e_mailed_to_those_wit
 def test_no_note_or_e_mail_holds_a_score_whatever_the_feedback_policy(make_task, make_user, submit, feedback):
     task = make_task(visibility=Phase.Visibility.AFTER_CLOSE, feedback=feedback)
     alice = make_user("alice", email="alice@example.org")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, MOSTLY_A)
     assert submission.metrics  # scored, with numbers a note could have leaked
-    [note] = selectors.notifications_of(user=alice)
+    [note] = notifications_of(user=alice)
     [email] = mail.outbox
     assert numbers_in(note.message) == {str(submission.pk)}
     assert numbers_in(email.subject + email.body) == {str(submission.pk)}
@@ -96,7 +98,7 @@ def test_a_failed_submission_is_noted_and_e_mailed_with_the_reason(
     mail.outbox.clear()
     fewer = b"\n".join(GOLD.splitlines()[:-2]) + b"\n"  # the organisers drop ids 7 and 8
     with django_capture_on_commit_callbacks(execute=True):
-        services.gold_replace(phase=task.current_phase(), gold_name="fewer.csv", gold_content=fewer)
+        gold_replace(phase=task.current_phase(), gold_name="fewer.csv", gold_content=fewer)
     submission.refresh_from_db()
     assert submission.status == Submission.Status.FAILED
 
@@ -108,7 +110,7 @@ def test_a_failed_submission_is_noted_and_e_mailed_with_the_reason(
         phase=task.current_phase().name,
         reason=submission.failure,
     )
-    newest = selectors.notifications_of(user=alice).first()
+    newest = notifications_of(user=alice).first()
     assert newest.message == expected
     assert "counts against no limit" in newest.message
     [email] = mail.outbox
@@ -122,10 +124,8 @@ def test_a_submission_scored_again_against_a_new_gold_file_says_so(
     alice = members(team)["alice"]
     submission = submit(task, alice, PERFECT)
     with django_capture_on_commit_callbacks(execute=True):
-        services.gold_replace(
-            phase=task.current_phase(), gold_name="new.csv", gold_content=GOLD.replace(b"8,a", b"8,b")
-        )
-    newest = selectors.notifications_of(user=alice).first()
+        gold_replace(phase=task.current_phase(), gold_name="new.csv", gold_content=GOLD.replace(b"8,a", b"8,b"))
+    newest = notifications_of(user=alice).first()
     assert newest.message == RESCORED.format(
         number=submission.pk, file="run.csv", team="Alpha", task=task.title, phase=task.current_phase().name
     )
@@ -152,7 +152,7 @@ def test_a_request_s_e_mail_is_sent_even_when_the_queue_cannot_be_reached(monkey
 
     monkeypatch.setattr(notification_service, "email_send", Unreachable())
     with caplog.at_level(logging.ERROR, logger="leaderboard.services.notifications"):
-        services.email_send_later(subject="Hello", body="A body", recipient="someone@example.org")
+        email_send_later(subject="Hello", body="A body", recipient="someone@example.org")
     [email] = mail.outbox
     assert (email.subject, email.to) == ("Hello", ["someone@example.org"])
     assert "could not enqueue" in caplog.records[0].getMessage()
@@ -191,7 +191,7 @@ def test_marking_read_keeps_the_time_a_note_was_first_read(make_user):
     read_at = timezone.now() - dt.timedelta(days=1)
     old = Notification.objects.create(user=alice, message="old", read_at=read_at)
     new = Notification.objects.create(user=alice, message="new")
-    assert services.notifications_mark_read(user=alice, ids=[old.pk, new.pk]) == 1
+    assert notifications_mark_read(user=alice, ids=[old.pk, new.pk]) == 1
     old.refresh_from_db()
     assert old.read_at == read_at
 

@@ -13,9 +13,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import errors, selectors, services
+from leaderboard import errors
 from leaderboard.models import OrganiserAction, Phase, Submission, Task
+from leaderboard.selectors.boards import counting_submissions, leaderboard
 from leaderboard.selectors.organisers import SUBMISSIONS_PER_PAGE
+from leaderboard.services.organisers import submission_disqualify, team_remove
+from leaderboard.services.teams import team_create
 from tests.conftest import MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -29,8 +32,8 @@ def url(name: str, task: Task, *args: object) -> str:
 def contest(make_task, make_user, submit):
     task = make_task(max_per_day=100)
     alice, bob = make_user("alice", email="alice@example.org"), make_user("bob")
-    alpha = services.team_create(task=task, user=alice, name="Alpha")
-    beta = services.team_create(task=task, user=bob, name="=Beta")
+    alpha = team_create(task=task, user=alice, name="Alpha")
+    beta = team_create(task=task, user=bob, name="=Beta")
     honest = submit(task, alice, MOSTLY_A)
     cheat = submit(task, alice, PERFECT)  # the latest: it counts
     submit(task, bob, MOSTLY_A)
@@ -45,7 +48,7 @@ def test_a_disqualified_submission_leaves_the_board_and_the_board_says_why(clien
         url("organiser_submissions", task), {"submission": cheat.pk, "reason": "used the test labels"}
     )
     assert response.status_code == 302
-    counting = selectors.counting_submissions(task.current_phase())
+    counting = counting_submissions(task.current_phase())
     assert counting[alpha.pk].pk == honest.pk  # the team's next submission counts instead
     page = client.get(url("leaderboard", task)).content.decode()
     assert f"submission #{cheat.pk} of <strong>Alpha</strong> disqualified. Reason: used the test labels" in page
@@ -57,8 +60,8 @@ def test_a_disqualified_submission_leaves_the_board_and_the_board_says_why(clien
 
 def test_a_removed_team_leaves_the_board_with_its_reason(client, contest, organiser):
     task, _, beta, _, _ = contest
-    services.team_remove(team=beta, user=organiser, reason="two accounts of one person")
-    names = [entry.name for entry in selectors.leaderboard(phase=task.current_phase()).entries]
+    team_remove(team=beta, user=organiser, reason="two accounts of one person")
+    names = [entry.name for entry in leaderboard(phase=task.current_phase()).entries]
     assert names == ["Alpha"]
     page = client.get(url("leaderboard", task)).content.decode()
     assert "team <strong>=Beta</strong> removed from the board. Reason: two accounts of one person" in page
@@ -67,14 +70,14 @@ def test_a_removed_team_leaves_the_board_with_its_reason(client, contest, organi
 def test_decisions_need_a_reason_and_an_organiser(contest, organiser):
     _, alpha, _, _, cheat = contest
     with pytest.raises(ValidationError) as caught:
-        services.submission_disqualify(submission=cheat, user=organiser, reason="   ")
+        submission_disqualify(submission=cheat, user=organiser, reason="   ")
     assert errors.problem_codes(caught.value) == {errors.REASON_REQUIRED.code}
     member = alpha.members.get()
     with pytest.raises(PermissionDenied):
-        services.team_remove(team=alpha, user=member, reason="spite")
-    services.submission_disqualify(submission=cheat, user=organiser, reason="once")
+        team_remove(team=alpha, user=member, reason="spite")
+    submission_disqualify(submission=cheat, user=organiser, reason="once")
     with pytest.raises(ValidationError):
-        services.submission_disqualify(submission=cheat, user=organiser, reason="twice")
+        submission_disqualify(submission=cheat, user=organiser, reason="twice")
     assert OrganiserAction.objects.count() == 1
 
 
@@ -89,7 +92,7 @@ def test_participants_cannot_open_the_organiser_pages(client, contest):
 def test_every_submission_is_listed_page_by_page_and_filtered(client, make_task, make_user, organiser, submit):
     task = make_task(max_per_day=200, max_total=200)
     user = make_user("busy")
-    team = services.team_create(task=task, user=user, name="Busy")
+    team = team_create(task=task, user=user, name="Busy")
     now = timezone.now()
     phase = task.current_phase()
     file = Submission.objects.create(phase=phase, team=team, file=phase.gold_file, kind="hard").file

@@ -20,10 +20,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import errors, selectors, services
+from leaderboard import errors
 from leaderboard.models import Baseline, Phase, StoredFile, Submission, Task, Team
+from leaderboard.selectors.boards import columns_of, counting_submissions
+from leaderboard.selectors.participation import team_of
 from leaderboard.services.scoring import GOLD_NO_LONGER_MATCHES
-from leaderboard.services.tasks import TASK_SETTINGS_FIELDS
+from leaderboard.services.tasks import TASK_SETTINGS_FIELDS, gold_replace
+from leaderboard.services.teams import team_create
 from scoring.engine import io
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
@@ -140,7 +143,7 @@ def _fresh_cache():
 def alice(task, make_user):
     """A participant of the toy task, in the team "Alpha"."""
     user = make_user("alice")
-    services.team_create(task=task, user=user, name="Alpha")
+    team_create(task=task, user=user, name="Alpha")
     return user
 
 
@@ -382,7 +385,7 @@ def test_create_and_join_a_team_through_the_pages(client, task, make_user):
     client.force_login(carol)
     response = client.post(page("team_join", task), {"invite_code": f" {team.invite_code} "}, follow=True)
     assert shown_notes(response) == ["You joined the team “Beta team”."]
-    assert selectors.team_of(task=task, user=carol) == team
+    assert team_of(task=task, user=carol) == team
 
     response = client.post(page("team_create", task), {"name": "Gamma"}, follow=True)
     assert shown_notes(response) == [errors.ALREADY_IN_TEAM.format(team="Beta team")]
@@ -409,7 +412,7 @@ def every_metric_rows(content: str) -> dict[str, tuple[str, str, str, str]]:
 
 def test_a_good_upload_leads_to_its_scored_page(alice_client, task, make_user, submit, post_upload):
     bob = make_user("bob")
-    services.team_create(task=task, user=bob, name="Beta")
+    team_create(task=task, user=bob, name="Beta")
     leader = submit(task, bob, PERFECT)
     response = post_upload(alice_client, task, MOSTLY_A, description="first run")
     submission = Submission.objects.get(team__name="Alpha")
@@ -437,9 +440,9 @@ def test_a_good_upload_leads_to_its_scored_page(alice_client, task, make_user, s
         assert cells[:3] == [f"{per_class[m]:.4f}" for m in ("precision", "recall", "f1")]
 
     shown = every_metric_rows(content)
-    columns = selectors.columns_of(task, calibrated=False)
+    columns = columns_of(task, calibrated=False)
     assert len(shown) == len(columns)
-    calibrated_columns = selectors.columns_of(task, calibrated=True)
+    calibrated_columns = columns_of(task, calibrated=True)
     for column, calibrated in zip(columns, calibrated_columns, strict=True):
         for position, shown_column in ((0, column), (2, calibrated)):
             mine = shown_column.value(submission)
@@ -506,11 +509,11 @@ def test_choosing_a_submission_makes_it_the_one_that_counts(client, make_task, m
     task = make_task("chosen", counting=Phase.Counting.CHOSEN)
     phase = task.current_phase()
     carla = make_user("carla")
-    services.team_create(task=task, user=carla, name="Carla's team")
+    team_create(task=task, user=carla, name="Carla's team")
     client.force_login(carla)
     first = submit(task, carla, PERFECT)
     second = submit(task, carla, MOSTLY_A)
-    assert selectors.counting_submissions(phase)[first.team_id] == second  # the latest, until chosen
+    assert counting_submissions(phase)[first.team_id] == second  # the latest, until chosen
     content = client.get(first.get_absolute_url()).content.decode()
     assert "Make this the submission that counts" in content
 
@@ -518,7 +521,7 @@ def test_choosing_a_submission_makes_it_the_one_that_counts(client, make_task, m
     assert response["Location"] == first.get_absolute_url()
     assert notes(response) == [f"Submission #{first.pk} now counts for your team."]
     assert list(Submission.objects.filter(team=first.team_id, chosen=True)) == [first]
-    assert selectors.counting_submissions(phase)[first.team_id] == first
+    assert counting_submissions(phase)[first.team_id] == first
 
 
 def test_the_choose_button_is_only_for_tasks_that_count_the_chosen_one(alice_client, task, alice, submit):
@@ -577,7 +580,7 @@ def test_the_page_of_a_failed_submission(
     submission = submit(task, alice, PERFECT)
     other_ids = label_file("a b c a b c a a", first_id=11)  # same labels, ids the predictions lack
     with django_capture_on_commit_callbacks(execute=True):
-        services.gold_replace(phase=task.current_phase(), gold_name="gold2.csv", gold_content=other_ids)
+        gold_replace(phase=task.current_phase(), gold_name="gold2.csv", gold_content=other_ids)
     submission.refresh_from_db()
     assert submission.status == Submission.Status.FAILED
     problem = "run.csv, line 2: " + io.UNKNOWN_ID.format(id="1")

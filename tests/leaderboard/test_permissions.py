@@ -18,9 +18,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import errors, services
+from leaderboard import errors
 from leaderboard.models import Phase, Submission, Task, Team
 from leaderboard.services.tasks import TASK_SETTINGS_FIELDS
+from leaderboard.services.teams import team_create
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -82,7 +83,7 @@ def world(make_task, make_user, organiser, submit) -> World:
     submissions = []
     for role, name, content in [("member_a", "A", PERFECT), ("member_b", "B", MOSTLY_A)]:
         users[role] = make_user(f"member-of-{name}")
-        services.team_create(task=task, user=users[role], name=name)
+        team_create(task=task, user=users[role], name=name)
         submissions.append(submit(task, users[role], content))
     users["other_organiser"] = make_user("other-organiser")
     make_task("other").organisers.set([users["other_organiser"]])

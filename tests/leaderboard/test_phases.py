@@ -21,10 +21,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import errors, samples, selectors, services
+from leaderboard import errors, samples
 from leaderboard.models import Baseline, Phase, PhaseFile, Submission, Task, Team
+from leaderboard.selectors.boards import counting_submissions, leaderboard, rank_correlations
 from leaderboard.selectors.feedback import Level, feedback_level
-from leaderboard.selectors.participation import COUNTING_REASONS, NOT_CHOSEN_REASON, counting_reason, quota
+from leaderboard.selectors.participation import COUNTING_REASONS, NOT_CHOSEN_REASON, counting_reason, quota, team_of
+from leaderboard.services.submissions import submission_choose, submission_create
+from leaderboard.services.tasks import gold_replace, phase_create, phase_file_add, phase_update
+from leaderboard.services.teams import team_create, team_join
 from scoring.engine import io as io_rules
 from scoring.engine.io import PROBABILITY_TOLERANCE
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
@@ -66,7 +70,7 @@ def make_phased(make_task):
             **(dev_options or {}),
         )
         options = {"visibility": Phase.Visibility.AFTER_CLOSE, **eval_options}
-        services.phase_create(
+        phase_create(
             task=task,
             name="Evaluation",
             slug="evaluation",
@@ -124,7 +128,7 @@ def test_overlapping_phases_are_refused_with_a_message_naming_the_other(make_pha
     task = make_phased()
     development, evaluation = phases_of(task)
     with pytest.raises(ValidationError) as caught:
-        services.phase_create(
+        phase_create(
             task=task,
             name="Post-evaluation",
             slug="post",
@@ -139,10 +143,10 @@ def test_overlapping_phases_are_refused_with_a_message_naming_the_other(make_pha
     )
     assert caught.value.messages == [expected]
     with pytest.raises(ValidationError) as caught:
-        services.phase_update(phase=development, settings={"closes_at": evaluation.opens_at + dt.timedelta(hours=1)})
+        phase_update(phase=development, settings={"closes_at": evaluation.opens_at + dt.timedelta(hours=1)})
     assert codes(caught.value) == {errors.PHASES_OVERLAP.code}
     with pytest.raises(ValidationError) as caught:
-        services.phase_update(phase=development, settings={"closes_at": development.opens_at})
+        phase_update(phase=development, settings={"closes_at": development.opens_at})
     assert codes(caught.value) == {errors.BAD_DATES.code}
     assert task.phases.count() == 2
     development.refresh_from_db()
@@ -152,7 +156,7 @@ def test_overlapping_phases_are_refused_with_a_message_naming_the_other(make_pha
 def test_a_phase_that_follows_the_last_is_accepted(make_phased):
     task = make_phased()
     _, evaluation = phases_of(task)
-    post = services.phase_create(
+    post = phase_create(
         task=task,
         name="Post-evaluation",
         slug="post",
@@ -170,7 +174,7 @@ def test_a_phase_slug_is_unique_in_its_task_only(make_phased):
     _, evaluation = phases_of(task)
     later = {"opens_at": evaluation.closes_at, "closes_at": evaluation.closes_at + dt.timedelta(days=1)}
     with pytest.raises(ValidationError) as caught:
-        services.phase_create(task=task, name="Again", slug="evaluation", gold_name="g.csv", gold_content=GOLD, **later)
+        phase_create(task=task, name="Again", slug="evaluation", gold_name="g.csv", gold_content=GOLD, **later)
     assert codes(caught.value) == {errors.PHASE_SLUG_TAKEN.code}
     assert caught.value.messages == [errors.PHASE_SLUG_TAKEN.format(slug="evaluation")]
     other = make_phased(slug="other")
@@ -183,13 +187,13 @@ def test_a_phase_slug_is_unique_in_its_task_only(make_phased):
 def test_an_upload_goes_to_the_open_phase_and_is_scored_against_its_gold(make_phased, member, submit):
     task = make_phased()
     development, evaluation = phases_of(task)
-    services.team_create(task=task, user=member, name="Alpha")
+    team_create(task=task, user=member, name="Alpha")
     submission = submit(task, member, EVAL_RUN)
     assert submission.phase == evaluation and submission.status == Submission.Status.SCORED
     assert submission.metrics["accuracy"] == pytest.approx(4 / 6)
     assert sum(map(sum, submission.confusion_matrix)) == 6
     with pytest.raises(ValidationError) as caught:  # a development file does not fit the evaluation gold
-        services.submission_create(task=task, user=member, name="dev.csv", content=PERFECT)
+        submission_create(task=task, user=member, name="dev.csv", content=PERFECT)
     assert caught.value.messages == ["dev.csv, line 2: " + io_rules.UNKNOWN_ID.format(id="1")]
     earlier_run = submit(task, member, PERFECT, now=earlier(development))
     assert earlier_run.phase == development and earlier_run.metrics["accuracy"] == 1.0
@@ -198,10 +202,10 @@ def test_an_upload_goes_to_the_open_phase_and_is_scored_against_its_gold(make_ph
 def test_limits_and_quota_are_per_phase(make_phased, member, submit):
     task = make_phased(dev_options={"max_total": 1}, max_total=2)
     development, evaluation = phases_of(task)
-    services.team_create(task=task, user=member, name="Alpha")
+    team_create(task=task, user=member, name="Alpha")
     submit(task, member, PERFECT, now=earlier(development))
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(
+        submission_create(
             task=task, user=member, name="x.csv", content=PERFECT, now=earlier(development) + dt.timedelta(hours=1)
         )
     assert codes(caught.value) == {errors.TOTAL_LIMIT.code}
@@ -209,9 +213,9 @@ def test_limits_and_quota_are_per_phase(make_phased, member, submit):
     submit(task, member, EVAL_RUN)  # the development phase's limit is not the evaluation phase's
     submit(task, member, EVAL_RUN)
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(task=task, user=member, name="x.csv", content=EVAL_RUN)
+        submission_create(task=task, user=member, name="x.csv", content=EVAL_RUN)
     assert caught.value.messages == [errors.TOTAL_LIMIT.format(limit=2)]
-    team = selectors.team_of(task=task, user=member)
+    team = team_of(task=task, user=member)
     now = timezone.now()
     assert (
         quota(phase=development, team=team, now=now).used_total,
@@ -225,13 +229,13 @@ def test_limits_and_quota_are_per_phase(make_phased, member, submit):
 
 def test_a_team_persists_across_phases(make_phased, member, make_user, submit, client):
     task = make_phased("development")
-    team = services.team_create(task=task, user=member, name="Alpha")
-    services.team_join(task=task, user=make_user("bob"), invite_code=team.invite_code)
+    team = team_create(task=task, user=member, name="Alpha")
+    team_join(task=task, user=make_user("bob"), invite_code=team.invite_code)
     submit(task, member, PERFECT)
     advance(task)
     submit(task, member, EVAL_RUN)
     assert Team.objects.filter(task=task).count() == 1
-    assert selectors.team_of(task=task, user=member) == team
+    assert team_of(task=task, user=member) == team
     assert sorted(team.submissions.values_list("phase__slug", flat=True)) == ["development", "evaluation"]
     client.force_login(member)
     response = client.get(url("team_detail", task))
@@ -243,8 +247,8 @@ def advance(task: Task) -> None:
     """Close the development phase now and open the evaluation phase."""
     development, evaluation = phases_of(task)
     now = timezone.now()
-    services.phase_update(phase=development, settings={"closes_at": now - dt.timedelta(minutes=2)})
-    services.phase_update(phase=evaluation, settings={"opens_at": now - dt.timedelta(minutes=1)})
+    phase_update(phase=development, settings={"closes_at": now - dt.timedelta(minutes=2)})
+    phase_update(phase=evaluation, settings={"opens_at": now - dt.timedelta(minutes=1)})
 
 
 # --- boards, exports, analyses -----------------------------------------------------------------
@@ -257,8 +261,8 @@ def played(make_phased, member, make_user, submit):
     task = make_phased(visibility=Phase.Visibility.PUBLIC)
     development, _ = phases_of(task)
     bob = make_user("bob")
-    services.team_create(task=task, user=member, name="Alpha")
-    services.team_create(task=task, user=bob, name="Beta")
+    team_create(task=task, user=member, name="Alpha")
+    team_create(task=task, user=bob, name="Beta")
     submit(task, member, PERFECT, now=earlier(development))
     submit(task, bob, MOSTLY_A, now=earlier(development))
     submit(task, member, EVAL_RUN)
@@ -268,7 +272,7 @@ def played(make_phased, member, make_user, submit):
 
 def test_boards_are_per_phase(played):
     development, evaluation = phases_of(played)
-    boards = {p.slug: selectors.leaderboard(phase=p) for p in (development, evaluation)}
+    boards = {p.slug: leaderboard(phase=p) for p in (development, evaluation)}
     values = {slug: {e.name: e.values["accuracy"] for e in board.scored} for slug, board in boards.items()}
     assert values["development"] == {"Alpha": 1.0, "Beta": pytest.approx(6 / 8)}
     assert values["evaluation"] == {"Alpha": pytest.approx(4 / 6), "Beta": 1.0}
@@ -324,9 +328,7 @@ def test_exports_are_per_phase_and_named_after_it(client, played):
 
 def test_correlations_are_per_phase(played):
     development, evaluation = phases_of(played)
-    rho = {
-        p.slug: selectors.rank_correlations(phase=p, column_ids=["accuracy", "mcc"]) for p in (development, evaluation)
-    }
+    rho = {p.slug: rank_correlations(phase=p, column_ids=["accuracy", "mcc"]) for p in (development, evaluation)}
     assert rho["development"].teams == rho["evaluation"].teams == ["Alpha", "Beta"]
     assert rho["development"].values["accuracy"] != rho["evaluation"].values["accuracy"]
 
@@ -337,7 +339,7 @@ def test_correlations_are_per_phase(played):
 def test_visibility_and_feedback_are_per_phase(client, make_phased, member, submit):
     task = make_phased(feedback=Phase.Feedback.PRIMARY)
     development, evaluation = phases_of(task)
-    services.team_create(task=task, user=member, name="Alpha")
+    team_create(task=task, user=member, name="Alpha")
     dev_run = submit(task, member, PERFECT, now=earlier(development))
     eval_run = submit(task, member, EVAL_RUN)
     assert client.get(url("leaderboard", task, "development")).status_code == 200
@@ -358,23 +360,23 @@ def test_visibility_and_feedback_are_per_phase(client, make_phased, member, subm
 def test_choosing_is_per_phase_and_ends_with_the_phase(make_phased, member, submit):
     task = make_phased("development", dev_options={"counting": Phase.Counting.CHOSEN}, counting=Phase.Counting.CHOSEN)
     development, evaluation = phases_of(task)
-    team = services.team_create(task=task, user=member, name="Alpha")
+    team = team_create(task=task, user=member, name="Alpha")
     dev_first = submit(task, member, PERFECT)
     submit(task, member, MOSTLY_A)
     assert counting_reason(development, team) == NOT_CHOSEN_REASON
-    services.submission_choose(submission=dev_first, user=member)
+    submission_choose(submission=dev_first, user=member)
     assert counting_reason(development, team) == COUNTING_REASONS[Phase.Counting.CHOSEN]
     advance(task)
     eval_first = submit(task, member, EVAL_GOLD)
     submit(task, member, EVAL_RUN)
     assert counting_reason(evaluation, team) == NOT_CHOSEN_REASON
-    services.submission_choose(submission=eval_first, user=member)
+    submission_choose(submission=eval_first, user=member)
     assert set(Submission.objects.filter(team=team, chosen=True)) == {dev_first, eval_first}
-    assert selectors.counting_submissions(development)[team.pk] == dev_first
-    assert selectors.counting_submissions(evaluation)[team.pk] == eval_first
+    assert counting_submissions(development)[team.pk] == dev_first
+    assert counting_submissions(evaluation)[team.pk] == eval_first
     dev_first.refresh_from_db()
     with pytest.raises(ValidationError) as caught:
-        services.submission_choose(submission=dev_first, user=member)
+        submission_choose(submission=dev_first, user=member)
     development.refresh_from_db()
     assert caught.value.messages == [errors.PHASE_CLOSED.format(phase="Development", closes_at=development.closes_at)]
 
@@ -382,7 +384,7 @@ def test_choosing_is_per_phase_and_ends_with_the_phase(make_phased, member, subm
 def test_counting_reasons_follow_each_phases_rule(make_phased, member, submit, client):
     task = make_phased(visibility=Phase.Visibility.PUBLIC, counting=Phase.Counting.BEST)
     development, evaluation = phases_of(task)
-    team = services.team_create(task=task, user=member, name="Alpha")
+    team = team_create(task=task, user=member, name="Alpha")
     submit(task, member, PERFECT, now=earlier(development))
     submit(task, member, EVAL_RUN)
     assert counting_reason(development, team) == COUNTING_REASONS[Phase.Counting.LATEST]
@@ -400,11 +402,11 @@ def test_replacing_one_phases_gold_rescores_only_its_submissions(
 ):
     task = make_phased()
     development, evaluation = phases_of(task)
-    services.team_create(task=task, user=member, name="Alpha")
+    team_create(task=task, user=member, name="Alpha")
     dev_run = submit(task, member, PERFECT, now=earlier(development))
     eval_run = submit(task, member, EVAL_RUN)
     with django_capture_on_commit_callbacks(execute=True):
-        count = services.gold_replace(phase=development, gold_name="g2.csv", gold_content=GOLD.replace(b"2,b", b"2,a"))
+        count = gold_replace(phase=development, gold_name="g2.csv", gold_content=GOLD.replace(b"2,b", b"2,a"))
     assert count == 1
     dev_run.refresh_from_db()
     eval_run.refresh_from_db()
@@ -419,7 +421,7 @@ def test_replacing_one_phases_gold_rescores_only_its_submissions(
 
 def test_the_task_page_shows_the_timeline_and_the_upload_names_the_open_phase(client, make_phased, member):
     task = make_phased("development")
-    services.team_create(task=task, user=member, name="Alpha")
+    team_create(task=task, user=member, name="Alpha")
     client.force_login(member)
     response = client.get(task.get_absolute_url())
     assert [(step.phase.name, step.state) for step in response.context["timeline"]] == [
@@ -441,9 +443,9 @@ def test_the_task_page_shows_the_timeline_and_the_upload_names_the_open_phase(cl
 def test_between_phases_an_upload_is_refused_naming_the_next_phase(client, make_phased, member):
     task = make_phased("between")
     _, evaluation = phases_of(task)
-    services.team_create(task=task, user=member, name="Alpha")  # teams may form between phases
+    team_create(task=task, user=member, name="Alpha")  # teams may form between phases
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(task=task, user=member, name="run.csv", content=EVAL_RUN)
+        submission_create(task=task, user=member, name="run.csv", content=EVAL_RUN)
     assert codes(caught.value) == {errors.NOT_OPEN_YET.code}
     assert caught.value.messages == [errors.NOT_OPEN_YET.format(phase="Evaluation", opens_at=evaluation.opens_at)]
     client.force_login(member)
@@ -458,11 +460,11 @@ def test_after_the_last_phase_teams_can_no_longer_be_formed(make_phased, member,
     _, evaluation = phases_of(task)
     assert task.is_over()
     with pytest.raises(ValidationError) as caught:
-        services.team_create(task=task, user=member, name="Late")
+        team_create(task=task, user=member, name="Late")
     assert caught.value.messages == [errors.TASK_CLOSED.format(closes_at=evaluation.closes_at)]
     assert not Team.objects.exists()
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(task=task, user=make_user("bob"), name="run.csv", content=EVAL_RUN)
+        submission_create(task=task, user=make_user("bob"), name="run.csv", content=EVAL_RUN)
     assert codes(caught.value) == {errors.DEADLINE_PASSED.code}
 
 
@@ -605,7 +607,7 @@ def test_both_sample_files_of_a_phase_are_accepted_and_scored(
     assert response.status_code == 200
     assert response["Content-Disposition"] == f'attachment; filename="{task.slug}-{phase.slug}-sample-{kind}.csv"'
     assert response.content == samples.sample_file(phase=phase, kind=kind)
-    services.team_create(task=task, user=member, name="Samplers")
+    team_create(task=task, user=member, name="Samplers")
     submission = submit(task, member, response.content)
     assert submission.status == Submission.Status.SCORED and submission.phase == phase
     assert submission.kind == (Submission.Kind.HARD if kind == "labels" else Submission.Kind.SOFT)
@@ -636,14 +638,14 @@ def test_a_phase_that_has_not_opened_keeps_its_files_for_the_organisers(client, 
     Phase.objects.filter(pk=upcoming.pk).update(
         opens_at=timezone.now() + dt.timedelta(days=5), closes_at=timezone.now() + dt.timedelta(days=9)
     )
-    services.phase_file_add(phase=upcoming, title="test inputs", name="test.csv", content=b"id\n1\n")
+    phase_file_add(phase=upcoming, title="test inputs", name="test.csv", content=b"id\n1\n")
     data_file = upcoming.data_files.get()
     urls = [
         url("sample_download", task, "evaluation", "labels"),
         url("sample_download", task, "evaluation", "probabilities"),
         reverse("leaderboard:phase_file_download", args=[task.slug, "evaluation", data_file.pk]),
     ]
-    services.team_create(task=task, user=member, name="Early birds")
+    team_create(task=task, user=member, name="Early birds")
     client.force_login(member)
     for address in urls:
         response = client.get(address)

@@ -13,11 +13,19 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 from django_tasks import task_backends
 
-from leaderboard import errors, services
+from leaderboard import errors
 from leaderboard.errors import problem_codes
 from leaderboard.models import Announcement, Participant, PhaseFile, Task, TermsAcceptance
 from leaderboard.selectors.participation import participation_problem
 from leaderboard.services import registrations
+from leaderboard.services.registrations import (
+    announcement_emails_set,
+    announcement_post,
+    registration_decide,
+    registration_request,
+)
+from leaderboard.services.tasks import phase_file_add, task_update
+from leaderboard.services.teams import team_create
 from tests.conftest import PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -49,23 +57,23 @@ def bob(make_user):
 def test_an_open_task_without_terms_needs_no_registration_and_registers_team_members(task, alice):
     assert not task.needs_registration
     assert participation_problem(task=task, user=alice) is None
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     participant = Participant.objects.get(task=task, user=alice)
     assert participant.status == Participant.Status.APPROVED
     assert participant.announcement_emails
 
 
 def test_on_approval_nothing_is_possible_before_the_organisers_approve(approval_task, alice, organiser, submit):
-    assert codes_of(lambda: services.team_create(task=approval_task, user=alice, name="A")) == {"NOT_REGISTERED"}
-    assert codes_of(lambda: services.registration_request(task=approval_task, user=alice, accept_terms=False)) == {
+    assert codes_of(lambda: team_create(task=approval_task, user=alice, name="A")) == {"NOT_REGISTERED"}
+    assert codes_of(lambda: registration_request(task=approval_task, user=alice, accept_terms=False)) == {
         "TERMS_NOT_ACCEPTED"
     }
-    participant = services.registration_request(task=approval_task, user=alice, accept_terms=True)
+    participant = registration_request(task=approval_task, user=alice, accept_terms=True)
     assert participant.status == Participant.Status.PENDING
-    assert codes_of(lambda: services.team_create(task=approval_task, user=alice, name="A")) == {"REGISTRATION_PENDING"}
+    assert codes_of(lambda: team_create(task=approval_task, user=alice, name="A")) == {"REGISTRATION_PENDING"}
 
-    services.registration_decide(participant=participant, organiser=organiser, approve=True)
-    team = services.team_create(task=approval_task, user=alice, name="A")
+    registration_decide(participant=participant, organiser=organiser, approve=True)
+    team = team_create(task=approval_task, user=alice, name="A")
     assert submit(approval_task, alice, PERFECT).team == team
     assert alice.notifications.filter(message__contains="is approved").exists()
 
@@ -73,14 +81,12 @@ def test_on_approval_nothing_is_possible_before_the_organisers_approve(approval_
 def test_a_refusal_needs_a_reason_that_the_person_reads(
     approval_task, alice, organiser, django_capture_on_commit_callbacks
 ):
-    participant = services.registration_request(task=approval_task, user=alice, accept_terms=True)
-    assert codes_of(
-        lambda: services.registration_decide(participant=participant, organiser=organiser, approve=False)
-    ) == {"REASON_REQUIRED"}
+    participant = registration_request(task=approval_task, user=alice, accept_terms=True)
+    assert codes_of(lambda: registration_decide(participant=participant, organiser=organiser, approve=False)) == {
+        "REASON_REQUIRED"
+    }
     with django_capture_on_commit_callbacks(execute=True):
-        services.registration_decide(
-            participant=participant, organiser=organiser, approve=False, reason="no affiliation given"
-        )
+        registration_decide(participant=participant, organiser=organiser, approve=False, reason="no affiliation given")
     problem = participation_problem(task=approval_task, user=alice)
     assert problem.messages == [errors.REGISTRATION_REFUSED.format(reason="no affiliation given")]
     assert [m.to for m in mail.outbox] == [["alice@example.org"]]
@@ -88,48 +94,46 @@ def test_a_refusal_needs_a_reason_that_the_person_reads(
 
 
 def test_only_organisers_decide(approval_task, alice, bob):
-    participant = services.registration_request(task=approval_task, user=alice, accept_terms=True)
+    participant = registration_request(task=approval_task, user=alice, accept_terms=True)
     with pytest.raises(PermissionDenied):
-        services.registration_decide(participant=participant, organiser=bob, approve=True)
+        registration_decide(participant=participant, organiser=bob, approve=True)
 
 
 def test_terms_acceptance_is_recorded_and_a_change_asks_for_it_again(make_task, alice, submit):
     task = make_task("termed", terms=TERMS)
     assert task.terms_version == 1 and task.needs_registration
-    participant = services.registration_request(task=task, user=alice, accept_terms=True)
+    participant = registration_request(task=task, user=alice, accept_terms=True)
     assert participant.status == Participant.Status.APPROVED  # open registration
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     first = TermsAcceptance.objects.get(task=task, user=alice)
     assert (first.version, first.terms) == (1, TERMS)
 
-    services.task_update(task=task, settings={"terms": TERMS + "\nNo manual labelling of the test data."})
+    task_update(task=task, settings={"terms": TERMS + "\nNo manual labelling of the test data."})
     assert task.terms_version == 2
     assert codes_of(lambda: submit(task, alice, PERFECT)) == {"TERMS_CHANGED"}
-    services.registration_request(task=task, user=alice, accept_terms=True)
+    registration_request(task=task, user=alice, accept_terms=True)
     assert submit(task, alice, PERFECT).status == "scored"
     assert list(TermsAcceptance.objects.filter(task=task, user=alice).values_list("version", flat=True)) == [2, 1]
 
-    services.task_update(task=task, settings={"terms": TERMS + "\nNo manual labelling of the test data.  "})
+    task_update(task=task, settings={"terms": TERMS + "\nNo manual labelling of the test data.  "})
     assert task.terms_version == 2, "spaces around the terms are no change"
 
 
 def test_registering_twice_is_refused_with_the_status(make_task, alice):
     task = make_task("termed", terms=TERMS)
-    services.registration_request(task=task, user=alice, accept_terms=True)
-    assert codes_of(lambda: services.registration_request(task=task, user=alice, accept_terms=True)) == {
-        "ALREADY_REGISTERED"
-    }
+    registration_request(task=task, user=alice, accept_terms=True)
+    assert codes_of(lambda: registration_request(task=task, user=alice, accept_terms=True)) == {"ALREADY_REGISTERED"}
 
 
 def test_organisers_do_not_register(approval_task, organiser):
-    assert codes_of(lambda: services.registration_request(task=approval_task, user=organiser, accept_terms=True)) == {
+    assert codes_of(lambda: registration_request(task=approval_task, user=organiser, accept_terms=True)) == {
         "ORGANISERS_DO_NOT_REGISTER"
     }
 
 
 def test_data_downloads_are_for_approved_participants_and_organisers(client, approval_task, alice, organiser, bob):
     phase = approval_task.current_phase()
-    data = services.phase_file_add(phase=phase, title="inputs", name="inputs.csv", content=b"id\n1\n")
+    data = phase_file_add(phase=phase, title="inputs", name="inputs.csv", content=b"id\n1\n")
     urls = [
         reverse("leaderboard:phase_file_download", args=[approval_task.slug, phase.slug, data.pk]),
         reverse("leaderboard:sample_download", args=[approval_task.slug, phase.slug, "labels"]),
@@ -137,12 +141,12 @@ def test_data_downloads_are_for_approved_participants_and_organisers(client, app
     for url in urls:
         assert client.get(url).status_code == 403  # a visitor
     client.force_login(alice)
-    participant = services.registration_request(task=approval_task, user=alice, accept_terms=True)
+    participant = registration_request(task=approval_task, user=alice, accept_terms=True)
     for url in urls:
         response = client.get(url)
         assert response.status_code == 403
         assert escape(errors.REGISTRATION_PENDING) in response.content.decode()
-    services.registration_decide(participant=participant, organiser=organiser, approve=True)
+    registration_decide(participant=participant, organiser=organiser, approve=True)
     assert [client.get(url).status_code for url in urls] == [200, 200]
     client.force_login(organiser)
     assert [client.get(url).status_code for url in urls] == [200, 200]
@@ -162,7 +166,7 @@ def test_the_task_page_shows_the_terms_and_the_request_button(client, approval_t
 
 def test_the_organisers_list_approves_and_refuses(client, approval_task, alice, bob, organiser):
     for person in (alice, bob):
-        services.registration_request(task=approval_task, user=person, accept_terms=True)
+        registration_request(task=approval_task, user=person, accept_terms=True)
     client.force_login(organiser)
     url = reverse("leaderboard:registrations", args=[approval_task.slug])
     page = client.get(url).content.decode()
@@ -180,10 +184,8 @@ def test_the_organisers_list_approves_and_refuses(client, approval_task, alice, 
 
 
 def test_announcements_are_shown_escaped_newest_first(client, task, organiser):
-    services.announcement_post(task=task, author=organiser, title="First", body="Trial data\nis out", email=False)
-    services.announcement_post(
-        task=task, author=organiser, title="<b>Second</b>", body="<script>alert(1)</script>", email=False
-    )
+    announcement_post(task=task, author=organiser, title="First", body="Trial data\nis out", email=False)
+    announcement_post(task=task, author=organiser, title="<b>Second</b>", body="<script>alert(1)</script>", email=False)
     page = client.get(task.get_absolute_url()).content.decode()
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&lt;b&gt;Second&lt;/b&gt;" in page
@@ -193,23 +195,23 @@ def test_announcements_are_shown_escaped_newest_first(client, task, organiser):
 
 def test_only_organisers_post_announcements(task, make_user):
     with pytest.raises(PermissionDenied):
-        services.announcement_post(task=task, author=make_user("mallory"), title="x", body="y", email=False)
+        announcement_post(task=task, author=make_user("mallory"), title="x", body="y", email=False)
     assert codes_of(
-        lambda: services.announcement_post(task=task, author=task.organisers.get(), title=" ", body="y", email=False)
+        lambda: announcement_post(task=task, author=task.organisers.get(), title=" ", body="y", email=False)
     ) == {"ANNOUNCEMENT_EMPTY"}
 
 
 def test_announcement_emails_go_through_the_queue_to_participants_who_did_not_opt_out(
     task, organiser, alice, bob, make_user, settings, django_capture_on_commit_callbacks
 ):
-    services.team_create(task=task, user=alice, name="Alpha")
-    services.team_create(task=task, user=bob, name="Beta")
-    services.team_create(task=task, user=make_user("carol"), name="Gamma")  # no e-mail address
-    services.announcement_emails_set(task=task, user=bob, enabled=False)
+    team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=bob, name="Beta")
+    team_create(task=task, user=make_user("carol"), name="Gamma")  # no e-mail address
+    announcement_emails_set(task=task, user=bob, enabled=False)
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
 
     with django_capture_on_commit_callbacks(execute=True):
-        announcement = services.announcement_post(
+        announcement = announcement_post(
             task=task, author=organiser, title="Deadline moved", body="One more week.", email=True
         )
     assert mail.outbox == [], "nothing is sent inside the request"
@@ -230,7 +232,7 @@ def test_an_organiser_cannot_flood_the_participants_inboxes(
     client, task, organiser, alice, settings, django_capture_on_commit_callbacks
 ):
     settings.ANNOUNCEMENTS_PER_RECIPIENT_PER_DAY = 3
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     client.force_login(organiser)
     for number in range(8):
         with django_capture_on_commit_callbacks(execute=True):
@@ -244,13 +246,11 @@ def test_an_organiser_cannot_flood_the_participants_inboxes(
 
 
 def test_opting_out_needs_a_registration(task, alice):
-    assert codes_of(lambda: services.announcement_emails_set(task=task, user=alice, enabled=False)) == {
-        "NOT_REGISTERED"
-    }
+    assert codes_of(lambda: announcement_emails_set(task=task, user=alice, enabled=False)) == {"NOT_REGISTERED"}
 
 
 def test_team_members_before_registration_existed_become_participants(task, alice):
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     Participant.objects.all().delete()
     migration = import_module("leaderboard.migrations.0012_registration_terms_announcements")
     migration.register_team_members(apps, None)
@@ -265,8 +265,8 @@ def test_team_members_before_registration_existed_become_participants(task, alic
 def accepted(make_task, alice, client):
     """A task with terms that alice accepted (version 1) and a team of hers; her browser session."""
     task = make_task("termed", terms=TERMS)
-    services.registration_request(task=task, user=alice, accept_terms=True)
-    services.team_create(task=task, user=alice, name="Alpha")
+    registration_request(task=task, user=alice, accept_terms=True)
+    team_create(task=task, user=alice, name="Alpha")
     client.force_login(alice)
     return task
 

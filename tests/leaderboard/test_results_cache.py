@@ -16,9 +16,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import results_cache, services
+from leaderboard import results_cache
 from leaderboard.models import Phase, Submission, Task
-from leaderboard.selectors import pages
+from leaderboard.pages import disagreements as disagreements_page
+from leaderboard.pages import results as results_page
+from leaderboard.pages import shifts as shifts_page
+from leaderboard.services.teams import team_create
 from tests.conftest import MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -46,8 +49,8 @@ def contest(make_task, make_user, submit):
     """A public task, two teams with a scored run each, every results page read once (cached)."""
     task = make_task("cached")
     alice, bob = make_user("alice"), make_user("bob")
-    services.team_create(task=task, user=alice, name="Alice")
-    services.team_create(task=task, user=bob, name="Bob")
+    team_create(task=task, user=alice, name="Alice")
+    team_create(task=task, user=bob, name="Bob")
     submit(task, alice, MOSTLY_A)
     submit(task, bob, PERFECT)
     for name in RESULTS_PAGES:
@@ -202,7 +205,7 @@ def test_a_board_hidden_by_its_dates_is_hidden_without_any_write(make_task, make
     and the other way round a phase not yet open shows nothing cached of itself."""
     task = make_task("timed", visibility=Phase.Visibility.AFTER_CLOSE)
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alice")
+    team_create(task=task, user=alice, name="Alice")
     submit(task, alice, PERFECT)
     url = reverse("leaderboard:leaderboard", args=[task.slug])
     assert Client().get(url).status_code == 403
@@ -226,7 +229,8 @@ def computations(monkeypatch):
 
         return real(phase, piece, params, counted_compute)
 
-    monkeypatch.setattr(pages, "cached", counting)
+    for module in (results_page, disagreements_page, shifts_page):
+        monkeypatch.setattr(module, "cached", counting)
     return counted
 
 

@@ -20,10 +20,14 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import errors, selectors, services
-from leaderboard.api.tokens import token_create
+from leaderboard import errors
 from leaderboard.models import Membership, Phase, Submission, Task, Team
+from leaderboard.selectors.boards import leaderboard
 from leaderboard.services.scoring import GOLD_NO_LONGER_MATCHES
+from leaderboard.services.submissions import submission_choose
+from leaderboard.services.tasks import gold_confirm, gold_preview, task_rescore
+from leaderboard.services.teams import team_create, team_join, team_update
+from leaderboard.services.tokens import token_create
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -40,12 +44,12 @@ def close(task: Task) -> None:
 def test_choosing_after_the_close_is_refused_and_the_final_board_stays(client, make_task, make_user, submit):
     task = make_task(counting=Phase.Counting.CHOSEN)
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     good = submit(task, alice, PERFECT)
     worse = submit(task, alice, MOSTLY_A)  # the latest counts while nothing is chosen
     close(task)
     phase = task.current_phase()
-    before = selectors.leaderboard(phase=phase).entries[0].submission.pk
+    before = leaderboard(phase=phase).entries[0].submission.pk
     assert before == worse.pk
 
     client.force_login(alice)
@@ -53,21 +57,21 @@ def test_choosing_after_the_close_is_refused_and_the_final_board_stays(client, m
     shown = [str(message) for message in response.context["messages"]]
     assert shown == [errors.PHASE_CLOSED.format(phase=phase.name, closes_at=phase.closes_at)]
     assert not Submission.objects.filter(team__name="Alpha", chosen=True).exists()
-    assert selectors.leaderboard(phase=phase).entries[0].submission.pk == before
+    assert leaderboard(phase=phase).entries[0].submission.pk == before
     good.refresh_from_db()
     with pytest.raises(ValidationError) as caught:
-        services.submission_choose(submission=good, user=alice)
+        submission_choose(submission=good, user=alice)
     assert errors.problem_codes(caught.value) == {errors.PHASE_CLOSED.code}
 
 
 def test_teams_cannot_be_formed_or_joined_after_the_close(make_task, make_user):
     task = make_task()
-    team = services.team_create(task=task, user=make_user("alice"), name="Alpha")
+    team = team_create(task=task, user=make_user("alice"), name="Alpha")
     close(task)
     with pytest.raises(ValidationError) as created:
-        services.team_create(task=task, user=make_user("bob"), name="Beta")
+        team_create(task=task, user=make_user("bob"), name="Beta")
     with pytest.raises(ValidationError) as joined:
-        services.team_join(task=task, user=make_user("carol"), invite_code=team.invite_code)
+        team_join(task=task, user=make_user("carol"), invite_code=team.invite_code)
     assert errors.problem_codes(created.value) == errors.problem_codes(joined.value) == {errors.TASK_CLOSED.code}
     assert Team.objects.filter(task=task).count() == 1 and team.members.count() == 1
 
@@ -122,7 +126,7 @@ def format_section(page: str) -> str:
 
 
 def probe(client, task: Task, user, submit) -> tuple[str, str, str]:
-    services.team_create(task=task, user=user, name="Probers")
+    team_create(task=task, user=user, name="Probers")
     submission = submit(task, user, probe_file())
     assert submission.status == Submission.Status.SCORED
     client.force_login(user)
@@ -167,7 +171,7 @@ def test_probing_a_hidden_board_recovers_nothing(client, make_task, make_user, s
 
 def test_organisers_see_everything_of_a_hidden_board(client, make_task, make_user, organiser, submit):
     task, gold = probe_task(make_task, visibility=Phase.Visibility.AFTER_CLOSE)
-    services.team_create(task=task, user=make_user("prober"), name="Probers")
+    team_create(task=task, user=make_user("prober"), name="Probers")
     submission = submit(task, task.teams.get().members.get(), probe_file())
     client.force_login(organiser)
     recovered = decode(client.get(submission.get_absolute_url()).content.decode())
@@ -182,20 +186,20 @@ def test_a_gold_file_with_ids_missing_is_previewed_and_fails_submissions_as_the_
 ):
     task = make_task(max_total=2)
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, PERFECT)
     fewer = b"\n".join(GOLD.splitlines()[:-2]) + b"\n"  # ids 7 and 8 gone
 
     phase = task.current_phase()
-    change = services.gold_preview(phase=phase, gold_name="fewer.csv", gold_content=fewer)
+    change = gold_preview(phase=phase, gold_name="fewer.csv", gold_content=fewer)
     assert (change.removed, change.added, change.examples_removed) == (2, 0, ("7", "8"))
     phase.refresh_from_db()
     assert phase.gold_version == 1 and phase.pending_gold_file is not None  # nothing applied yet
 
     with django_capture_on_commit_callbacks(execute=False) as pending:
-        services.gold_confirm(phase=phase)
+        gold_confirm(phase=phase)
     # Until the new scores land, the old ones stay on the board, marked as being re-scored.
-    [entry] = selectors.leaderboard(phase=phase).scored
+    [entry] = leaderboard(phase=phase).scored
     assert entry.submission.pk == submission.pk and entry.being_rescored
     for callback in pending:
         callback()
@@ -212,7 +216,7 @@ def test_a_gold_file_with_ids_missing_is_previewed_and_fails_submissions_as_the_
 def test_confirming_without_a_preview_is_refused(make_task):
     task = make_task()
     with pytest.raises(ValidationError) as caught:
-        services.gold_confirm(phase=task.current_phase())
+        gold_confirm(phase=task.current_phase())
     assert errors.problem_codes(caught.value) == {errors.GOLD_NOT_PENDING.code}
 
 
@@ -221,7 +225,7 @@ def test_a_submission_stuck_in_scoring_is_recovered_by_the_organisers_rescore(
 ):
     task = make_task()
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, PERFECT)
     long_ago = timezone.now() - dt.timedelta(hours=1)
     # Uploaded long ago, but its scoring started a moment ago: another job has it.
@@ -229,11 +233,11 @@ def test_a_submission_stuck_in_scoring_is_recovered_by_the_organisers_rescore(
         status=Submission.Status.SCORING, created_at=long_ago, scoring_started_at=timezone.now(), score_count=0
     )
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.task_rescore(task=task) == 0
+        assert task_rescore(task=task) == 0
     # Its scoring started long ago: the job is lost.
     Submission.objects.filter(pk=submission.pk).update(scoring_started_at=long_ago)
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.task_rescore(task=task) == 1
+        assert task_rescore(task=task) == 1
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORED
 
@@ -243,11 +247,11 @@ def test_a_submission_stuck_in_scoring_is_recovered_by_the_organisers_rescore(
 
 def test_team_names_are_canonical_and_unique_whatever_their_case_or_width(make_task, make_user):
     task = make_task()
-    team = services.team_create(task=task, user=make_user("a1"), name="  Ｔｅａｍ   Ｏｎｅ ")
+    team = team_create(task=task, user=make_user("a1"), name="  Ｔｅａｍ   Ｏｎｅ ")
     assert team.name == "Team One"
     for index, lookalike in enumerate(("team one", "TEAM ONE", "Team\u3000One", "𝐓eam One")):
         with pytest.raises(ValidationError) as caught:
-            services.team_create(task=task, user=make_user(f"other{index}"), name=lookalike)
+            team_create(task=task, user=make_user(f"other{index}"), name=lookalike)
         assert errors.problem_codes(caught.value) == {errors.TEAM_NAME_TAKEN.code}, lookalike
 
 
@@ -262,7 +266,7 @@ def test_team_names_are_canonical_and_unique_whatever_their_case_or_width(make_t
 )
 def test_a_team_name_that_looks_like_another_is_refused_through_the_page(client, make_task, make_user, lookalike):
     task = make_task()
-    services.team_create(task=task, user=make_user("a1"), name="Team One")
+    team_create(task=task, user=make_user("a1"), name="Team One")
     mallory = make_user("mallory")
     client.force_login(mallory)
     response = client.post(reverse("leaderboard:team_create", args=[task.slug]), {"name": lookalike}, follow=True)
@@ -276,12 +280,12 @@ def test_a_team_name_that_looks_like_another_is_refused_through_the_page(client,
 
 def test_renaming_a_team_to_look_like_another_is_refused(make_task, make_user):
     task = make_task()
-    services.team_create(task=task, user=make_user("a1"), name="Iris")
+    team_create(task=task, user=make_user("a1"), name="Iris")
     mallory = make_user("mallory")
-    team = services.team_create(task=task, user=mallory, name="Mallory")
+    team = team_create(task=task, user=mallory, name="Mallory")
     for lookalike in ("lris", "1ris", "\u0406ris"):  # l, one, Cyrillic І
         with pytest.raises(ValidationError) as caught:
-            services.team_update(team=team, user=mallory, changes={"name": lookalike})
+            team_update(team=team, user=mallory, changes={"name": lookalike})
         assert errors.problem_codes(caught.value) == {errors.TEAM_NAME_LOOKALIKE.code}, lookalike
     team.refresh_from_db()
     assert team.name == "Mallory"
@@ -290,7 +294,7 @@ def test_renaming_a_team_to_look_like_another_is_refused(make_task, make_user):
 @pytest.mark.parametrize("name", ["Team\u202eenO", "Te\u200bam", "\u2066Team\u2069", "Team\u00ad"])
 def test_invisible_and_bidirectional_characters_are_refused_in_team_names(make_task, make_user, name):
     with pytest.raises(ValidationError) as caught:
-        services.team_create(task=make_task(), user=make_user("alice"), name=name)
+        team_create(task=make_task(), user=make_user("alice"), name=name)
     assert errors.problem_codes(caught.value) == {errors.HIDDEN_CHARACTERS.code}
     assert "U+" in caught.value.messages[0]
 
@@ -372,7 +376,7 @@ def test_the_power_of_two_file_reads_no_label_through_the_api(large_hidden_task,
     make, gold = large_hidden_task
     task = make(feedback)
     prober = make_user("prober")
-    services.team_create(task=task, user=prober, name="Probers")
+    team_create(task=task, user=prober, name="Probers")
     submission = submit(task, prober, powers_of_two_file(LARGE_ITEMS))
     client = Client()
     client.force_login(prober)
@@ -389,7 +393,7 @@ def test_the_power_of_two_file_reads_every_label_at_full_precision(large_hidden_
     make, gold = large_hidden_task
     task = make(Phase.Feedback.FULL)
     prober = make_user("prober")
-    services.team_create(task=task, user=prober, name="Probers")
+    team_create(task=task, user=prober, name="Probers")
     submission = submit(task, prober, powers_of_two_file(LARGE_ITEMS))
     client = Client()
     client.force_login(organiser)
@@ -410,7 +414,7 @@ def test_hard_label_differencing_learns_at_most_one_label_per_upload(large_hidde
     task = make(feedback)
     Phase.objects.filter(task=task).update(max_per_day=50, max_total=50)
     prober = make_user("prober")
-    services.team_create(task=task, user=prober, name="Probers")
+    team_create(task=task, user=prober, name="Probers")
     client = Client()
     client.force_login(prober)
 
@@ -445,8 +449,8 @@ def test_a_removed_member_can_no_longer_act_for_the_team_or_read_its_runs(make_t
     page, the API with the token made while a member, and every route of a team refuse."""
     task = make_task(visibility=Phase.Visibility.AFTER_CLOSE, feedback=Phase.Feedback.FULL)
     alice, mallory = make_user("alice"), make_user("mallory")
-    team = services.team_create(task=task, user=alice, name="Alpha")
-    services.team_join(task=task, user=mallory, invite_code=team.invite_code)
+    team = team_create(task=task, user=alice, name="Alpha")
+    team_join(task=task, user=mallory, invite_code=team.invite_code)
     run = submit(task, alice, PERFECT)
     Submission.objects.filter(pk=run.pk).update(description="our secret ensemble")
     secret = token_create(user=mallory, name="laptop")[1]
@@ -486,9 +490,9 @@ def test_a_removed_member_can_no_longer_act_for_the_team_or_read_its_runs(make_t
 def test_a_paper_link_is_http_or_https_whatever_route_sets_it(client, make_task, make_user, url):
     task = make_task()
     alice = make_user("alice")
-    team = services.team_create(task=task, user=alice, name="Alpha")
+    team = team_create(task=task, user=alice, name="Alpha")
     with pytest.raises(ValidationError) as caught:
-        services.team_update(team=team, user=alice, changes={"paper_url": url})
+        team_update(team=team, user=alice, changes={"paper_url": url})
     assert "paper_url" in caught.value.message_dict
     client.force_login(alice)
     data = {"name": "Alpha", "system_name": "", "system_description": "", "paper_url": url}
@@ -496,4 +500,4 @@ def test_a_paper_link_is_http_or_https_whatever_route_sets_it(client, make_task,
     assert response.status_code == 200  # the form again, with the problem
     team.refresh_from_db()
     assert team.paper_url == ""
-    assert services.team_update(team=team, user=alice, changes={"paper_url": "https://aclanthology.org/x"})
+    assert team_update(team=team, user=alice, changes={"paper_url": "https://aclanthology.org/x"})

@@ -7,8 +7,9 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from leaderboard import selectors, services
 from leaderboard.models import Phase, Submission, Team
+from leaderboard.selectors.boards import columns_of, counting_submissions, leaderboard
+from leaderboard.services.teams import team_create
 from scoring.engine import ranking
 from scoring.engine.columns import score_fields
 from tests.conftest import PERFECT
@@ -80,9 +81,9 @@ def test_counting_submissions_follow_the_policy(make_task, counting):
     )
     Submission.objects.filter(pk__in=[created[0].pk, created[5].pk]).update(chosen=True)
 
-    counting_ids = {team_id: s.pk for team_id, s in selectors.counting_submissions(phase).items()}
+    counting_ids = {team_id: s.pk for team_id, s in counting_submissions(phase).items()}
     assert counting_ids == reference(phase)
-    raw_only = selectors.counting_submissions(phase, fields=score_fields(selectors.columns_of(task, calibrated=False)))
+    raw_only = counting_submissions(phase, fields=score_fields(columns_of(task, calibrated=False)))
     assert {team_id: s.pk for team_id, s in raw_only.items()} == counting_ids
     assert all("calibrated" in s.get_deferred_fields() for s in raw_only.values())
 
@@ -90,9 +91,9 @@ def test_counting_submissions_follow_the_policy(make_task, counting):
 def test_a_board_loads_only_the_json_it_shows(make_task, make_user, submit):
     task = make_task()
     user = make_user("alice")
-    services.team_create(task=task, user=user, name="Alice")
+    team_create(task=task, user=user, name="Alice")
     submit(task, user, PERFECT)
-    board = selectors.leaderboard(phase=task.current_phase(), calibrated=True)
+    board = leaderboard(phase=task.current_phase(), calibrated=True)
     deferred = board.entries[0].submission.get_deferred_fields()
     assert {"metrics", "per_class", "confusion_matrix"} <= deferred
     assert not {"calibrated", "calibrated_per_class"} & deferred

@@ -8,10 +8,13 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from leaderboard import errors, services, uploads
+from leaderboard import errors, uploads
 from leaderboard.models import Baseline, Phase, StoredFile, Submission, Task
 from leaderboard.selectors import participation
 from leaderboard.services.scoring import submission_score
+from leaderboard.services.submissions import submission_choose, submission_create
+from leaderboard.services.tasks import gold_replace
+from leaderboard.services.teams import team_create, team_join
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -62,26 +65,26 @@ def test_labels_must_be_two_and_distinct(make_task):
 
 def test_one_team_per_person_per_task(task, make_user):
     alice = make_user("alice")
-    team = services.team_create(task=task, user=alice, name="Alpha")
+    team = team_create(task=task, user=alice, name="Alpha")
     with pytest.raises(ValidationError) as caught:
-        services.team_create(task=task, user=alice, name="Beta")
+        team_create(task=task, user=alice, name="Beta")
     assert codes(caught.value) == {"ALREADY_IN_TEAM"}
     bob = make_user("bob")
-    assert services.team_join(task=task, user=bob, invite_code=team.invite_code) == team
+    assert team_join(task=task, user=bob, invite_code=team.invite_code) == team
     with pytest.raises(ValidationError) as caught:
-        services.team_join(task=task, user=bob, invite_code=team.invite_code)
+        team_join(task=task, user=bob, invite_code=team.invite_code)
     assert codes(caught.value) == {"ALREADY_IN_TEAM"}
     with pytest.raises(ValidationError) as caught:
-        services.team_create(task=task, user=make_user("carol"), name="alpha")
+        team_create(task=task, user=make_user("carol"), name="alpha")
     assert codes(caught.value) == {"TEAM_NAME_TAKEN"}
     with pytest.raises(ValidationError) as caught:
-        services.team_join(task=task, user=make_user("dan"), invite_code="nope")
+        team_join(task=task, user=make_user("dan"), invite_code="nope")
     assert codes(caught.value) == {"BAD_INVITE"}
 
 
 def test_upload_is_scored_on_commit(task, make_user, submit):
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, PERFECT)
     assert submission.status == Submission.Status.SCORED
     assert submission.metrics["accuracy"] == 1.0
@@ -93,7 +96,7 @@ def test_upload_is_scored_on_commit(task, make_user, submit):
 
 def test_soft_upload_builds_a_soft_matrix(task, make_user, submit):
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     rows = ["id,a,b,c"] + [f"{i},0.5,0.25,0.25" for i in range(1, 9)]
     submission = submit(task, alice, ("\n".join(rows) + "\n").encode())
     assert submission.kind == Submission.Kind.SOFT
@@ -104,24 +107,24 @@ def test_soft_upload_builds_a_soft_matrix(task, make_user, submit):
 def test_bad_file_is_refused_and_counts_against_no_limit(make_task, make_user, submit):
     task = make_task(max_total=1)
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(task=task, user=alice, name="x.csv", content=b"id,label\n1,a\n1,a\n")
+        submission_create(task=task, user=alice, name="x.csv", content=b"id,label\n1,a\n1,a\n")
     assert "line 3" in caught.value.messages[0]
     assert not Submission.objects.exists()
     assert submit(task, alice, PERFECT).status == Submission.Status.SCORED
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
+        submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
     assert codes(caught.value) == {"TOTAL_LIMIT"}
 
 
 def test_daily_limit_resets_the_next_utc_day(make_task, make_user, submit):
     task = make_task(max_per_day=1, closes_at=timezone.now() + dt.timedelta(days=5))
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     submit(task, alice, PERFECT)
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
+        submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
     assert codes(caught.value) == {"DAILY_LIMIT"}
     tomorrow = participation.day_start(timezone.now()) + dt.timedelta(days=1, hours=1)
     assert submit(task, alice, PERFECT, now=tomorrow).status == Submission.Status.SCORED
@@ -131,16 +134,16 @@ def test_deadline_and_opening_are_enforced_with_the_date(make_task, make_user):
     now = timezone.now()
     closed = make_task("closed", opens_at=now - dt.timedelta(days=2))
     alice = make_user("alice")
-    services.team_create(task=closed, user=alice, name="Alpha")
+    team_create(task=closed, user=alice, name="Alpha")
     Phase.objects.filter(task=closed).update(closes_at=now - dt.timedelta(days=1))
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(task=closed, user=alice, name="x.csv", content=PERFECT)
+        submission_create(task=closed, user=alice, name="x.csv", content=PERFECT)
     assert codes(caught.value) == {"DEADLINE_PASSED"}
     assert closed.current_phase().closes_at.strftime("%Y-%m-%d %H:%M") in caught.value.messages[0]
     future = make_task("future", opens_at=now + dt.timedelta(days=1), closes_at=now + dt.timedelta(days=2))
-    services.team_create(task=future, user=alice, name="Alpha")
+    team_create(task=future, user=alice, name="Alpha")
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(task=future, user=alice, name="x.csv", content=PERFECT)
+        submission_create(task=future, user=alice, name="x.csv", content=PERFECT)
     assert codes(caught.value) == {"NOT_OPEN_YET"}
 
 
@@ -148,9 +151,9 @@ def test_upload_before_deadline_counts_even_if_scored_after(make_task, make_user
     now = timezone.now()
     task = make_task(closes_at=now + dt.timedelta(seconds=5))
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        submission = services.submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
+        submission = submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
     Phase.objects.filter(task=task).update(closes_at=now - dt.timedelta(seconds=1))
     for callback in callbacks:
         callback()
@@ -160,7 +163,7 @@ def test_upload_before_deadline_counts_even_if_scored_after(make_task, make_user
 
 def test_no_team_no_upload(task, make_user):
     with pytest.raises(ValidationError) as caught:
-        services.submission_create(task=task, user=make_user("loner"), name="x.csv", content=PERFECT)
+        submission_create(task=task, user=make_user("loner"), name="x.csv", content=PERFECT)
     assert codes(caught.value) == {"NO_TEAM"}
 
 
@@ -173,13 +176,13 @@ def test_path_tricks_in_file_names_are_reduced_to_a_base_name():
 
 def test_gold_replacement_rescores_everything(task, make_user, submit, django_capture_on_commit_callbacks):
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     first = submit(task, alice, PERFECT)
     second = submit(task, alice, MOSTLY_A)
     assert first.metrics["accuracy"] == 1.0
     new_gold = GOLD.replace(b"2,b", b"2,a").replace(b"5,b\n", b"5,b\n")
     with django_capture_on_commit_callbacks(execute=True):
-        count = services.gold_replace(phase=task.current_phase(), gold_name="gold2.csv", gold_content=new_gold)
+        count = gold_replace(phase=task.current_phase(), gold_name="gold2.csv", gold_content=new_gold)
     assert count == 2
     assert task.current_phase().gold_version == 2
     for submission in (first, second):
@@ -193,10 +196,10 @@ def test_gold_replacement_rescores_everything(task, make_user, submit, django_ca
 
 def test_bad_gold_replacement_keeps_everything(task, make_user, submit):
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, PERFECT)
     with pytest.raises(ValidationError):
-        services.gold_replace(phase=task.current_phase(), gold_name="bad.csv", gold_content=b"id,label\n1,a\n")
+        gold_replace(phase=task.current_phase(), gold_name="bad.csv", gold_content=b"id,label\n1,a\n")
     phase = task.current_phase()
     submission.refresh_from_db()
     assert phase.gold_version == 1
@@ -207,7 +210,7 @@ def test_bad_gold_replacement_keeps_everything(task, make_user, submit):
 def test_scoring_is_idempotent(task, make_user, submit):
 
     alice = make_user("alice")
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     submission = submit(task, alice, PERFECT)
     assert submission_score(submission_id=submission.pk) == "already scored"
     submission.refresh_from_db()
@@ -220,10 +223,10 @@ def test_choose_needs_membership_and_a_scored_submission(make_task, make_user, s
 
     task = make_task(counting=Phase.Counting.CHOSEN)
     alice, eve = make_user("alice"), make_user("eve")
-    services.team_create(task=task, user=alice, name="Alpha")
-    services.team_create(task=task, user=eve, name="Eve")
+    team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=eve, name="Eve")
     submission = submit(task, alice, PERFECT)
     with pytest.raises(PermissionDenied):
-        services.submission_choose(submission=submission, user=eve)
-    services.submission_choose(submission=submission, user=alice)
+        submission_choose(submission=submission, user=eve)
+    submission_choose(submission=submission, user=alice)
     assert list(Submission.objects.filter(team=submission.team, chosen=True)) == [submission]

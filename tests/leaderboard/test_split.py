@@ -13,9 +13,12 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import selectors, services, stability
+from leaderboard import stability
 from leaderboard.errors import problem_codes
 from leaderboard.models import Phase, PhaseStability
+from leaderboard.selectors.boards import leaderboard
+from leaderboard.services.tasks import phase_update
+from leaderboard.services.teams import team_create
 from scoring.engine.board import interval_json
 from scoring.engine.bootstrap import bootstrap
 from scoring.engine.columns import Column, paired_columns, ranking_columns
@@ -49,7 +52,7 @@ def split_task(make_task, make_user, submit):
     task = make_task("split", gold=csv_of(IDS, GOLD_CODES), private_percent=40)
     for name, codes in PREDICTIONS.items():
         user = make_user(name.lower())
-        services.team_create(task=task, user=user, name=name)
+        team_create(task=task, user=user, name=name)
         submit(task, user, csv_of(IDS, codes))
     return task
 
@@ -62,7 +65,7 @@ def engine_scores_on(mask: np.ndarray, codes: np.ndarray):
 
 def close(phase: Phase) -> None:
     now = timezone.now()
-    services.phase_update(
+    phase_update(
         phase=phase, settings={"opens_at": now - dt.timedelta(days=3), "closes_at": now - dt.timedelta(minutes=1)}
     )
 
@@ -87,7 +90,7 @@ def test_the_phase_records_its_split(split_task):
 def test_during_the_phase_the_board_shows_the_engines_scores_on_the_public_part(split_task):
     phase = split_task.current_phase()
     public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["public"]
-    board = selectors.leaderboard(phase=phase, calibrated=None)
+    board = leaderboard(phase=phase, calibrated=None)
     assert board.part == "public"
     for entry in board.entries:
         expected = engine_scores_on(public, PREDICTIONS[entry.name])
@@ -102,7 +105,7 @@ def test_after_the_close_the_final_board_uses_the_private_part(split_task):
     phase = split_task.current_phase()
     close(phase)
     private = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["private"]
-    board = selectors.leaderboard(phase=phase, calibrated=False)
+    board = leaderboard(phase=phase, calibrated=False)
     assert board.part == "private"
     for entry in board.entries:
         assert entry.values["macro_f1"] == engine_scores_on(private, PREDICTIONS[entry.name]).metrics["macro_f1"]
@@ -113,7 +116,7 @@ def test_the_final_ranking_may_use_every_item(split_task):
     phase.final_part = Phase.FinalPart.ALL
     phase.save(update_fields=["final_part"])
     close(phase)
-    board = selectors.leaderboard(phase=phase, calibrated=False)
+    board = leaderboard(phase=phase, calibrated=False)
     everything = np.ones(N_ITEMS, dtype=bool)
     assert board.part == "all"
     for entry in board.entries:
@@ -123,24 +126,24 @@ def test_the_final_ranking_may_use_every_item(split_task):
 def test_the_split_is_fixed_once_the_phase_has_opened(split_task, make_task):
     phase = split_task.current_phase()
     with pytest.raises(ValidationError) as caught:
-        services.phase_update(phase=phase, settings={"private_percent": 20})
+        phase_update(phase=phase, settings={"private_percent": 20})
     assert problem_codes(caught.value) == {"SPLIT_FIXED"}
     later = make_task(
         "later", opens_at=timezone.now() + dt.timedelta(days=1), closes_at=timezone.now() + dt.timedelta(days=4)
     )
     upcoming = later.current_phase()
-    services.phase_update(phase=upcoming, settings={"private_percent": 25})
+    phase_update(phase=upcoming, settings={"private_percent": 25})
     upcoming.refresh_from_db()
     assert upcoming.private_percent == 25 and upcoming.split_seed_number.bit_length() > 64
     with pytest.raises(ValidationError) as caught:
-        services.phase_update(phase=upcoming, settings={"private_percent": 95})
+        phase_update(phase=upcoming, settings={"private_percent": 95})
     assert problem_codes(caught.value) == {"BAD_SPLIT"}
 
 
 def test_baselines_are_scored_on_the_part_the_board_shows(split_task):
     phase = split_task.current_phase()
     public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["public"]
-    board = selectors.leaderboard(phase=phase, calibrated=False)
+    board = leaderboard(phase=phase, calibrated=False)
     majority = next(entry for entry in board.baselines if entry.name.startswith("Majority"))
     counts = np.bincount(GOLD_CODES[public], minlength=3)
     assert majority.values["accuracy"] == pytest.approx(counts.max() / counts.sum())
@@ -175,8 +178,8 @@ def test_the_shake_up_compares_public_and_final_ranks(client, split_task, organi
     close(phase)
     response = client.get(url + "?metric=macro_f1")
     assert response.status_code == 200
-    public = selectors.leaderboard(phase=phase, calibrated=False, part="public")
-    final = selectors.leaderboard(phase=phase, calibrated=False, part="private")
+    public = leaderboard(phase=phase, calibrated=False, part="public")
+    final = leaderboard(phase=phase, calibrated=False, part="private")
     column = Column("macro_f1")
     for entry in final.entries:
         public_rank = next(e for e in public.entries if e.name == entry.name).ranks[column.id]

@@ -11,8 +11,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import services, stability
+from leaderboard import stability
 from leaderboard.models import Phase, PhaseStability, StoredFile, Submission
+from leaderboard.services.teams import team_create
 from leaderboard.uploads import stored_gold
 from scoring.engine.board import interval_json
 from scoring.engine.bootstrap import bootstrap
@@ -54,7 +55,7 @@ def teams(make_task, make_user, submit):
         submissions = {}
         for name, content in uploads.items():
             user = make_user(f"member-{name.lower()}")
-            services.team_create(task=task, user=user, name=name)
+            team_create(task=task, user=user, name=name)
             submissions[name] = submit(task, user, content)
         return task, submissions
 
@@ -77,7 +78,7 @@ def compute(task) -> PhaseStability:
 
 def test_hard_upload_stores_codes_that_give_its_matrix(task, make_user, submit):
     user = make_user("alice")
-    services.team_create(task=task, user=user, name="Alpha")
+    team_create(task=task, user=user, name="Alpha")
     submission = submit(task, user, SOME_WRONG)
     items = submission.item_predictions()
     assert items.dtype == np.uint8 and items.shape == (8,)
@@ -87,7 +88,7 @@ def test_hard_upload_stores_codes_that_give_its_matrix(task, make_user, submit):
 
 def test_soft_upload_stores_probability_rows_that_give_its_matrix_exactly(task, make_user, submit):
     user = make_user("alice")
-    services.team_create(task=task, user=user, name="Alpha")
+    team_create(task=task, user=user, name="Alpha")
     submission = submit(task, user, SOFT)
     assert submission.kind == Submission.Kind.SOFT
     items = submission.item_predictions()
@@ -105,7 +106,7 @@ def test_items_pack_small_and_round_trip():
 
 def test_a_failed_rescore_forgets_the_items(task, make_user, submit):
     user = make_user("alice")
-    services.team_create(task=task, user=user, name="Alpha")
+    team_create(task=task, user=user, name="Alpha")
     submission = submit(task, user, PERFECT)
     submission.clear_scores()
     assert submission.items is None
@@ -244,7 +245,7 @@ def test_new_scores_show_the_previous_intervals_as_stale(teams, client, make_use
     task, _ = teams()
     monkeypatch.setattr(stability, "enqueue_stability", lambda phase_id, delay_s=0.0: None)  # a busy queue
     user = make_user("late")
-    services.team_create(task=task, user=user, name="Late")
+    team_create(task=task, user=user, name="Late")
     submit(task, user, MOSTLY_A)
     content = client.get(board_url(task)).content.decode()
     assert "The intervals are being recomputed for the latest scores" in content
@@ -261,7 +262,7 @@ def test_new_scores_wait_for_the_pause_between_two_computations(
     task, _ = teams()
     row = PhaseStability.objects.get(phase=task.current_phase())
     user = make_user("late")
-    services.team_create(task=task, user=user, name="Late")
+    team_create(task=task, user=user, name="Late")
     submit(task, user, MOSTLY_A)
     assert PhaseStability.objects.get(pk=row.pk).requested_at is None  # nothing asked before the pause is over
     content = client.get(board_url(task)).content.decode()

@@ -8,7 +8,7 @@ from django.db import OperationalError
 from django.test import Client
 from django.urls import reverse
 
-from leaderboard.selectors import pages
+from leaderboard.pages import results as results_page
 
 pytestmark = pytest.mark.django_db
 
@@ -18,8 +18,8 @@ def database_gone(monkeypatch):
     def gone(**kwargs):
         raise OperationalError("terminating connection due to administrator command")
 
-    monkeypatch.setattr(pages, "board_page", gone)
-    monkeypatch.setattr(pages, "board_api", gone)
+    monkeypatch.setattr(results_page, "board_page", gone)
+    monkeypatch.setattr(results_page, "board_api", gone)
 
 
 def test_a_page_says_to_try_again(task, database_gone):

@@ -1,6 +1,6 @@
 """Uploads whose header is hostile or odd, through the service and the upload view.
 
-What this proves, end to end (``services.submission_create`` and the page that takes a file):
+What this proves, end to end (``submission_create`` and the page that takes a file):
 a header of a million fields is refused with a line-1 message before pandas parses the file;
 tasks whose labels look like header names (``label``, ``ID``, ``x]``, ``two words``, ``id``)
 take hard and probability files alike, and the one ambiguous header is refused by name; blank
@@ -19,8 +19,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from leaderboard import services
 from leaderboard.models import StoredFile, Submission, Task
+from leaderboard.services.submissions import submission_create
+from leaderboard.services.teams import team_create
 from scoring.engine import io
 from tests.conftest import GOLD, PERFECT
 
@@ -59,7 +60,7 @@ def upload(django_capture_on_commit_callbacks):
         before = stored_counts()
         try:
             with django_capture_on_commit_callbacks(execute=True):
-                submission = services.submission_create(task=task, user=user, name="run.csv", content=content)
+                submission = submission_create(task=task, user=user, name="run.csv", content=content)
         except ValidationError as error:
             assert stored_counts() == before, "a refused upload left rows behind"
             return error
@@ -79,7 +80,7 @@ def refusal(result: object) -> tuple[str, str]:
 
 def member_of(task: Task, make_user, name: str):
     user = make_user(f"{name}-member")
-    services.team_create(task=task, user=user, name=name)
+    team_create(task=task, user=user, name=name)
     return user
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from leaderboard import selectors
+from leaderboard.selectors.boards import leaderboard
 from tests.leaderboard.test_boards import teams_upload
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ def page(client, task, **query):
 
 def test_equal_shares_give_the_calibrated_scores_and_ranks(client, board_task):
     response = page(client, board_task, target="uniform", metric="kappa")
-    calibrated = selectors.leaderboard(phase=board_task.current_phase(), calibrated=True)
+    calibrated = leaderboard(phase=board_task.current_phase(), calibrated=True)
     by_team = {entry.name: entry for entry in calibrated.entries if entry.submission}
     rows = response.context["rows"]
     assert {row.team for row in rows} == set(by_team)

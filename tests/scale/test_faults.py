@@ -22,9 +22,11 @@ from django.db import connection
 from django.urls import reverse
 from rq import Queue
 
-from leaderboard import services
 from leaderboard.errors import problem_codes
 from leaderboard.models import Submission, Task
+from leaderboard.services.submissions import submission_create
+from leaderboard.services.tasks import gold_replace
+from leaderboard.services.teams import team_create, team_join
 from scoring.engine.scorer import score_files
 from tests.conftest import PERFECT
 from tests.scale.conftest import REDIS_URL, rq_queues
@@ -104,9 +106,9 @@ def alice(make_user):
 @pytest.mark.slow
 def test_worker_killed_mid_scoring_loses_nothing_and_scores_each_once(big_task, alice, rq_workers, rq_tasks, rng):
     task, ids, gold = big_task(KILL_ITEMS)
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     uploads = [
-        services.submission_create(
+        submission_create(
             task=task,
             user=alice,
             name=f"run-{n}.csv",
@@ -148,7 +150,7 @@ def test_upload_while_redis_is_down_is_stored_and_scored_once_redis_is_back(
     big_task, alice, client, settings, rq_workers, rq_tasks, caplog, rng
 ):
     task, ids, gold = big_task(2_000)
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     content = labels_csv(ids, LABELS, noisy_codes(gold, n_labels=len(LABELS), error_rate=0.3, rng=rng))
     client.force_login(alice)
 
@@ -190,16 +192,16 @@ def test_uploads_racing_for_the_daily_limit_cannot_all_pass(make_task, make_user
     """
     task = make_task(max_per_day=DAILY_LIMIT)
     members = [make_user(f"member-{n}") for n in range(RACERS)]
-    team = services.team_create(task=task, user=members[0], name="Racers")
+    team = team_create(task=task, user=members[0], name="Racers")
     for member in members[1:]:
-        services.team_join(task=task, user=member, invite_code=team.invite_code)
+        team_join(task=task, user=member, invite_code=team.invite_code)
     start = threading.Barrier(RACERS)
 
     def upload(member) -> str:
         try:
             own_task = Task.objects.prefetch_related("phases__gold_file").get(pk=task.pk)
             start.wait(timeout=30)
-            services.submission_create(task=own_task, user=member, name="run.csv", content=PERFECT)
+            submission_create(task=own_task, user=member, name="run.csv", content=PERFECT)
             return "stored"
         except ValidationError as error:
             return " ".join(sorted(problem_codes(error)))
@@ -219,11 +221,11 @@ def test_gold_replaced_while_scoring_ends_with_every_submission_scored_against_t
     big_task, alice, rq_workers, rng
 ):
     task, ids, gold = big_task(GOLD_SWAP_ITEMS, max_per_day=10)
-    services.team_create(task=task, user=alice, name="Alpha")
+    team_create(task=task, user=alice, name="Alpha")
     for n, rate in enumerate(np.linspace(0.1, 0.7, 6)):
         predicted = noisy_codes(gold, n_labels=len(LABELS), error_rate=float(rate), rng=rng)
         content = labels_csv(ids, LABELS, predicted)
-        services.submission_create(task=task, user=alice, name=f"run-{n}.csv", content=content)
+        submission_create(task=task, user=alice, name=f"run-{n}.csv", content=content)
     new_gold = noisy_codes(gold, n_labels=len(LABELS), error_rate=0.25, rng=rng)
     new_gold_bytes = labels_csv(ids, LABELS, new_gold)
 
@@ -236,7 +238,7 @@ def test_gold_replaced_while_scoring_ends_with_every_submission_scored_against_t
     )
     before = statuses(task)
     phase = task.current_phase()
-    assert services.gold_replace(phase=phase, gold_name="gold-v2.csv", gold_content=new_gold_bytes) == 6
+    assert gold_replace(phase=phase, gold_name="gold-v2.csv", gold_content=new_gold_bytes) == 6
     # The premise: scoring against the old gold was still going on when it was replaced.
     assert list(before.values()).count(Submission.Status.SCORED) < 6, before
 

@@ -28,9 +28,11 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from leaderboard import errors, services
+from leaderboard import errors
 from leaderboard.models import Membership, Submission, Task, Team
 from leaderboard.names import name_key
+from leaderboard.services import submissions as submission_service
+from leaderboard.services import teams as team_service
 
 DESCRIPTION = "imported by import_submissions"
 BAR_WIDTH = 30
@@ -53,7 +55,7 @@ def submitter_of(task: Task, team_name: str):
     team = Team.objects.filter(task=task, name_key=name_key(team_name)).first()
     if team is None:
         user = stand_in_member(task, team_name)
-        services.team_create(task=task, user=user, name=team_name)
+        team_service.team_create(task=task, user=user, name=team_name)
         return user
     membership = Membership.objects.filter(team=team).select_related("user").order_by("joined_at", "pk").first()
     if membership is None:
@@ -109,7 +111,7 @@ class Command(BaseCommand):
                     continue
                 with transaction.atomic():  # a refused file leaves no team behind; scoring runs on commit
                     user = submitter_of(task, team_name)
-                    submission = services.submission_create(
+                    submission = submission_service.submission_create(
                         task=task, user=user, name=path.name, content=content, description=DESCRIPTION, now=now
                     )
             except ValidationError as error:

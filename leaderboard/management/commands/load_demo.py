@@ -26,9 +26,12 @@ from django.db import transaction
 from django.test import override_settings
 from django.utils import timezone
 
-from leaderboard import services, stability
+from leaderboard import stability
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES
 from leaderboard.models import Phase, Task
+from leaderboard.services import submissions as submission_service
+from leaderboard.services import tasks as task_service
+from leaderboard.services import teams as team_service
 from scoring.engine.items import codes_with_matrix
 
 SLUG = "semeval-2017-task-4a"
@@ -114,7 +117,7 @@ class Command(BaseCommand):
         now = timezone.now()
         dev_opens, dev_closes = now - dt.timedelta(days=60), now - dt.timedelta(days=30)
         eval_opens, eval_closes = now - dt.timedelta(days=21), now - dt.timedelta(days=7)
-        task = services.task_create(
+        task = task_service.task_create(
             organiser=self._user("organiser"),
             slug=SLUG,
             title="SemEval-2017 Task 4A: sentiment of tweets (demo)",
@@ -137,13 +140,13 @@ class Command(BaseCommand):
             max_total=100,
         )
         dev = task.phases.get()
-        services.phase_update(
+        task_service.phase_update(
             phase=dev,
             settings={"description": "Practice on a development set of 1,500 tweets; the board is public throughout."},
         )
         # Teams can be formed until the last phase closes: the evaluation phase opens its
         # window to the future while the teams are made, then takes its true dates.
-        evaluation = services.phase_create(
+        evaluation = task_service.phase_create(
             task=task,
             name="Evaluation",
             slug="evaluation",
@@ -156,16 +159,16 @@ class Command(BaseCommand):
             max_total=100,
             visibility=Phase.Visibility.AFTER_CLOSE,
         )
-        services.phase_file_add(
+        task_service.phase_file_add(
             phase=dev, title="Development tweets to label (ids only)", name="dev-tweets.csv", content=ids_csv(dev_ids)
         )
-        services.phase_file_add(
+        task_service.phase_file_add(
             phase=evaluation, title="Test tweets to label (ids only)", name="test-tweets.csv", content=ids_csv(ids)
         )
         for name, matrix in MATRICES.items():
             user = self._user(f"team-{name.lower()}")
-            services.team_create(task=task, user=user, name=f"Team {name}")
-            services.submission_create(
+            team_service.team_create(task=task, user=user, name=f"Team {name}")
+            submission_service.submission_create(
                 task=task,
                 phase=dev,
                 user=user,
@@ -173,7 +176,7 @@ class Command(BaseCommand):
                 content=as_csv(dev_ids, predictions_like(matrix, dev_gold, rng)),
                 now=dev_opens + dt.timedelta(days=7),
             )
-            services.submission_create(
+            submission_service.submission_create(
                 task=task,
                 phase=evaluation,
                 user=user,
@@ -181,5 +184,5 @@ class Command(BaseCommand):
                 content=as_csv(ids, predictions_for(matrix, gold, rng)),
                 now=eval_opens + dt.timedelta(days=7),
             )
-        services.phase_update(phase=evaluation, settings={"closes_at": eval_closes})
+        task_service.phase_update(phase=evaluation, settings={"closes_at": eval_closes})
         return task

@@ -1,5 +1,5 @@
-"""API tokens: creating and revoking them (writes) and finding the token a request carries
-(reads).
+"""API tokens: creating, revoking and touching them (their reads are in
+:mod:`leaderboard.selectors.tokens`).
 
 A secret is ``lbt_`` and 43 random URL-safe characters (256 bits), shown once; the database
 keeps its SHA-256 only, so a leaked database backup gives no working token. A plain hash (not
@@ -15,15 +15,12 @@ import secrets
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import QuerySet
 from django.http import Http404
 from django.utils import timezone
 
-from leaderboard.api import problems
+from leaderboard import errors
 from leaderboard.models import ApiToken
 
-SECRET_PREFIX = "lbt_"
-"""Marks our secrets, so that a secret scanner (or a person) can recognise one."""
 SHOWN_PREFIX_LENGTH = 10
 """Characters of the secret kept in clear to tell tokens apart: ``lbt_`` and six random ones."""
 TOUCH_EVERY = dt.timedelta(minutes=1)
@@ -31,10 +28,7 @@ TOUCH_EVERY = dt.timedelta(minutes=1)
 
 
 def new_secret() -> str:
-    return SECRET_PREFIX + secrets.token_urlsafe(32)
-
-
-# Writes
+    return ApiToken.SECRET_PREFIX + secrets.token_urlsafe(32)
 
 
 @transaction.atomic
@@ -45,7 +39,7 @@ def token_create(*, user, name: str) -> tuple[ApiToken, str]:
     """
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one creation at a time per person
     if ApiToken.objects.active().filter(user=user).count() >= settings.API_TOKENS_PER_USER:
-        raise problems.TOKEN_LIMIT.error("name", limit=settings.API_TOKENS_PER_USER)
+        raise errors.TOKEN_LIMIT.error("name", limit=settings.API_TOKENS_PER_USER)
     secret = new_secret()
     token = ApiToken.objects.create(
         user=user, name=name.strip()[:80], key_hash=ApiToken.hash_of(secret), prefix=secret[:SHOWN_PREFIX_LENGTH]
@@ -70,23 +64,3 @@ def token_touch(*, token: ApiToken, now: dt.datetime | None = None) -> None:
     if token.last_used_at is None or now - token.last_used_at >= TOUCH_EVERY:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
-
-
-# Reads
-
-
-def tokens_of(*, user) -> QuerySet[ApiToken]:
-    """A person's tokens, active and revoked, newest first."""
-    return ApiToken.objects.filter(user=user)
-
-
-def token_by_secret(secret: str) -> ApiToken | None:
-    """The active token whose secret is ``secret``, with its user, if the user is active."""
-    if not secret.startswith(SECRET_PREFIX):
-        return None
-    return (
-        ApiToken.objects.active()
-        .select_related("user")
-        .filter(key_hash=ApiToken.hash_of(secret), user__is_active=True)
-        .first()
-    )

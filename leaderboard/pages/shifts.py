@@ -1,0 +1,168 @@
+"""How ranks shift: every team re-ranked at another class distribution (the what-if), and the
+public part of a split test set against the final ranking (the shake-up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Phase
+from leaderboard.results_cache import cached
+from leaderboard.selectors.boards import (
+    columns_of,
+    leaderboard,
+    primary_column,
+    team_values,
+)
+from leaderboard.uploads import kept_gold
+from scoring.engine import columns as board_columns
+from scoring.engine import ranking
+from scoring.engine.columns import Column
+from scoring.engine.metrics import Value
+from scoring.engine.split import part_masks
+from scoring.engine.whatif import UNIFORM, TargetError, WhatIf, parse_target, what_if
+
+
+def places_climbed(before: int | None, after: int | None) -> int | None:
+    """How many places a team climbed from rank ``before`` to rank ``after`` (negative: it
+    dropped); ``None`` where either rank is undefined."""
+    return None if before is None or after is None else before - after
+
+
+@dataclass(frozen=True)
+class RankMove:
+    """A team's rank and value under one column in two rankings (today and at a target
+    prevalence; on the public part and in the final ranking), and how far it moved."""
+
+    team: str
+    rank_before: int | None
+    value_before: Value
+    rank_after: int | None
+    value_after: Value
+
+    @property
+    def shift(self) -> int | None:
+        return places_climbed(self.rank_before, self.rank_after)
+
+
+@dataclass(frozen=True)
+class RankCell:
+    """A team's rank under one metric today and at the target."""
+
+    column: Column
+    today: int | None
+    at_target: int | None
+
+    @property
+    def shift(self) -> int | None:
+        """Places climbed at the target (negative: dropped); ``None`` where a rank is undefined."""
+        return places_climbed(self.today, self.at_target)
+
+
+def rank_moves(teams: Sequence[str], before: Sequence[Value], after: Sequence[Value]) -> list[RankMove]:
+    """Each team's competition rank and value under ``before`` and ``after``, in the order of
+    the ranking ``after`` (undefined last, ties by name)."""
+    ranks_before, ranks_after = ranking.competition_ranks(before), ranking.competition_ranks(after)
+    moves = [RankMove(*row) for row in zip(teams, ranks_before, before, ranks_after, after, strict=True)]
+    moves.sort(key=lambda move: (*ranking.sort_key(move.value_after), move.team.lower()))
+    return moves
+
+
+def gold_counts(phase: Phase) -> list[int]:
+    """Items per class in the part of the phase's gold file its board shows now (every item,
+    or one part of a split test set), cached."""
+
+    def count() -> list[int]:
+        part = phase.shown_part()
+        codes = kept_gold(phase).codes
+        if part != ALL_ITEMS:
+            codes = codes[part_masks(len(codes), percent=phase.private_percent, seed=phase.split_seed_number)[part]]
+        return [int(n) for n in np.bincount(codes, minlength=len(phase.task.labels))]
+
+    return cached(phase, "gold-counts", (), count)
+
+
+def what_if_board(*, phase: Phase, target: tuple[Fraction, ...]) -> WhatIf:
+    """Every team's counting submission in the phase re-scored at ``target`` (cached)."""
+
+    def build() -> WhatIf:
+        board = leaderboard(phase=phase, calibrated=False)
+        matrices = {entry.name: entry.submission.part(board.part).confusion_matrix for entry in board.scored}
+        return what_if(matrices, labels=phase.task.labels, target=target)
+
+    return cached(phase, "what-if", tuple(str(share) for share in target), build)
+
+
+def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None) -> dict[str, Any]:
+    """The prevalence what-if of a phase (paper 000, Eq. 5 and 26-27): the target (default
+    uniform, i.e. calibration), every team re-ranked under the chosen metric next to today's,
+    and the rank of every team under every metric at the target, the movers marked. A target
+    that cannot be used comes back as ``problem``, with the uniform target shown instead."""
+    task = phase.task
+    labels = list(task.labels)
+    counts = gold_counts(phase)
+    problem = None
+    try:
+        target = parse_target(target_text or UNIFORM, labels=labels, gold_counts=counts)
+    except TargetError as error:
+        problem = str(error)
+        target = parse_target(UNIFORM, labels=labels, gold_counts=counts)
+    board = what_if_board(phase=phase, target=target)
+    columns = board.columns()
+    column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
+    rows = rank_moves(board.teams, board.values_today(column), board.values(column))
+    total = sum(counts)
+    all_ranks = {c.id: (board.ranks_today(c), board.ranks(c)) for c in columns}
+    return {
+        "task": task,
+        "phase": phase,
+        "labels": labels,
+        "shares": [
+            (label, float(share), count / total if total else 0.0)
+            for label, share, count in zip(labels, target, counts, strict=True)
+        ],
+        "is_uniform": len(set(target)) == 1,
+        "problem": problem,
+        "column": column,
+        "columns": columns,
+        "rows": rows,
+        "movers": board.moves(column),
+        "every_metric": [
+            (row.team, [RankCell(c, all_ranks[c.id][0][row.team], all_ranks[c.id][1][row.team]) for c in columns])
+            for row in rows
+        ],
+        "columns_with_movers": sum(1 for c in columns if board.moves(c)),
+    }
+
+
+def shakeup_page(*, phase: Phase, column_id: str | None) -> dict[str, Any]:
+    """How ranks moved between the public part of a split test set (what the board showed while
+    the phase ran) and the final ranking (the private part, or every item): under one column,
+    each team's two ranks; under every column, Spearman's rho between the two rankings."""
+    task = phase.task
+    columns = columns_of(task, calibrated=None)
+    column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
+    final = phase.final_part
+
+    def build() -> tuple[list[str], dict[str, list[Value]], dict[str, list[Value]]]:
+        teams, public = team_values(phase, columns, PUBLIC_PART)
+        _, final_values = team_values(phase, columns, final)
+        return teams, public, final_values
+
+    teams, public, final_values = cached(phase, "shake-up", (), build)
+    rows = rank_moves(teams, public[column.id], final_values[column.id])
+    return {
+        "task": task,
+        "phase": phase,
+        "column": column,
+        "columns": columns,
+        "final_part": phase.get_final_part_display(),
+        "rows": rows,
+        "movers": [row for row in rows if row.shift],
+        "correlations": [(c, ranking.spearman(public[c.id], final_values[c.id])) for c in columns],
+    }

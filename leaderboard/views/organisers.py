@@ -1,0 +1,199 @@
+"""The organisers' pages: creating a task and changing its settings, its phases (settings, data
+files, gold file: preview, confirm, download), re-scoring, every submission with the decisions
+about it, and the participants' list.
+
+Each view parses its request, calls one service (a write) or page builder (a read), and renders
+or redirects; problems come back as ``ValidationError``\\ s keyed by form field.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from leaderboard import exports, uploads
+from leaderboard.forms import (
+    GoldReplaceForm,
+    PhaseCreateForm,
+    PhaseFileForm,
+    PhaseSettingsForm,
+    TaskCreateForm,
+    TaskSettingsForm,
+)
+from leaderboard.models import Phase, PhaseFile, Submission, Task, Team
+from leaderboard.pages import overview
+from leaderboard.selectors import organisers
+from leaderboard.services import organisers as organiser_service
+from leaderboard.services import tasks as task_service
+from leaderboard.views.common import download, organiser_task, phase_or_404, refusal, task_or_404
+
+
+def _organiser_phase(request: HttpRequest, slug: str, phase: str) -> Phase:
+    return phase_or_404(organiser_task(request, slug), phase)
+
+
+@login_required
+def task_create(request: HttpRequest) -> HttpResponse:
+    form = TaskCreateForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            task = task_service.task_create(organiser=request.user, **form.service_arguments())
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"The task “{task.title}” is created.")
+            return redirect(task)
+    return render(request, "leaderboard/task_form.html", {"form": form, "creating": True})
+
+
+@login_required
+def task_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    task = organiser_task(request, slug)
+    form = TaskSettingsForm(request.POST or None, instance=task)
+    if request.method == "POST" and form.is_valid():
+        task_service.task_update(task=task, settings=form.cleaned_data)
+        messages.success(request, "The task settings are saved.")
+        return redirect(task)
+    context = {"form": form, "task": task, "creating": False, "phases": task.ordered_phases()}
+    return render(request, "leaderboard/task_form.html", context)
+
+
+@login_required
+def phase_create(request: HttpRequest, slug: str) -> HttpResponse:
+    task = organiser_task(request, slug)
+    form = PhaseCreateForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            phase = task_service.phase_create(task=task, **form.service_arguments())
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"The phase “{phase.name}” is added.")
+            return redirect(task)
+    return render(request, "leaderboard/phase_form.html", {"form": form, "task": task, "creating": True})
+
+
+@login_required
+def phase_edit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    phase_row = _organiser_phase(request, slug, phase)
+    form = PhaseSettingsForm(request.POST or None, instance=phase_row)
+    if request.method == "POST" and form.is_valid():
+        try:
+            task_service.phase_update(phase=phase_row, settings=form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"The settings of the phase “{phase_row.name}” are saved.")
+            return redirect(phase_row.task)
+    context = {"form": form, "task": phase_row.task, "phase": phase_row, "creating": False}
+    return render(request, "leaderboard/phase_form.html", context)
+
+
+@login_required
+def phase_files(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """The files participants download for a phase: attach one, or take one off."""
+    phase_row = _organiser_phase(request, slug, phase)
+    form = PhaseFileForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and request.POST.get("remove"):
+        data_file = get_object_or_404(PhaseFile, phase=phase_row, pk=request.POST["remove"])
+        task_service.phase_file_remove(data_file=data_file)
+        messages.success(request, f"“{data_file.title}” is removed.")
+        return redirect("leaderboard:phase_files", slug=slug, phase=phase)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            added = task_service.phase_file_add(
+                phase=phase_row, title=form.cleaned_data["title"], name=upload.name, content=upload.read()
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"“{added.title}” is attached to the phase “{phase_row.name}”.")
+            return redirect("leaderboard:phase_files", slug=slug, phase=phase)
+    files = phase_row.data_files.select_related("file").defer("file__content")
+    context = {"form": form, "task": phase_row.task, "phase": phase_row, "files": files}
+    return render(request, "leaderboard/phase_files.html", context)
+
+
+@login_required
+def gold_replace(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Two steps: upload and preview what a phase's new gold file changes, then confirm."""
+    phase_row = _organiser_phase(request, slug, phase)
+    task = phase_row.task
+    if request.method == "POST" and request.POST.get("confirm"):
+        try:
+            count = task_service.gold_confirm(phase=phase_row)
+        except ValidationError as error:
+            messages.error(request, refusal(error))
+            return redirect("leaderboard:gold_replace", slug=task.slug, phase=phase_row.slug)
+        messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
+        return redirect(task)
+    form = GoldReplaceForm(request.POST or None, request.FILES or None)
+    context = {"form": form, "task": task, "phase": phase_row}
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["gold"]
+        try:
+            change = task_service.gold_preview(phase=phase_row, gold_name=upload.name, gold_content=upload.read())
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            context.update(overview.gold_change_page(phase=phase_row, change=change))
+    return render(request, "leaderboard/gold_form.html", context)
+
+
+@login_required
+def gold_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """A phase's gold file, for the task's organisers only; everyone else gets a 404."""
+    task = task_or_404(slug)
+    if not task.is_organiser(request.user):
+        raise Http404("No such file.")
+    phase_row = phase_or_404(task, phase)
+    return download(uploads.gold_bytes(phase_row), filename=f"{task.slug}-{phase_row.slug}-gold.csv")
+
+
+@login_required
+@require_POST
+def task_rescore(request: HttpRequest, slug: str) -> HttpResponse:
+    task = organiser_task(request, slug)
+    count = task_service.task_rescore(task=task)
+    messages.success(request, f"{count} submission(s) are queued for scoring; those already scored stay as they are.")
+    return redirect(task)
+
+
+@login_required
+def organiser_submissions(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every submission of the task for its organisers, filtered by team and status, paginated;
+    each can be disqualified, each team removed, with a reason the board shows."""
+    task = organiser_task(request, slug)
+    if request.method == "POST":
+        return _organiser_decision(request, task)
+    where = organisers.SubmissionFilter.parse(request.GET)
+    context = organisers.submissions_page(task=task, where=where, page=request.GET.get("page"))
+    return render(request, "leaderboard/organiser_submissions.html", context)
+
+
+def _organiser_decision(request: HttpRequest, task: Task) -> HttpResponse:
+    reason = request.POST.get("reason", "")
+    try:
+        if request.POST.get("submission"):
+            submission = get_object_or_404(Submission, phase__task=task, pk=request.POST["submission"])
+            organiser_service.submission_disqualify(submission=submission, user=request.user, reason=reason)
+            messages.success(request, f"Submission #{submission.pk} is disqualified.")
+        else:
+            team = get_object_or_404(Team, task=task, pk=request.POST.get("team") or 0)
+            organiser_service.team_remove(team=team, user=request.user, reason=reason)
+            messages.success(request, f"The team “{team.name}” is removed from the board.")
+    except ValidationError as error:
+        messages.error(request, refusal(error))
+    return redirect(request.get_full_path())
+
+
+@login_required
+def participants_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """Teams and their members with e-mail addresses, for the task's mailing list."""
+    task = organiser_task(request, slug)
+    return download(
+        exports.participants_csv(organisers.participants(task=task)), filename=f"{task.slug}-participants.csv"
+    )
