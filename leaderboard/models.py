@@ -2,8 +2,8 @@
 
 The Submission row is the source of truth for scoring (DESIGN.md): its status says where it
 is, and its confusion matrix is the sufficient statistic of every metric, so any metric can be
-recomputed without re-reading files. Files live in the database (``StoredFile``) so that
-workers on any machine can read them.
+recomputed without re-reading files. Files live in the database (``StoredFile``) so that every
+web and worker machine reads the same bytes, and they are deleted with the rows that own them.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, URLValidator
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
@@ -825,3 +827,28 @@ class SentMail(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} to {self.recipient}"
+
+
+# --- stored files go with the rows that own them ---------------------------------------------------
+
+FILE_OWNERS = ((Submission, "file"), (Phase, "gold_file"), (Phase, "pending_gold_file"), (PhaseFile, "file"))
+"""Every foreign key to a stored file: a file none of them names any more is deleted."""
+
+
+def delete_unowned_files(file_ids: set[int]) -> None:
+    """Delete the stored files among ``file_ids`` that no row names any more."""
+    owned = set()
+    for model, field in FILE_OWNERS:
+        owned.update(model.objects.filter(**{f"{field}__in": file_ids}).values_list(field, flat=True))
+    StoredFile.objects.filter(pk__in=file_ids - owned).delete()
+
+
+@receiver(post_delete, sender=Submission)
+@receiver(post_delete, sender=Phase)
+@receiver(post_delete, sender=PhaseFile)
+def _delete_files_of(sender, instance, **kwargs) -> None:
+    """A deleted submission, phase or data file takes its stored bytes along (whatever deleted
+    it: a service, the admin, the cascade of a deleted task), unless another row still names
+    them. Runs in the deleting transaction."""
+    ids = {getattr(instance, f"{field}_id") for model, field in FILE_OWNERS if model is sender}
+    delete_unowned_files(ids - {None})

@@ -108,7 +108,7 @@ def phase_create(
     if Phase.objects.filter(task=task, slug=slug).exists():
         raise errors.PHASE_SLUG_TAKEN.error("slug", slug=slug)
     gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
-    phase = Phase.objects.create(
+    phase = Phase(
         task=task,
         name=name,
         slug=slug,
@@ -125,6 +125,8 @@ def phase_create(
         split_seed=new_split_seed() if private_percent else "0",
         final_part=final_part,
     )
+    phase.full_clean()
+    phase.save()
     baselines_refresh(phase=phase, gold=gold)
     results_changed(task)
     return phase
@@ -168,7 +170,7 @@ def task_create(
         raise errors.BAD_DATES.error("closes_at")
     if Task.objects.filter(slug=slug).exists():
         raise errors.SLUG_TAKEN.error("slug", slug=slug)
-    task = Task.objects.create(
+    task = Task(
         slug=slug,
         title=title,
         description=description,
@@ -177,6 +179,8 @@ def task_create(
         registration=registration,
         terms=terms.strip(),
     )
+    task.full_clean()
+    task.save()
     task.organisers.add(organiser)
     phase_create(
         task=task,
@@ -329,7 +333,5 @@ def phase_file_add(*, phase: Phase, title: str, name: str, content: bytes) -> Ph
 
 @transaction.atomic
 def phase_file_remove(*, data_file: PhaseFile) -> None:
-    """Take a data file off its phase (its bytes go too)."""
-    stored = data_file.file
+    """Take a data file off its phase (its bytes go too: :func:`leaderboard.models.delete_unowned_files`)."""
     data_file.delete()
-    stored.delete()
