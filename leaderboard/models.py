@@ -18,9 +18,9 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, URLValidator
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Lower
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
-from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
