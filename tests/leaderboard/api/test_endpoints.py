@@ -10,8 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from leaderboard import errors
 from leaderboard.api import problems
 from leaderboard.models import Phase, Submission
-from tests.api.conftest import ROLES
 from tests.conftest import PERFECT
+from tests.leaderboard.api.conftest import ROLES
 
 pytestmark = pytest.mark.django_db
 

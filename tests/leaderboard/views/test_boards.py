@@ -28,6 +28,7 @@ from leaderboard.selectors.boards import column_by_id, columns_of, leaderboard, 
 from leaderboard.services.teams import team_create
 from scoring.engine import references
 from tests.conftest import GOLD
+from tests.leaderboard.support import embedded_figure, prediction_file, teams_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -42,19 +43,6 @@ PREDICTIONS = {
 }
 FORMULA_NAMES = ['=HYPERLINK("http://example.invalid","x")', "@SUM(A1)", "-2+3", "+cmd"]
 SCRIPT_NAME = "<script>alert(1)</script>"
-
-
-def prediction_file(labels: str) -> bytes:
-    rows = [f"{i},{label}" for i, label in enumerate(labels.split(), start=1)]
-    return ("id,label\n" + "\n".join(rows) + "\n").encode()
-
-
-def teams_upload(task: Task, predictions: dict[str, str], *, make_user, submit) -> None:
-    """A team per name (its member ``member0``, ``member1``, ...), each uploading its labels."""
-    for index, (name, labels) in enumerate(predictions.items()):
-        user = make_user(f"member{index}")
-        team_create(task=task, user=user, name=name)
-        submit(task, user, prediction_file(labels))
 
 
 @pytest.fixture
@@ -91,13 +79,6 @@ def team_rows(content: str) -> list[tuple[str, str]]:
 def stored(task: Task, team: str, column_id: str):
     submission = Submission.objects.get(phase__task=task, team__name=team, status=Submission.Status.SCORED)
     return column_by_id(task, column_id).value(submission)
-
-
-def embedded_figure(content: str, element_id: str) -> dict:
-    match = re.search(rf'<script id="{element_id}" type="application/json">(.*?)</script>', content, flags=re.S)
-    assert match, f"no figure {element_id}"
-    figure = json.loads(match.group(1))
-    return json.loads(figure) if isinstance(figure, str) else figure
 
 
 # --- who sees the board ------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from leaderboard.models import Phase, Task
 from leaderboard.pages import disagreements as disagreements_page
 from leaderboard.selectors.boards import paired_columns
 from leaderboard.services.teams import team_create
-from tests.leaderboard.test_boards import embedded_figure, prediction_file
+from tests.leaderboard.support import embedded_figure, prediction_file
 from tools.processes import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.selectors.boards import leaderboard
-from tests.leaderboard.test_boards import teams_upload
+from tests.leaderboard.support import teams_upload
 
 pytestmark = pytest.mark.django_db
 

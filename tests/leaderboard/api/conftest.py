@@ -1,6 +1,6 @@
 """A task with two teams (A and B, each with a scored submission) and the roles of the API
 tests: anonymous, a member of A, a member of B, the task's organiser, staff. Every role has an
-API token; the cache (throttle counters, cached boards) starts empty in each test."""
+API token."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
@@ -18,13 +17,6 @@ from leaderboard.services.tokens import token_create
 from tests.conftest import MOSTLY_A, PERFECT
 
 ROLES = ("anonymous", "member", "other", "organiser", "staff")
-
-
-@pytest.fixture(autouse=True)
-def empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @dataclass
