@@ -187,29 +187,22 @@ def rank_lines(
     *,
     columns: Sequence[Column],
     teams: Sequence[str],
+    ranks: Mapping[str, Sequence[int | None]],
     values: Mapping[str, Sequence[Value]],
-    order_by: Column | None = None,
 ) -> str:
     """Each team's rank under each column: one line per team, rank 1 at the top.
 
-    Competition ranks, as on the leaderboard; a team undefined under a column has no point
-    there. Teams with no value at all (no scored submission) are left out. The lines come in
-    the order of the teams' ranks under ``order_by`` (default the first column; ties and
-    undefined ranks by name), each with the team's name unescaped in ``meta``: the page draws
-    the first :data:`TOP_TEAMS_SHOWN` and offers the rest (``charts.js``); a downloaded figure
-    has every line.
+    ``teams`` in the order their lines are drawn (the page draws the first few and offers the
+    rest: ``charts.js``), ``ranks`` their competition ranks on the whole board (as the
+    leaderboard shows them) and ``values`` their values, per column id; a team undefined under a
+    column has no point there, and a team with no rank at all is left out. Each line carries the
+    team's name unescaped in ``meta``.
 
-    Built as plain dicts rather than graph objects: with one trace per team (500 on a full
-    board), plotly's validation of every trace cost over a second; the figure is the same.
+    Built as plain dicts rather than graph objects: plotly's validation of every trace cost
+    over a second for a few hundred; the figure is the same.
     """
     labels = [axis_label(c) for c in columns]
-    ranks = {c.id: ranking.competition_ranks(values[c.id]) for c in columns}
-    order_column = order_by if order_by is not None and order_by.id in ranks else columns[0] if columns else None
-    leading = ranks[order_column.id] if order_column is not None else [None] * len(teams)
-    order = sorted(
-        range(len(teams)),
-        key=lambda i: (leading[i] is None, leading[i] or 0, teams[i].lower()),
-    )
+    order = range(len(teams))
     traces = []
     for index in order:
         team = teams[index]

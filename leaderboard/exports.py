@@ -36,12 +36,12 @@ def export_rows(board: Board) -> list[ExportRow]:
     """Teams with a scored submission in board order, then the others, then the baselines."""
 
     def team(entry: Entry) -> ExportRow:
-        scored = entry.submission is not None
+        scored = entry.submission_id is not None
         return ExportRow(
             name=entry.name,
             kind="team",
             status="scored" if scored else "no scored submission",
-            submission=entry.submission.pk if scored else None,
+            submission=entry.submission_id,
             values=entry.values,
             ranks=entry.ranks,
         )

@@ -27,6 +27,7 @@ from django.utils import timezone
 from leaderboard import errors
 from leaderboard.names import lookalike_key, name_key
 from scoring.engine.calibration import calibrate
+from scoring.engine.columns import ranking_columns
 from scoring.engine.items import pack_items, unpack_items
 from scoring.engine.registry import BY_KEY
 from scoring.engine.suite import Report
@@ -423,21 +424,57 @@ class Scored(models.Model):
         blank=True,
         help_text="with a split test set: {part: scores of that part's items}, for the public and private parts",
     )
+    board_values = models.BinaryField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="the values of every ranking column (raw, then calibrated), as little-endian doubles, NaN where "
+        "undefined: on every item, then (with a split) on the public and the private part; what a board reads",
+    )
+    board_layout = models.CharField(
+        max_length=16, blank=True, editable=False, help_text="which columns, in which order, board_values holds"
+    )
 
     class Meta:
         abstract = True
 
+    PACKED_PARTS = (ALL_ITEMS, PUBLIC_PART, PRIVATE_PART)
+    """The parts whose values ``board_values`` holds, in this order (the first only without a split)."""
+
     def apply(self, report: Report, *, parts: dict[str, Report] | None = None) -> None:
         """Take the scores of ``report`` and of each part's report (not saved: the caller saves
-        with its status)."""
+        with its status), as JSON and as the board's packed values."""
         for name, value in stored_scores(report).items():
             setattr(self, name, value)
         self.parts = {part: stored_scores(scores) for part, scores in parts.items()} if parts else None
+        columns = ranking_columns(report.labels, calibrated=None)
+        packed = [report, *(parts[part] for part in self.PACKED_PARTS[1:])] if parts else [report]
+        self.board_values = np.stack([self.vector_of(columns, scores) for scores in packed]).astype("<f8").tobytes()
+        self.board_layout = self.layout_of(columns)
 
     def clear_scores(self) -> None:
         """Forget the scores (not saved), e.g. when scoring against a new gold file failed."""
         self.confusion_matrix = self.metrics = self.calibrated = None
         self.per_class = self.calibrated_per_class = self.parts = None
+        self.board_values, self.board_layout = None, ""
+
+    @staticmethod
+    def layout_of(columns) -> str:
+        """A short name of a list of columns and their order."""
+        return hashlib.sha256("\n".join(column.id for column in columns).encode()).hexdigest()[:16]
+
+    @staticmethod
+    def vector_of(columns, scores) -> np.ndarray:
+        """The values of ``columns`` in ``scores``, NaN where undefined (or no scores)."""
+        return np.array([np.nan if (v := column.value(scores)) is None else v for column in columns], dtype=np.float64)
+
+    def board_vector(self, layout: str, part: str, n_columns: int) -> np.ndarray | None:
+        """The packed values of ``part`` if they are of ``layout`` (else ``None``: read the JSON)."""
+        if self.board_layout != layout or self.board_values is None:
+            return None
+        packed = np.frombuffer(bytes(self.board_values), dtype="<f8").reshape(-1, n_columns)
+        index = self.PACKED_PARTS.index(part)
+        return packed[index] if index < len(packed) else None
 
     def calibrated_matrix(self) -> list[list[float]] | None:
         """The prevalence-calibrated matrix (paper 000, Eq. 6); None if unscored or undefined."""

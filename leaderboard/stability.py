@@ -50,13 +50,14 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connections, transaction
 from django.utils import timezone
 from django_tasks import task
 
 from leaderboard.models import ALL_ITEMS, Phase, PhaseStability, Submission, Team
 from leaderboard.results_cache import results_changed
-from leaderboard.selectors.boards import counting_submissions
+from leaderboard.selectors.boards import BoardData, board_data, counting_submissions, scores_digest
 from leaderboard.uploads import kept_gold
 from scoring.engine.board import Board as EngineBoard
 from scoring.engine.bootstrap import bootstrap
@@ -68,6 +69,8 @@ from scoring.engine.split import part_masks
 
 logger = logging.getLogger(__name__)
 
+RESULT_KEPT_S = 60 * 60
+"""How long a result's arrays stay in the cache after they were last made."""
 LOST_AFTER = dt.timedelta(minutes=10)
 """A computation asked for this long ago and not finished is taken for lost and asked again."""
 
@@ -143,21 +146,13 @@ def stability_result(
     return {**result, **board.stability_json(stability, ranking_columns(labels, calibrated=False))}
 
 
-def inputs_digest(phase: Phase) -> str:
+def inputs_digest(phase: Phase, data: BoardData | None = None) -> str:
     """A digest of everything the phase's intervals are computed from: each team's counting
     submission (as the board counts it) and the version of its scores, the gold file's version,
-    the part of the test set shown now and its split, the replicates and the seed."""
-    counting = counting_submissions(phase, fields=("score_count", "scored_gold_version"))
-    inputs = (
-        phase.pk,
-        phase.gold_version,
-        phase.shown_part(),
-        phase.private_percent,
-        phase.split_seed,
-        settings.BOOTSTRAP_REPLICATES,
-        settings.BOOTSTRAP_SEED,
-        sorted((team, s.pk, s.score_count, s.scored_gold_version) for team, s in counting.items()),
-    )
+    the part of the test set shown now and its split (:func:`scores_digest` of its board,
+    ``data`` if already read), the replicates and the seed."""
+    data = data or board_data(phase)
+    inputs = (scores_digest(data, phase), settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED)
     return hashlib.sha256(repr(inputs).encode()).hexdigest()
 
 
@@ -324,28 +319,95 @@ class IntervalsNote:
     """Whether a result is stored at all."""
 
 
+SECTIONS = ("raw", "calibrated")
+
+
+@dataclass(frozen=True)
+class IntervalsData:
+    """A stored result as arrays: what pages read of it, a team and a column at a time, without
+    loading the whole result (at 3,000 teams, megabytes of JSON) for each page. Made once per
+    computation (:func:`_data_of`, cached by the time it was computed: a result never changes)."""
+
+    teams: dict[int, str]
+    """Team id → its name when the intervals were computed, in the result's order."""
+    team_index: dict[int, int]
+    columns: tuple[str, ...]
+    """The raw column ids, in the board's order; a calibrated column is its raw id's
+    ``calibrated`` section."""
+    ranks: np.ndarray
+    """(section, column, team, bound): best and worst rank, -1 where undefined."""
+    scores: np.ndarray
+    """(section, column, team, bound): the score interval, NaN where undefined."""
+    tied: dict[tuple[str, str], list[int]]
+    groups: dict[tuple[str, str], list[list[int]]]
+    spearman_columns: tuple[str, ...]
+    spearman_intervals: list
+    skipped: dict[int, str]
+    bootstrap: dict[str, Any]
+    n_items: int
+
+    @classmethod
+    def of(cls, result: dict[str, Any]) -> IntervalsData:
+        teams = {int(team): name for team, name in result["teams"].items()}
+        order = [int(team) for team in result["teams"]]
+        columns = tuple(result.get("columns", ()))
+        shape = (len(SECTIONS), len(columns), len(order), 2)
+        ranks, scores = np.full(shape, -1, dtype=np.int32), np.full(shape, np.nan)
+        index = {team: t for t, team in enumerate(order)}
+        for s_index, section in enumerate(SECTIONS):
+            for c_index, column in enumerate(columns):
+                for team, cell in result["intervals"][section].get(column, {}).items():
+                    t = index[int(team)]
+                    if cell["rank"] is not None:
+                        ranks[s_index, c_index, t] = cell["rank"]
+                    if cell["score"] is not None:
+                        scores[s_index, c_index, t] = cell["score"]
+        return cls(
+            teams=teams,
+            team_index=index,
+            columns=columns,
+            ranks=ranks,
+            scores=scores,
+            tied={
+                (section, column): [int(t) for t in found]
+                for section in SECTIONS
+                for column, found in result["tied_with_leader"][section].items()
+            },
+            groups={
+                (section, column): [[int(t) for t in group] for group in groups]
+                for section in SECTIONS
+                for column, groups in result["indistinguishable"][section].items()
+            },
+            spearman_columns=tuple(result["spearman_columns"]),
+            spearman_intervals=result["spearman_intervals"],
+            skipped={int(team): reason for team, reason in result.get("skipped", {}).items()},
+            bootstrap=dict(result["bootstrap"]),
+            n_items=result["n_items"],
+        )
+
+
 @dataclass(frozen=True)
 class Intervals:
     """A phase's intervals as the pages and the API show them: the state (``current``,
     ``recomputing`` or ``unavailable``) and the stored result, current or, while the intervals
-    are recomputed, the previous one (``stale``). Plain data, so pages cache it."""
+    are recomputed, the previous one (``stale``)."""
 
     status: str
-    result: dict[str, Any] | None = None
+    data: IntervalsData | None = None
     stale: bool = False
     computed_at: dt.datetime | None = None
     replicates: int = 0
     seed: int = 0
-    team_ids: dict[str, int] = field(default_factory=dict)
-    """Team name → id, of the teams in the result."""
     due_at: dt.datetime | None = None
     """While recomputing: when the computation will be asked for, if it waits for
     ``settings.BOOTSTRAP_EVERY_S`` to pass since the last one; ``None`` once asked for."""
+    stored: bool = False
+    """Whether a result is stored at all (even one without intervals: no team could be used)."""
 
     @property
     def shown(self) -> bool:
         """Whether there are intervals to show (current, or stale while recomputing)."""
-        return self.result is not None and "intervals" in self.result
+        return self.data is not None
 
     def note(self) -> IntervalsNote:
         return IntervalsNote(
@@ -357,12 +419,12 @@ class Intervals:
             summary=self.summary,
             every=self.every,
             skipped=self.skipped(),
-            result=self.result is not None,
+            result=self.stored,
         )
 
     @property
     def n_items(self) -> int:
-        return (self.result or {}).get("n_items", 0)
+        return self.data.n_items if self.data else 0
 
     @property
     def summary(self) -> str:
@@ -377,21 +439,48 @@ class Intervals:
             return f"{seconds // 60} minute{'s' if seconds != 60 else ''}"
         return f"{seconds} second{'s' if seconds != 1 else ''}"
 
-    def _team_key(self, team: int | str) -> str:
-        return str(team if isinstance(team, int) else self.team_ids.get(team, ""))
+    def _team_id(self, team: int | str) -> int | None:
+        if isinstance(team, int):
+            return team
+        return next((found for found, name in self.data.teams.items() if name == team), None)
 
-    @staticmethod
-    def _section(column: Column) -> tuple[str, str]:
-        """Where the result keeps a column: its section and its raw id (as the CLI's JSON)."""
-        return ("calibrated", column.counterpart().id) if column.calibrated else ("raw", column.id)
+    def _where(self, column: Column) -> tuple[int, int, str] | None:
+        """The column's section index, column index and raw id in the result, if it has it."""
+        section, raw = ("calibrated", column.counterpart().id) if column.calibrated else ("raw", column.id)
+        if raw not in self.data.columns:
+            return None
+        return SECTIONS.index(section), self.data.columns.index(raw), raw
 
     def interval(self, column: Column, team: int | str) -> dict | None:
         """``{"score": [lo, hi] | None, "rank": [best, worst] | None}`` of a team (its id or
         name) under ``column``; ``None`` when the team has none."""
         if not self.shown:
             return None
-        section, column_id = self._section(column)
-        return self.result["intervals"][section].get(column_id, {}).get(self._team_key(team))
+        where, team_id = self._where(column), self._team_id(team)
+        if where is None or team_id not in self.data.team_index:
+            return None
+        s, c, _ = where
+        t = self.data.team_index[team_id]
+        rank, score = self.data.ranks[s, c, t], self.data.scores[s, c, t]
+        return {
+            "score": None if np.isnan(score[0]) else [float(score[0]), float(score[1])],
+            "rank": None if rank[0] < 0 else [int(rank[0]), int(rank[1])],
+        }
+
+    def bounds(self, column: Column, team_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rank and score intervals of the teams ``team_ids`` under ``column`` at once:
+        (rank bounds, -1 for none; score bounds, NaN for none), one row per team."""
+        ranks = np.full((len(team_ids), 2), -1, dtype=np.int32)
+        scores = np.full((len(team_ids), 2), np.nan)
+        where = self._where(column) if self.shown else None
+        if where is None:
+            return ranks, scores
+        s, c, _ = where
+        positions = np.array([self.data.team_index.get(int(team), -1) for team in team_ids], dtype=np.int64)
+        known = positions >= 0
+        ranks[known] = self.data.ranks[s, c, positions[known]]
+        scores[known] = self.data.scores[s, c, positions[known]]
+        return ranks, scores
 
     def rank(self, column: Column, team: int | str) -> list[int] | None:
         found = self.interval(column, team)
@@ -403,70 +492,80 @@ class Intervals:
 
     def tied_with_leader(self, column: Column) -> list[str]:
         """Names of the teams whose rank interval includes 1 under ``column``."""
-        if not self.shown:
+        if not self.shown or (where := self._where(column)) is None:
             return []
-        section, column_id = self._section(column)
-        return [self.result["teams"][team] for team in self.result["tied_with_leader"][section].get(column_id, [])]
+        section = SECTIONS[where[0]]
+        return [self.data.teams[team] for team in self.data.tied.get((section, where[2]), [])]
 
     def groups(self, column: Column) -> list[list[str]]:
         """Names of the teams that cannot be told apart under ``column``, group by group."""
-        if not self.shown:
+        if not self.shown or (where := self._where(column)) is None:
             return []
-        section, column_id = self._section(column)
-        teams = self.result["teams"]
-        return [
-            [teams[team] for team in group] for group in self.result["indistinguishable"][section].get(column_id, [])
-        ]
+        section = SECTIONS[where[0]]
+        return [[self.data.teams[t] for t in group] for group in self.data.groups.get((section, where[2]), [])]
 
     def skipped(self) -> dict[str, str]:
         """Team name → why it has no intervals."""
-        if self.result is None:
+        if self.data is None:
             return {}
-        teams = self.result["teams"]
-        return {teams[team]: reason for team, reason in self.result.get("skipped", {}).items() if team in teams}
+        return {self.data.teams[team]: reason for team, reason in self.data.skipped.items() if team in self.data.teams}
 
     def rho(self, first: Column, second: Column) -> list[float] | None:
         """The interval of rho between two heatmap columns."""
         if not self.shown:
             return None
-        ids = self.result["spearman_columns"]
+        ids = self.data.spearman_columns
         if first.id not in ids or second.id not in ids:
             return None
-        return self.result["spearman_intervals"][ids.index(first.id)][ids.index(second.id)]
+        return self.data.spearman_intervals[ids.index(first.id)][ids.index(second.id)]
 
-    def as_api(self) -> dict[str, Any]:
+    def as_api(self, teams: set[str] | None = None) -> dict[str, Any]:
         """The API's ``intervals`` object: the status, and when current the CLI's layout keyed
-        by team names (``raw``, ``calibrated``), the teams tied with the leader, the groups, the
-        bootstrap's settings and the teams left out."""
-        data: dict[str, Any] = {"status": self.status}
+        by team names (``raw``, ``calibrated``: of ``teams`` only, if given), the teams tied with
+        the leader, the groups, the bootstrap's settings and the teams left out."""
+        found: dict[str, Any] = {"status": self.status}
         if self.due_at is not None:
-            data["due_at"] = self.due_at.isoformat()
+            found["due_at"] = self.due_at.isoformat()
         if self.status != CURRENT or not self.shown:
-            return data
-        names = self.result["teams"]
+            return found
+        data, names = self.data, self.data.teams
+        order = [team for team in data.teams if teams is None or names[team] in teams]
 
-        def by_name(section: Mapping[str, Mapping[str, Any]]) -> dict:
-            """Columns in the board's order, teams by name in the order of the result's teams."""
-            order = [column for column in self.result.get("columns", section) if column in section]
-            teams = [team for team in names if team in next(iter(section.values()), {})]
-            return {column: {names[t]: section[column][t] for t in teams} for column in order}
+        def section(s: int) -> dict:
+            return {
+                column: {
+                    names[team]: {
+                        "score": None
+                        if np.isnan(data.scores[s, c, t, 0])
+                        else [float(data.scores[s, c, t, 0]), float(data.scores[s, c, t, 1])],
+                        "rank": None
+                        if data.ranks[s, c, t, 0] < 0
+                        else [int(data.ranks[s, c, t, 0]), int(data.ranks[s, c, t, 1])],
+                    }
+                    for team in order
+                    for t in (data.team_index[team],)
+                }
+                for c, column in enumerate(data.columns)
+            }
 
-        result = self.result
         return {
-            **data,
-            **{section: by_name(result["intervals"][section]) for section in ("raw", "calibrated")},
+            **found,
+            **{name: section(s) for s, name in enumerate(SECTIONS)},
             "tied_with_leader": {
-                section: {c: [names[t] for t in teams] for c, teams in result["tied_with_leader"][section].items()}
-                for section in ("raw", "calibrated")
+                name: {
+                    c: [names[t] for t in data.tied.get((name, c), [])] for c in data.columns if (name, c) in data.tied
+                }
+                for name in SECTIONS
             },
             "indistinguishable": {
-                section: {
-                    c: [[names[t] for t in group] for group in groups]
-                    for c, groups in result["indistinguishable"][section].items()
+                name: {
+                    c: [[names[t] for t in group] for group in data.groups[(name, c)]]
+                    for c in data.columns
+                    if (name, c) in data.groups
                 }
-                for section in ("raw", "calibrated")
+                for name in SECTIONS
             },
-            "bootstrap": {**result["bootstrap"], "n_items": result["n_items"]},
+            "bootstrap": {**data.bootstrap, "n_items": data.n_items},
             "skipped": self.skipped(),
         }
 
@@ -482,34 +581,50 @@ def _due_at(row: PhaseStability | None) -> dt.datetime | None:
     return row.computed_at + dt.timedelta(seconds=settings.BOOTSTRAP_EVERY_S)
 
 
-def intervals_of(*, phase: Phase) -> Intervals:
+def _data_of(phase: Phase, row: PhaseStability) -> IntervalsData | None:
+    """The arrays of the result computed at ``row.computed_at`` (cached by that time: a
+    result never changes; read from the database and turned into arrays once). ``None`` when
+    the result holds no intervals."""
+    key = f"stability:data:v1:{phase.pk}:{row.computed_at.isoformat()}"
+
+    def read() -> IntervalsData | bool:
+        result = PhaseStability.objects.filter(pk=row.pk).values_list("result", flat=True).first()
+        return IntervalsData.of(result) if result and "intervals" in result else False
+
+    found = cache.get(key)
+    if found is None:
+        found = read()
+        cache.set(key, found, RESULT_KEPT_S)
+    return found or None
+
+
+def intervals_of(*, phase: Phase, data: BoardData | None = None) -> Intervals:
     """The phase's intervals as its pages show them now: the stored result, current when it was
-    computed from the phase's current inputs, else marked as stale (being recomputed, or due
-    at a given time). Reads only; call it only for someone who may see the board, and from a
-    cached piece of a page (it reads the whole result)."""
+    computed from the phase's current inputs (``data``: its board, if already read), else
+    marked as stale (being recomputed, or due at a given time). Reads only; call it only for
+    someone who may see the board."""
     if settings.BOOTSTRAP_REPLICATES < 1:
         return Intervals(status=UNAVAILABLE)
     row = PhaseStability.objects.filter(phase=phase).only(*_ROW_STATE).first()
-    current = row is not None and row.stamp == inputs_digest(phase)
+    current = row is not None and row.stamp == inputs_digest(phase, data)
     due_at = None
     if not current:
         now = timezone.now()
         pending = row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER
         due_at = None if pending else _due_at(row)
         due_at = due_at if due_at is not None and due_at > now else None
-    result = None
-    if row is not None and row.computed_at is not None:
-        result = PhaseStability.objects.filter(pk=row.pk).values_list("result", flat=True).first()
-    status = (CURRENT if "intervals" in (result or {}) else UNAVAILABLE) if current else RECOMPUTING
-    if result is None:
+    stored = row is not None and row.computed_at is not None
+    found = _data_of(phase, row) if stored else None
+    status = (CURRENT if found is not None else UNAVAILABLE) if current else RECOMPUTING
+    if not stored:
         return Intervals(status=status, due_at=due_at)
     return Intervals(
         status=status,
-        result=result,
+        data=found,
         stale=not current,
         computed_at=row.computed_at,
         replicates=row.replicates,
         seed=row.seed,
-        team_ids={name: int(team) for team, name in result.get("teams", {}).items()},
         due_at=due_at,
+        stored=True,
     )

@@ -283,17 +283,24 @@ def task_detail(request: HttpRequest, slug: str):
 
 @api.get("/tasks/{slug}/leaderboard", response={200: schemas.BoardOut, **ERRORS}, tags=["boards"], by_alias=True)
 def leaderboard(
-    request: HttpRequest, slug: str, calibrated: bool = False, sort: str | None = None, phase: str | None = None
+    request: HttpRequest,
+    slug: str,
+    calibrated: bool = False,
+    sort: str | None = None,
+    phase: str | None = None,
+    page: int = Query(1, ge=1),
+    per_page: int = Query(100, ge=0, le=1000),
 ):
     """The leaderboard of a phase (``phase``: its slug; default the current phase): a column per
-    ranking metric (raw, or prevalence-calibrated with ``calibrated=true``), every team's value
+    ranking metric (raw, or prevalence-calibrated with ``calibrated=true``), each team's value
     and rank, then the baselines (never ranked); rows sorted by ``sort`` (a column id; default
-    the primary metric). The rows are those of the JSON download."""
+    the primary metric), ``per_page`` teams a page (``page``; 0: every team on one page). The
+    rows are those of the JSON download; the intervals are those of the page's teams."""
     found = _board_phase(request, slug, phase)
     columns = board_selectors.columns_of(found.task, calibrated=calibrated)
     if sort and board_selectors.column_by_id(found.task, sort) not in columns:
         raise ApiError.of(400, problems.UNKNOWN_COLUMN, column=sort, columns=", ".join(column.id for column in columns))
-    return results_page.board_api(phase=found, calibrated=calibrated, sort=sort)
+    return results_page.board_api(phase=found, calibrated=calibrated, sort=sort, page=page, per_page=per_page)
 
 
 @api.get(

@@ -120,8 +120,11 @@ class BoardOut(Schema):
     phase: BoardPhaseOut
     sort: str
     calibrated: bool
+    page: int = Field(description="this page of the teams (from 1)")
+    pages: int = Field(description="how many pages of per_page teams there are")
+    teams: int = Field(description="how many teams the board has (with or without a scored submission)")
     columns: list[ColumnOut]
-    rows: list[BoardRowOut]
+    rows: list[BoardRowOut] = Field(description="the page's teams, in board order, then every baseline")
     intervals: dict[str, Any] = Field(
         description='95 % paired-bootstrap intervals: "status" (current; recomputing, while the intervals of the '
         'latest scores are computed in the background, with "due_at" when the computation waits for the pause '

@@ -10,14 +10,9 @@ from typing import Any
 
 from leaderboard import charts, exports, stability
 from leaderboard.models import Phase
+from leaderboard.pages.results import board_data_of, compare
 from leaderboard.results_cache import cached
-from leaderboard.selectors.boards import (
-    compare_values,
-    correlations_of,
-    paired_columns,
-    primary_column,
-    team_values,
-)
+from leaderboard.selectors.boards import correlations_of, paired_columns, primary_column, team_values
 from scoring.engine.columns import PAPER_SET_KEYS, Column
 from scoring.engine.formatting import json_value
 from scoring.engine.ranking import Correlation
@@ -45,19 +40,25 @@ DISAGREEMENT_FIGURES: dict[str, tuple[str, str]] = {
 (key in the cached analysis, heading)."""
 
 
+RANK_CHART_TEAMS = 50
+"""The teams the rank chart draws at most (the top under the primary metric; the page offers
+the top 10, 25 or 50, and adds the visitor's own team wherever it stands)."""
+
+
 def correlations_api(*, phase: Phase, set_name: str) -> dict[str, Any]:
     """The API's correlations of a column set (cached): rho and the teams it is computed over
     for every pair of columns, and rho's intervals when current."""
 
     def compute() -> dict[str, Any]:
         columns = paired_columns(phase.task, paper_set=set_name == "paper")
-        teams, values = team_values(phase, columns)
-        matrix = correlations_of(columns=columns, teams=teams, values=values).matrix
-        intervals = stability.intervals_of(phase=phase)
+        analysis = _set_analysis(phase, set_name).results
+        matrix = analysis["matrix"]
+        data = board_data_of(phase)
+        intervals = stability.intervals_of(phase=phase, data=data)
         current = intervals.status == stability.CURRENT and intervals.shown
         return {
             "columns": [exports.column_json(column) for column in columns],
-            "teams": len(teams),
+            "teams": len(data.names),
             "rho": [[json_value(matrix[a.id][b.id].rho) for b in columns] for a in columns],
             "n_teams": [[matrix[a.id][b.id].n_teams for b in columns] for a in columns],
             "intervals_status": intervals.status,
@@ -76,23 +77,18 @@ def most_disagreeing(
     return min(candidates, key=lambda pair: pair[0])[1] if candidates else None
 
 
-def _analysis(phase: Phase, *, columns: list[Column], every_column: list[Column]) -> dict[str, Any]:
-    """The disagreement page's costly part: every column's team values, the correlations of
-    ``columns`` and both figures (the heatmap's hover with rho's bootstrap intervals), and the
-    intervals of rho between every two columns."""
-    teams, values = team_values(phase, every_column)
+def _analysis(phase: Phase, *, columns: list[Column]) -> dict[str, Any]:
+    """The disagreement page's costly part: the correlations of ``columns``, the heatmap (its
+    hover with rho's bootstrap intervals), and what the page says of the intervals."""
+    data = board_data_of(phase)
+    teams, values = team_values(phase, columns, data=data)
     correlations = correlations_of(columns=columns, teams=teams, values=values)
-    intervals = stability.intervals_of(phase=phase)
+    intervals = stability.intervals_of(phase=phase, data=data)
     return {
-        "teams": teams,
-        "values": values,
         "intervals": intervals.note(),
-        "rho_intervals": {(a.id, b.id): intervals.rho(a, b) for a in every_column for b in every_column},
+        "rho_intervals": {(a.id, b.id): intervals.rho(a, b) for a in columns for b in columns},
         "matrix": correlations.matrix,
         "heatmap": charts.correlation_heatmap(columns=columns, matrix=correlations.matrix, intervals=intervals),
-        "rank_chart": charts.rank_lines(
-            columns=columns, teams=teams, values=correlations.values, order_by=primary_column(phase.task)
-        ),
     }
 
 
@@ -102,7 +98,6 @@ class SetAnalysis:
 
     set_name: str
     columns: list[Column]
-    every_column: list[Column]
     results: dict[str, Any]
 
 
@@ -110,14 +105,25 @@ def _set_analysis(phase: Phase, set_name: str | None) -> SetAnalysis:
     """The cached analysis of the column set ``set_name`` (the first set when unknown)."""
     set_name = set_name if set_name in COLUMN_SETS else next(iter(COLUMN_SETS))
     columns = paired_columns(phase.task, paper_set=set_name == "paper")
-    every_column = paired_columns(phase.task)
-    results = cached(
-        phase,
-        "disagreements",
-        (set_name,),
-        lambda: _analysis(phase, columns=columns, every_column=every_column),
+    results = cached(phase, "disagreements", (set_name,), lambda: _analysis(phase, columns=columns))
+    return SetAnalysis(set_name=set_name, columns=columns, results=results)
+
+
+def rank_chart(phase: Phase, columns: list[Column], *, team_id: int | None = None) -> str:
+    """The rank chart of ``columns``: the top :data:`RANK_CHART_TEAMS` teams under the primary
+    metric, and the team ``team_id`` wherever it stands; ranks on the whole board."""
+    data = board_data_of(phase)
+    order = data.order(primary_column(phase.task))
+    rows = [row for row in order[:RANK_CHART_TEAMS].tolist() if data.submission_ids[row]]
+    mine = data.row_of.get(team_id) if team_id is not None else None
+    if mine is not None and mine not in rows and data.submission_ids[mine]:
+        rows.append(mine)
+    return charts.rank_lines(
+        columns=columns,
+        teams=[data.names[row] for row in rows],
+        ranks={c.id: [data.rank(row, c) for row in rows] for c in columns},
+        values={c.id: [data.value(row, c) for row in rows] for c in columns},
     )
-    return SetAnalysis(set_name=set_name, columns=columns, every_column=every_column, results=results)
 
 
 def figure_stem(*, phase: Phase, figure: str, set_name: str) -> str:
@@ -129,19 +135,21 @@ def figure_stem(*, phase: Phase, figure: str, set_name: str) -> str:
 
 def disagreement_figure(*, phase: Phase, set_name: str | None, figure: str) -> dict[str, Any]:
     """One figure of the disagreement page for download (``figure`` a key of
-    :data:`DISAGREEMENT_FIGURES`): the same cached JSON the page draws, for the same column set."""
+    :data:`DISAGREEMENT_FIGURES`): the same JSON the page draws, for the same column set."""
     analysis = _set_analysis(phase, set_name)
     key, heading = DISAGREEMENT_FIGURES[figure]
+    drawn = analysis.results["heatmap"] if key == "heatmap" else rank_chart(phase, analysis.columns)
     return {
-        "figure": analysis.results[key],
+        "figure": drawn,
         "title": f"{heading} · {phase.task.title} · {phase.name}",
-        "note": f"Metrics: {COLUMN_SETS[analysis.set_name]}.",
+        "note": f"Metrics: {COLUMN_SETS[analysis.set_name]}."
+        + ("" if key == "heatmap" else f" The top {RANK_CHART_TEAMS} teams under the primary metric."),
         "filename": figure_stem(phase=phase, figure=figure, set_name=analysis.set_name),
     }
 
 
 def disagreement_page(
-    *, phase: Phase, set_name: str | None, first_id: str | None, second_id: str | None
+    *, phase: Phase, set_name: str | None, first_id: str | None, second_id: str | None, team_id: int | None = None
 ) -> dict[str, Any]:
     """Where the rankings of a phase disagree: the Spearman heatmap of a column set (paper 000,
     Figure 2), the rank chart, and a comparison of two columns (by default the primary metric
@@ -150,12 +158,15 @@ def disagreement_page(
     shown = _set_analysis(phase, set_name)
     columns, analysis = shown.columns, shown.results
     matrix = analysis["matrix"]
-    by_id = {c.id: c for c in shown.every_column}
+    every_column = paired_columns(task)
+    by_id = {c.id: c for c in every_column}
     first = by_id.get(first_id or "") or primary_column(task)
     second = by_id.get(second_id or "") or most_disagreeing(first, columns, matrix) or first.counterpart()
-    comparison = compare_values(first=first, second=second, teams=analysis["teams"], values=analysis["values"])
+    data = board_data_of(phase)
+    comparison = cached(phase, "comparison", (first.id, second.id), lambda: compare(data, first, second))
     defined_counts = {c.id: matrix[c.id][c.id].n_teams for c in columns}
     n_scored = max(defined_counts.values(), default=0)
+    mine = data.row_of.get(team_id) if team_id is not None else None
     return {
         "task": task,
         "phase": phase,
@@ -163,12 +174,14 @@ def disagreement_page(
         "column_sets": COLUMN_SETS,
         "column_set_notes": COLUMN_SET_NOTES,
         "columns": columns,
-        "every_column": shown.every_column,
-        "n_teams": len(analysis["teams"]),
+        "every_column": every_column,
+        "n_teams": int(data.scored.sum()),
         "n_scored": n_scored,
+        "chart_teams": RANK_CHART_TEAMS,
         "partly_undefined": [(c, defined_counts[c.id]) for c in columns if defined_counts[c.id] < n_scored],
         "heatmap": analysis["heatmap"],
-        "rank_chart": analysis["rank_chart"],
+        "rank_chart": rank_chart(phase, columns, team_id=team_id),
+        "my_team_name": data.names[mine] if mine is not None and data.submission_ids[mine] else None,
         "figure_stems": {
             name: figure_stem(phase=phase, figure=name, set_name=shown.set_name) for name in DISAGREEMENT_FIGURES
         },
@@ -176,5 +189,10 @@ def disagreement_page(
         "second": second,
         "comparison": comparison,
         "intervals": analysis["intervals"],
-        "rho_interval": analysis["rho_intervals"].get((first.id, second.id)),
+        "rho_interval": cached(
+            phase,
+            "rho-interval",
+            (first.id, second.id),
+            lambda: stability.intervals_of(phase=phase, data=data).rho(first, second),
+        ),
     }

@@ -1,29 +1,54 @@
 """What a phase's leaderboard, a metric's page and the board's downloads show (the page, the
 API and the exports read the same cached pieces).
+
+A board is read once per state of the scores (:func:`board_data_of`, arrays of every team's
+values and ranks), and each view of it (raw or calibrated, a sort) once more
+(:class:`BoardView`: the order of its rows, the rank intervals under its sort, the teams tied
+with the leader). A request then only picks a page of rows (:data:`PAGE_SIZE`), or the rows a
+search finds, renders them, and adds the visitor's own team's row wherever it stands: at 3,000
+teams a page stays a page.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from leaderboard import exports, stability
 from leaderboard.models import Phase
 from leaderboard.pages import board_rows
 from leaderboard.results_cache import cached
 from leaderboard.selectors.boards import (
+    BoardData,
+    board_data,
+    board_of,
     column_by_id,
     columns_of,
-    compare_columns,
-    leaderboard,
     primary_column,
     sorted_by,
 )
 from leaderboard.selectors.organisers import organiser_actions
+from scoring.engine import ranking
 from scoring.engine.columns import Column
 from scoring.engine.latex import latex_table
 from scoring.engine.registry import PROPERTY_NAMES
+
+PAGE_SIZE = 100
+"""Teams on one page of a board (a SemEval task's whole board fits on one)."""
+MOVERS_SHOWN = 20
+"""The largest rank moves a metric page lists against the primary metric."""
+QUERY_MAX_LENGTH = 80
+
+
+def board_data_of(phase: Phase, part: str | None = None) -> BoardData:
+    """The phase's board on ``part`` (default the part it shows now), read once per state of
+    the scores (the results cache)."""
+    part = part or phase.shown_part()
+    return cached(phase, "board-data", (part,), lambda: board_data(phase, part))
 
 
 @dataclass(frozen=True)
@@ -44,63 +69,184 @@ class DecisionNote:
 
 
 @dataclass(frozen=True)
-class BoardShown:
-    """The costly part of a leaderboard page, as cached: its rows as ready HTML, what the page
-    says of the intervals, the teams tied with the leader, the organisers' decisions."""
+class BoardView:
+    """A board under one sort, as cached: its rows best first (those without a scored
+    submission last), and what the intervals say under that column."""
 
-    rows: board_rows.BoardRows
+    order: np.ndarray
+    n_scored: int
+    rank_intervals: np.ndarray | None
+    """Per row of the board: the best and worst rank of its 95 % interval, -1 for none."""
+    score_intervals: np.ndarray | None
+    """Per row: the score interval's bounds, NaN for none."""
     intervals: stability.IntervalsNote
     tied_with_leader: list[str]
-    decisions: list[DecisionNote]
+    groups: list[list[str]]
 
 
-def _board_shown(phase: Phase, *, calibrated: bool, sort_column: Column) -> BoardShown:
-    intervals = stability.intervals_of(phase=phase)
-    board = leaderboard(phase=phase, calibrated=calibrated, sort=sort_column.id)
-    return BoardShown(
-        rows=board_rows.board_rows(board, intervals=intervals),
+def _view(phase: Phase, data: BoardData, column: Column) -> BoardView:
+    intervals = stability.intervals_of(phase=phase, data=data)
+    ranks, scores = intervals.bounds(column, data.team_ids) if intervals.shown else (None, None)
+    return BoardView(
+        order=data.order(column),
+        n_scored=int(data.scored.sum()),
+        rank_intervals=ranks,
+        score_intervals=scores,
         intervals=intervals.note(),
-        tied_with_leader=intervals.tied_with_leader(sort_column),
-        decisions=[DecisionNote.of(action) for action in organiser_actions(task=phase.task, phase=phase)],
+        tied_with_leader=intervals.tied_with_leader(column),
+        groups=intervals.groups(column),
     )
 
 
-def board_page(*, phase: Phase, calibrated: bool, sort: str | None) -> dict[str, Any]:
-    """A phase's leaderboard: its columns, the sorted column and the rows as ready HTML (cached)."""
+def board_view(phase: Phase, data: BoardData, column: Column) -> BoardView:
+    return cached(phase, "board-view", (data.part, column.id), lambda: _view(phase, data, column))
+
+
+@dataclass(frozen=True)
+class Paging:
+    """Where a page of a board stands among its pages, for the links to the others."""
+
+    page: int
+    pages: int
+    total: int
+    first: int
+    """The position (from 1) of the page's first row."""
+    shown: int
+    query: str
+
+    @property
+    def previous(self) -> int | None:
+        return self.page - 1 if self.page > 1 else None
+
+    @property
+    def next(self) -> int | None:
+        return self.page + 1 if self.page < self.pages else None
+
+    @property
+    def last_shown(self) -> int:
+        return self.first + self.shown - 1
+
+
+def page_of(
+    data: BoardData, order: np.ndarray, *, page: str | int | None, query: str | None, size: int = PAGE_SIZE
+) -> tuple[np.ndarray, Paging]:
+    """The rows of one page of ``order``: those whose team's name holds ``query`` (any case),
+    ``size`` at a time. An unknown or too large page number is the nearest page."""
+    shown, paging = items_page(order.tolist(), [data.names[row] for row in order], page=page, query=query, size=size)
+    return np.array(shown, dtype=np.int64), paging
+
+
+def items_page(
+    items: list, names: list[str], *, page: str | int | None, query: str | None, size: int = PAGE_SIZE
+) -> tuple[list, Paging]:
+    """One page of ``items`` (each named in ``names``): those whose name holds ``query``."""
+    query = " ".join((query or "").split())[:QUERY_MAX_LENGTH]
+    if query:
+        needle = query.casefold()
+        items = [item for item, name in zip(items, names, strict=True) if needle in name.casefold()]
+    pages = max(1, math.ceil(len(items) / size))
+    try:
+        number = min(max(1, int(page or 1)), pages)
+    except (TypeError, ValueError):
+        number = 1
+    start = (number - 1) * size
+    shown = items[start : start + size]
+    return shown, Paging(
+        page=number, pages=pages, total=len(items), first=start + 1 if shown else 0, shown=len(shown), query=query
+    )
+
+
+def _my_row(data: BoardData, team_id: int | None) -> int | None:
+    return data.row_of.get(team_id) if team_id is not None else None
+
+
+def board_page(
+    *, phase: Phase, calibrated: bool, sort: str | None, page: str | None, query: str | None, team_id: int | None
+) -> dict[str, Any]:
+    """A phase's leaderboard: its columns, the sorted column, one page of rows as ready HTML
+    (or the rows a search finds), the visitor's own team's row wherever it stands, and the
+    baselines."""
     task = phase.task
+    data = board_data_of(phase)
     columns = columns_of(task, calibrated=calibrated)
     sort_column = sorted_by(task, columns, sort)
-    shown = cached(
-        phase,
-        "leaderboard",
-        (calibrated, sort_column.id),
-        lambda: _board_shown(phase, calibrated=calibrated, sort_column=sort_column),
-    )
+    view = board_view(phase, data, sort_column)
+    rows, paging = page_of(data, view.order, page=page, query=query)
+    mine = _my_row(data, team_id)
+    render = {
+        "columns": columns,
+        "sort": sort_column,
+        "primary": task.primary_metric,
+        "rank_intervals": view.rank_intervals,
+        "stale": view.intervals.stale,
+        "mine": team_id,
+    }
+    mine_elsewhere = mine is not None and mine not in set(rows.tolist())
+    my_place = int(np.flatnonzero(view.order == mine)[0]) if mine is not None else None
     return {
         "task": task,
         "phase": phase,
-        "board": board_rows.BoardPage(columns=columns, sort=sort_column, rows=shown.rows),
+        "columns": columns,
+        "sort": sort_column,
+        "rows": board_rows.board_rows(data, rows, **render),
+        "my_row": board_rows.board_rows(data, [mine], **render)[0] if mine_elsewhere else None,
+        "my_page": my_place // PAGE_SIZE + 1 if my_place is not None else None,
+        "my_team_id": team_id if mine is not None else None,
+        "baseline_rows": board_rows.baseline_rows(
+            data,
+            columns=columns,
+            sort=sort_column,
+            primary=task.primary_metric,
+            intervals=view.rank_intervals is not None,
+        ),
+        "paging": paging,
+        "n_scored": view.n_scored,
+        "n_teams": len(data.names),
+        "n_unscored": len(data.names) - view.n_scored,
         "calibrated": calibrated,
         "switch_sort": sort_column.counterpart().id,
-        "intervals": shown.intervals,
-        "tied_with_leader": shown.tied_with_leader,
-        "decisions": shown.decisions,
+        "intervals": view.intervals,
+        "tied_with_leader": view.tied_with_leader,
+        "decisions": cached(
+            phase,
+            "decisions",
+            (),
+            lambda: [DecisionNote.of(action) for action in organiser_actions(task=task, phase=phase)],
+        ),
     }
 
 
-def board_api(*, phase: Phase, calibrated: bool, sort: str | None) -> dict[str, Any]:
-    """The API's leaderboard (cached): the JSON download's rows for the raw or calibrated
-    columns sorted by ``sort``, and the intervals in the CLI's layout."""
-
+def board_api(*, phase: Phase, calibrated: bool, sort: str | None, page: int, per_page: int) -> dict[str, Any]:
+    """The API's leaderboard: the JSON download's rows for the raw or calibrated columns sorted
+    by ``sort``, a page at a time (``per_page`` 0: every row), and the intervals in the CLI's
+    layout (cached, each page and the intervals apart)."""
     sort_id = sorted_by(phase.task, columns_of(phase.task, calibrated=calibrated), sort).id
 
-    def compute() -> dict[str, Any]:
-        board = leaderboard(phase=phase, calibrated=calibrated, sort=sort_id)
-        data = exports.board_data(board)  # the download's very shape, built in one place
-        intervals = stability.intervals_of(phase=phase)
-        return {**data, "sort": board.sort.id, "calibrated": calibrated, "intervals": intervals.as_api()}
+    def rows() -> dict[str, Any]:
+        board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id)
+        return exports.board_data(board)  # the download's very shape, built in one place
 
-    return cached(phase, "api-leaderboard", (calibrated, sort_id), compute)
+    found = cached(phase, "api-board", (calibrated, sort_id), rows)
+    teams = [row for row in found["rows"] if row["kind"] == "team"]
+    baselines = [row for row in found["rows"] if row["kind"] != "team"]
+    pages = max(1, math.ceil(len(teams) / per_page)) if per_page else 1
+    page = min(max(1, page), pages)
+    shown = teams[(page - 1) * per_page : page * per_page] if per_page else teams
+
+    def intervals() -> dict[str, Any]:
+        found = stability.intervals_of(phase=phase, data=board_data_of(phase))
+        return found.as_api(teams={row["name"] for row in shown})
+
+    return {
+        **found,
+        "rows": shown + baselines,
+        "sort": sort_id,
+        "calibrated": calibrated,
+        "page": page,
+        "pages": pages,
+        "teams": len(teams),
+        "intervals": cached(phase, "api-intervals", (calibrated, sort_id, page, per_page), intervals),
+    }
 
 
 def export(*, phase: Phase, kind: str, calibrated: bool | None = None, sort: str | None = None) -> str:
@@ -109,7 +255,7 @@ def export(*, phase: Phase, kind: str, calibrated: bool | None = None, sort: str
     sort_id = sorted_by(phase.task, columns_of(phase.task, calibrated=calibrated), sort).id
 
     def compute() -> str:
-        board = leaderboard(phase=phase, calibrated=calibrated, sort=sort_id)
+        board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id)
         if kind == "csv":
             return exports.board_csv(board)
         if kind == "json":
@@ -124,53 +270,131 @@ def export(*, phase: Phase, kind: str, calibrated: bool | None = None, sort: str
     return cached(phase, f"export-{kind}", (calibrated, sort_id), compute)
 
 
-def _interval_of(intervals: stability.Intervals, column: Column, entry) -> tuple[dict | None, bool]:
-    """A team's intervals under ``column``, and whether it is tied with a leader it is not."""
-    interval = intervals.interval(column, entry.team.pk) if entry.team else None
-    rank = interval and interval["rank"]
-    return interval, bool(rank) and rank[0] == 1 and entry.ranks[column.id] != 1
+@dataclass(frozen=True)
+class RankedRow:
+    """A team on a metric's page: its rank and value, its intervals, and its place under the
+    primary metric."""
+
+    name: str
+    team_id: int
+    rank: int | None
+    value: float | None
+    score_interval: list[float] | None
+    rank_interval: list[int] | None
+    tied: bool
+    primary_rank: int | None
+    mine: bool
+    scored: bool
+
+    @property
+    def shift(self) -> int | None:
+        """Places climbed under this metric against the primary one (negative: dropped)."""
+        return None if self.rank is None or self.primary_rank is None else self.primary_rank - self.rank
 
 
-def metric_page(*, phase: Phase, column_id: str) -> dict[str, Any] | None:
-    """One column's page in a phase: definition, properties, chance baseline, its ranking and
-    how far it is from the primary metric's ranking. ``None`` if the task has no such column."""
+@dataclass(frozen=True)
+class Comparison:
+    """How two metrics order the teams differently: rho, the teams it rests on, how many pairs
+    of teams swap places, and the largest moves."""
+
+    first: Column
+    second: Column
+    correlation: ranking.Correlation
+    swaps: int
+    movers: list[tuple[str, int, int, int]]
+    """(team, rank under the first metric, rank under the second, places climbed), largest
+    moves first, at most :data:`MOVERS_SHOWN`."""
+    n_moving: int
+    """How many teams have another rank under the second metric."""
+    swapped: list[tuple[str, str]]
+    """The pairs that swap (ahead under the first, behind under the second), when there are at
+    most :data:`MOVERS_SHOWN` of them."""
+
+
+def compare(data: BoardData, first: Column, second: Column) -> Comparison:
+    """:class:`Comparison` of two columns of a board (ranks on the whole board)."""
+    ranks_a = data.ranks[:, data.index[first.id]]
+    ranks_b = data.ranks[:, data.index[second.id]]
+    moving = np.flatnonzero((ranks_a > 0) & (ranks_b > 0) & (ranks_a != ranks_b))
+    moved = [
+        (data.names[row], int(ranks_a[row]), int(ranks_b[row]), int(ranks_a[row] - ranks_b[row])) for row in moving
+    ]
+    moved.sort(key=lambda move: (-abs(move[3]), move[1], move[0].lower()))
+    a, b = data.column_values(first), data.column_values(second)
+    swaps = ranking.swapped_pair_count(a, b)
+    return Comparison(
+        first=first,
+        second=second,
+        correlation=ranking.spearman(a, b),
+        swaps=swaps,
+        movers=moved[:MOVERS_SHOWN],
+        n_moving=len(moved),
+        swapped=ranking.swapped_pairs(list(data.names), a, b) if swaps <= MOVERS_SHOWN else [],
+    )
+
+
+def metric_page(
+    *, phase: Phase, column_id: str, page: str | None, query: str | None, team_id: int | None
+) -> dict[str, Any] | None:
+    """One column's page in a phase: definition, properties, chance baseline, its ranking (a
+    page of it) with intervals, and how far it is from the primary metric's ranking. ``None``
+    if the task has no such column."""
     task = phase.task
     column = column_by_id(task, column_id)
     if column is None:
         return None
     metric = column.metric
     n_classes = len(task.labels)
+    primary = primary_column(task)
+    data = board_data_of(phase)
+    view = board_view(phase, data, column)
+    comparison = (
+        cached(phase, "comparison", (primary.id, column.id), lambda: compare(data, primary, column))
+        if primary != column
+        else None
+    )
+    rows, paging = page_of(data, view.order, page=page, query=query)
+    mine = _my_row(data, team_id)
+    shown_rows = [*rows.tolist(), *([mine] if mine is not None and mine not in set(rows.tolist()) else [])]
+    primary_index, index = data.index[primary.id], data.index[column.id]
+    ranked = []
+    for row in shown_rows:
+        rank_interval = score_interval = None
+        if view.rank_intervals is not None and view.rank_intervals[row][0] >= 0:
+            rank_interval = [int(bound) for bound in view.rank_intervals[row]]
+        if view.score_intervals is not None and not np.isnan(view.score_intervals[row][0]):
+            score_interval = [float(bound) for bound in view.score_intervals[row]]
+        rank = int(data.ranks[row, index]) or None
+        ranked.append(
+            RankedRow(
+                name=data.names[row],
+                team_id=int(data.team_ids[row]),
+                rank=rank,
+                value=data.value(row, column),
+                score_interval=score_interval,
+                rank_interval=rank_interval,
+                tied=bool(rank_interval) and rank_interval[0] == 1 and rank != 1,
+                primary_rank=int(data.ranks[row, primary_index]) or None,
+                mine=row == mine,
+                scored=bool(data.submission_ids[row]),
+            )
+        )
     return {
         "task": task,
         "phase": phase,
         "column": column,
         "metric": metric,
-        "primary": primary_column(task),
+        "primary": primary,
         "counterpart": column.counterpart(),
         "properties": [(code, name, metric.properties[code]) for code, name in PROPERTY_NAMES.items()],
         "n_classes": n_classes,
         "chance": metric.baseline.value(n_classes) if metric.baseline else None,
-        **cached(phase, "metric", (column.id,), lambda: _metric_ranking(phase, column)),
-    }
-
-
-def _metric_ranking(phase: Phase, column: Column) -> dict[str, Any]:
-    """The costly part of a metric's page, as cached: the teams ranked under it, their intervals,
-    and the comparison with the primary metric's ranking."""
-    board = leaderboard(phase=phase, calibrated=column.calibrated, sort=column.id)
-    primary = primary_column(phase.task)
-    comparison = compare_columns(phase=phase, first=primary, second=column) if primary != column else None
-    moves = {change.team: change for change in comparison.changes} if comparison else {}
-    intervals = stability.intervals_of(phase=phase)
-    scored = board.scored
-    return {
-        "baselines": board.baselines,
-        "rows": [(entry, moves.get(entry.name)) for entry in scored],
-        "team_intervals": {entry.name: _interval_of(intervals, column, entry) for entry in scored},
-        "intervals": intervals.note(),
-        "tied_with_leader": intervals.tied_with_leader(column),
-        "groups": intervals.groups(column),
-        "unscored": board.unscored,
+        "rows": ranked,
+        "paging": paging,
+        "n_scored": view.n_scored,
+        "baselines": [(name, data.baseline_value(b, column)) for b, name in enumerate(data.baseline_names)],
+        "intervals": view.intervals,
+        "tied_with_leader": view.tied_with_leader,
+        "groups": view.groups,
         "comparison": comparison,
-        "movers": [change for change in comparison.changes if change.shift] if comparison else [],
     }

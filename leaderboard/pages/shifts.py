@@ -11,14 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Phase
+from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Phase, Submission
+from leaderboard.pages.results import board_data_of, items_page
 from leaderboard.results_cache import cached
-from leaderboard.selectors.boards import (
-    columns_of,
-    leaderboard,
-    primary_column,
-    team_values,
-)
+from leaderboard.selectors.boards import columns_of, primary_column
 from leaderboard.uploads import kept_gold
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
@@ -91,18 +87,29 @@ def what_if_board(*, phase: Phase, target: tuple[Fraction, ...]) -> WhatIf:
     """Every team's counting submission in the phase re-scored at ``target`` (cached)."""
 
     def build() -> WhatIf:
-        board = leaderboard(phase=phase, calibrated=False)
-        matrices = {entry.name: entry.submission.part(board.part).confusion_matrix for entry in board.scored}
+        data = board_data_of(phase)
+        rows = np.flatnonzero(data.scored)
+        ids = [int(data.submission_ids[row]) for row in rows]
+        scores = {
+            pk: submission
+            for pk, submission in Submission.objects.only("id", "confusion_matrix", "parts").in_bulk(ids).items()
+        }
+        matrices = {
+            data.names[row]: scores[pk].part(data.part).confusion_matrix for row, pk in zip(rows, ids, strict=True)
+        }
         return what_if(matrices, labels=phase.task.labels, target=target)
 
     return cached(phase, "what-if", tuple(str(share) for share in target), build)
 
 
-def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None) -> dict[str, Any]:
+def what_if_page(
+    *, phase: Phase, target_text: str | None, column_id: str | None, page: str | None = None, query: str | None = None
+) -> dict[str, Any]:
     """The prevalence what-if of a phase (paper 000, Eq. 5 and 26-27): the target (default
-    uniform, i.e. calibration), every team re-ranked under the chosen metric next to today's,
-    and the rank of every team under every metric at the target, the movers marked. A target
-    that cannot be used comes back as ``problem``, with the uniform target shown instead."""
+    uniform, i.e. calibration), every team re-ranked under the chosen metric next to today's (a
+    page of them), and the rank of those teams under every metric at the target, the movers
+    marked. A target that cannot be used comes back as ``problem``, with the uniform target
+    shown instead."""
     task = phase.task
     labels = list(task.labels)
     counts = gold_counts(phase)
@@ -115,7 +122,13 @@ def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None
     board = what_if_board(phase=phase, target=target)
     columns = board.columns()
     column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
-    rows = rank_moves(board.teams, board.values_today(column), board.values(column))
+    every_row = cached(
+        phase,
+        "what-if-moves",
+        (*(str(share) for share in target), column.id),
+        lambda: rank_moves(board.teams, board.values_today(column), board.values(column)),
+    )
+    rows, paging = items_page(every_row, [row.team for row in every_row], page=page, query=query)
     total = sum(counts)
     all_ranks = {c.id: (board.ranks_today(c), board.ranks(c)) for c in columns}
     return {
@@ -131,6 +144,7 @@ def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None
         "column": column,
         "columns": columns,
         "rows": rows,
+        "paging": paging,
         "movers": board.moves(column),
         "every_metric": [
             (row.team, [RankCell(c, all_ranks[c.id][0][row.team], all_ranks[c.id][1][row.team]) for c in columns])
@@ -140,22 +154,25 @@ def what_if_page(*, phase: Phase, target_text: str | None, column_id: str | None
     }
 
 
-def shakeup_page(*, phase: Phase, column_id: str | None) -> dict[str, Any]:
+def shakeup_page(
+    *, phase: Phase, column_id: str | None, page: str | None = None, query: str | None = None
+) -> dict[str, Any]:
     """How ranks moved between the public part of a split test set (what the board showed while
     the phase ran) and the final ranking (the private part, or every item): under one column,
-    each team's two ranks; under every column, Spearman's rho between the two rankings."""
+    each team's two ranks (a page of them); under every column, Spearman's rho between the two
+    rankings."""
     task = phase.task
     columns = columns_of(task, calibrated=None)
     column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
-    final = phase.final_part
-
-    def build() -> tuple[list[str], dict[str, list[Value]], dict[str, list[Value]]]:
-        teams, public = team_values(phase, columns, PUBLIC_PART)
-        _, final_values = team_values(phase, columns, final)
-        return teams, public, final_values
-
-    teams, public, final_values = cached(phase, "shake-up", (), build)
-    rows = rank_moves(teams, public[column.id], final_values[column.id])
+    public, final = board_data_of(phase, PUBLIC_PART), board_data_of(phase, phase.final_part)
+    every_row = rank_moves(list(public.names), public.column_values(column), final.column_values(column))
+    rows, paging = items_page(every_row, [row.team for row in every_row], page=page, query=query)
+    correlations = cached(
+        phase,
+        "shake-up",
+        (),
+        lambda: [(c, ranking.spearman(public.column_values(c), final.column_values(c))) for c in columns],
+    )
     return {
         "task": task,
         "phase": phase,
@@ -163,6 +180,7 @@ def shakeup_page(*, phase: Phase, column_id: str | None) -> dict[str, Any]:
         "columns": columns,
         "final_part": phase.get_final_part_display(),
         "rows": rows,
-        "movers": [row for row in rows if row.shift],
-        "correlations": [(c, ranking.spearman(public[c.id], final_values[c.id])) for c in columns],
+        "paging": paging,
+        "movers": [row for row in every_row if row.shift],
+        "correlations": correlations,
     }

@@ -1,5 +1,11 @@
 """Leaderboards: each team's counting submission, its values under every column and its ranks,
-and the comparisons between the rankings of two or more columns.
+as arrays (:class:`BoardData`), and the views of them the pages, exports and the API take.
+
+A phase's board is read once per state of its scores (the pages keep it in the results cache):
+one query for the counting submissions with each one's values as packed doubles
+(:attr:`Scored.board_values`, written with its scores), one for the teams, one for the
+baselines; ranks are computed for every column at once with numpy. At 3,000 teams this is a
+few megabytes of doubles, not the 8 MB of JSON the suite's dictionaries take.
 
 Columns are the engine's (:class:`scoring.engine.columns.Column`): plain data naming a metric,
 a class for per-class columns, and whether the metric is calibrated.
@@ -7,24 +13,19 @@ a class for per-class columns, and whether the metric is calibrated.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
+import numpy as np
 from django.db import connections
-from django.db.models import (
-    Case,
-    F,
-    FloatField,
-    IntegerField,
-    OrderBy,
-    When,
-    Window,
-)
+from django.db.models import Case, F, FloatField, IntegerField, OrderBy, When, Window
 from django.db.models import Value as SQLValue
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, RowNumber
 
-from leaderboard.models import ALL_ITEMS, Baseline, Counting, Phase, Submission, Task, Team
+from leaderboard.models import ALL_ITEMS, Baseline, Counting, Phase, Scored, Submission, Task, Team
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
 from scoring.engine.columns import Column, score_fields
@@ -49,6 +50,13 @@ def column_by_id(task: Task, column_id: str) -> Column | None:
 def primary_column(task: Task) -> Column:
     """The raw column of the task's primary metric."""
     return Column(task.primary_metric)
+
+
+def sorted_by(task: Task | Phase, columns: Sequence[Column], sort: str | None) -> Column:
+    """The column a board sorts by: ``sort`` if it is one of ``columns``, else the primary metric."""
+    return board_columns.column_by_id(columns, sort or "") or next(
+        (c for c in columns if c.label is None and c.key == task.primary_metric), columns[0]
+    )
 
 
 def _counting_order(phase: Phase, part: str) -> list[OrderBy]:
@@ -85,7 +93,7 @@ def counting_submissions(
     """For each team, the scored submission that counts in the phase under its policy, judged
     on ``part`` of the test set (default: the part the phase shows now, :meth:`Phase.shown_part`).
 
-    One query that returns one row per team, with only the JSON columns in ``fields``:
+    One query that returns one row per team, with only the columns in ``fields``:
     ``DISTINCT ON (team_id)`` where the database has it (PostgreSQL), else the first row of a
     window over each team's submissions. ``phase_id`` stays loaded, or reading
     ``submission.phase`` would cost a query per row.
@@ -105,13 +113,189 @@ def counting_submissions(
     return {submission.team_id: submission for submission in rows}
 
 
+# --- a board as arrays --------------------------------------------------------------------------
+
+BOARD_FIELDS = ("board_values", "board_layout", "score_count", "scored_gold_version")
+"""What :func:`board_data` reads of a counting submission (never its JSON, while its packed
+values are of the current layout)."""
+
+
+def _values_of(scored: Scored, columns: Sequence[Column], layout: str, part: str) -> np.ndarray | None:
+    """The packed values of ``part`` stored with ``scored`` if they are of this ``layout``."""
+    return scored.board_vector(layout, part, len(columns))
+
+
+def _rows_from_json(model, pks: Iterable[int], columns: Sequence[Column], part: str) -> dict[int, np.ndarray]:
+    """Values read from the JSON scores, for rows packed under another layout (or before
+    values were packed): slower, and exact all the same."""
+    fields = ALL_SCORE_FIELDS if part == ALL_ITEMS else ("parts",)
+    found = {}
+    for row in model.objects.filter(pk__in=list(pks)).only("id", *fields):
+        found[row.pk] = Scored.vector_of(columns, row.part(part))
+    return found
+
+
+def competition_rank_matrix(values: np.ndarray) -> np.ndarray:
+    """Competition ranks (1, 2, 2, 4; best = highest) of every column of ``values`` at once,
+    0 where a value is undefined (NaN). Equal doubles tie, as :func:`ranking.competition_ranks`
+    ranks them."""
+    ranks = np.zeros(values.shape, dtype=np.int32)
+    for j in range(values.shape[1]):
+        column = values[:, j]
+        defined = ~np.isnan(column)
+        ascending = np.sort(column[defined])
+        ranks[defined, j] = len(ascending) - np.searchsorted(ascending, column[defined], side="right") + 1
+    return ranks
+
+
+@dataclass(frozen=True)
+class BoardData:
+    """A phase's board on one part of its test set, as arrays: every team of the task (removed
+    teams left out), its counting submission's id and values under every ranking column (raw,
+    then calibrated: ``columns``), NaN where undefined or where the team has no scored
+    submission, and its competition rank under each (0: none); then the baselines."""
+
+    phase_id: int
+    part: str
+    columns: tuple[Column, ...]
+    team_ids: np.ndarray
+    names: tuple[str, ...]
+    submission_ids: np.ndarray
+    """0 for a team without a scored submission."""
+    score_counts: np.ndarray
+    rescoring: np.ndarray
+    """Scored against an older gold file; its scores stand until the new ones are written."""
+    values: np.ndarray
+    ranks: np.ndarray
+    baseline_names: tuple[str, ...] = ()
+    baseline_values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Column id → its position in ``columns``."""
+        return {column.id: j for j, column in enumerate(self.columns)}
+
+    @cached_property
+    def row_of(self) -> dict[int, int]:
+        """Team id → its row."""
+        return {int(team): i for i, team in enumerate(self.team_ids)}
+
+    @cached_property
+    def name_order(self) -> np.ndarray:
+        """Each row's place among the teams' names in alphabetical order (case-insensitive)."""
+        order = np.argsort(np.array([name.lower() for name in self.names], dtype=object), kind="stable")
+        places = np.empty(len(order), dtype=np.int64)
+        places[order] = np.arange(len(order))
+        return places
+
+    @property
+    def scored(self) -> np.ndarray:
+        return self.submission_ids > 0
+
+    def value(self, row: int, column: Column) -> Value:
+        found = self.values[row, self.index[column.id]]
+        return None if np.isnan(found) else float(found)
+
+    def rank(self, row: int, column: Column) -> int | None:
+        found = int(self.ranks[row, self.index[column.id]])
+        return found or None
+
+    def column_values(self, column: Column, rows: np.ndarray | None = None) -> list[Value]:
+        """The values of ``column`` (of ``rows``, default every team), ``None`` where undefined."""
+        found = self.values[:, self.index[column.id]] if rows is None else self.values[rows, self.index[column.id]]
+        return [None if np.isnan(v) else float(v) for v in found]
+
+    def order(self, column: Column) -> np.ndarray:
+        """The rows of the teams with a scored submission, best first under ``column``
+        (undefined last, ties by name), then the rows of the others, by name."""
+        ranks = self.ranks[:, self.index[column.id]].astype(np.int64)
+        ranked_key = np.where(ranks > 0, ranks, np.iinfo(np.int32).max)
+        scored = self.scored
+        rows = np.lexsort((self.name_order, ranked_key, ~scored))
+        return rows
+
+    def baseline_value(self, row: int, column: Column) -> Value:
+        found = self.baseline_values[row, self.index[column.id]]
+        return None if np.isnan(found) else float(found)
+
+
+def board_data(phase: Phase, part: str | None = None) -> BoardData:
+    """The phase's board on ``part`` (default: the part it shows now), in three queries."""
+    part = part or phase.shown_part()
+    columns = tuple(columns_of(phase.task, calibrated=None))
+    layout = Scored.layout_of(columns)
+    counting = counting_submissions(phase, fields=BOARD_FIELDS, part=part)
+    teams = list(Team.objects.filter(task=phase.task_id, removed_at__isnull=True).values_list("pk", "name"))
+    n, k = len(teams), len(columns)
+    values = np.full((n, k), np.nan)
+    submission_ids = np.zeros(n, dtype=np.int64)
+    score_counts = np.zeros(n, dtype=np.int64)
+    rescoring = np.zeros(n, dtype=bool)
+    unpacked: dict[int, int] = {}
+    for row, (team_id, _) in enumerate(teams):
+        submission = counting.get(team_id)
+        if submission is None:
+            continue
+        submission_ids[row] = submission.pk
+        score_counts[row] = submission.score_count
+        rescoring[row] = submission.scored_gold_version != phase.gold_version
+        vector = _values_of(submission, columns, layout, part)
+        if vector is None:
+            unpacked[submission.pk] = row
+        else:
+            values[row] = vector
+    for pk, vector in _rows_from_json(Submission, unpacked, columns, part).items():
+        values[unpacked[pk]] = vector
+    baselines = list(Baseline.objects.filter(phase=phase).order_by("name").only("id", "name", *BOARD_FIELDS[:2]))
+    baseline_values = np.full((len(baselines), k), np.nan)
+    missing = {}
+    for row, baseline in enumerate(baselines):
+        vector = _values_of(baseline, columns, layout, part)
+        if vector is None:
+            missing[baseline.pk] = row
+        else:
+            baseline_values[row] = vector
+    for pk, vector in _rows_from_json(Baseline, missing, columns, part).items():
+        baseline_values[missing[pk]] = vector
+    return BoardData(
+        phase_id=phase.pk,
+        part=part,
+        columns=columns,
+        team_ids=np.array([team for team, _ in teams], dtype=np.int64),
+        names=tuple(name for _, name in teams),
+        submission_ids=submission_ids,
+        score_counts=score_counts,
+        rescoring=rescoring,
+        values=values,
+        ranks=competition_rank_matrix(values),
+        baseline_names=tuple(baseline.name for baseline in baselines),
+        baseline_values=baseline_values,
+    )
+
+
+def scores_digest(data: BoardData, phase: Phase) -> str:
+    """A digest of what a board's derived results (its bootstrap intervals) are computed from:
+    each team's counting submission and the version of its scores, and the phase's gold file
+    and split."""
+    counted = [
+        (int(team), int(pk), int(count))
+        for team, pk, count in zip(data.team_ids, data.submission_ids, data.score_counts, strict=True)
+        if pk
+    ]
+    inputs = (phase.pk, phase.gold_version, data.part, phase.private_percent, phase.split_seed, counted)
+    return hashlib.sha256(repr(inputs).encode()).hexdigest()
+
+
+# --- boards as rows (exports, the metric page, tests) ---------------------------------------------
+
+
 @dataclass
 class Entry:
-    """One row of a leaderboard: a team's counting submission, or a baseline (never ranked)."""
+    """One row of a leaderboard: a team and its counting submission, or a baseline (never ranked)."""
 
     name: str
-    team: Team | None = None
-    submission: Submission | None = None
+    team_id: int | None = None
+    submission_id: int | None = None
     values: dict[str, Value] = field(default_factory=dict)
     ranks: dict[str, int | None] = field(default_factory=dict)
     being_rescored: bool = False
@@ -135,47 +319,47 @@ class Board:
     @property
     def scored(self) -> list[Entry]:
         """Teams with a scored submission, in board order."""
-        return [entry for entry in self.entries if entry.submission is not None]
+        return [entry for entry in self.entries if entry.submission_id is not None]
 
     @property
     def unscored(self) -> list[Entry]:
         """Teams without a scored submission (listed apart, never ranked)."""
-        return [entry for entry in self.entries if entry.submission is None]
+        return [entry for entry in self.entries if entry.submission_id is None]
 
     def entry_of(self, submission: Submission) -> Entry | None:
         """The row whose counting submission is ``submission``, if it counts."""
-        return next((e for e in self.entries if e.submission and e.submission.pk == submission.pk), None)
+        return next((e for e in self.entries if e.submission_id == submission.pk), None)
 
 
-def _entries(phase: Phase, columns: Sequence[Column], part: str) -> tuple[list[Entry], list[Entry]]:
-    """Every team of the task with its counting submission's values and ranks in the phase,
-    then the phase's baselines, on ``part`` of the test set; only the JSON columns that
-    ``columns`` read are loaded."""
-    fields = score_fields(columns) if part == ALL_ITEMS else ("parts",)
-    counting = counting_submissions(phase, fields=fields, part=part)
+def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) -> list[Entry]:
+    """The teams of ``rows`` as entries with their values and ranks under ``columns``."""
+    indices = [data.index[column.id] for column in columns]
     entries = []
-    for team in Team.objects.filter(task=phase.task_id, removed_at__isnull=True).only("id", "name", "task_id"):
-        submission = counting.get(team.pk)
-        scores = submission.part(part) if submission is not None else None
-        values = {c.id: c.value(scores) for c in columns}
-        rescoring = submission is not None and submission.scored_gold_version != phase.gold_version
-        entries.append(Entry(name=team.name, team=team, submission=submission, values=values, being_rescored=rescoring))
-    for column in columns:
-        ranks = ranking.competition_ranks([e.values[column.id] for e in entries])
-        for entry, rank in zip(entries, ranks, strict=True):
-            entry.ranks[column.id] = rank
-    baselines = [
-        Entry(name=b.name, values={c.id: c.value(b.part(part)) for c in columns})
-        for b in Baseline.objects.filter(phase=phase).only("id", "name", "phase_id", *fields)
-    ]
-    return entries, baselines
+    for row in rows:
+        values, ranks = data.values[row, indices], data.ranks[row, indices]
+        entries.append(
+            Entry(
+                name=data.names[row],
+                team_id=int(data.team_ids[row]),
+                submission_id=int(data.submission_ids[row]) or None,
+                values={c.id: (None if np.isnan(v) else float(v)) for c, v in zip(columns, values, strict=True)},
+                ranks={c.id: (int(r) or None) for c, r in zip(columns, ranks, strict=True)},
+                being_rescored=bool(data.rescoring[row]),
+            )
+        )
+    return entries
 
 
-def sorted_by(task: Task | Phase, columns: Sequence[Column], sort: str | None) -> Column:
-    """The column a board sorts by: ``sort`` if it is one of ``columns``, else the primary metric."""
-    return board_columns.column_by_id(columns, sort or "") or next(
-        (c for c in columns if c.label is None and c.key == task.primary_metric), columns[0]
+def baseline_entries(data: BoardData, columns: Sequence[Column], sort: Column) -> list[Entry]:
+    """The baselines, best first under ``sort``, never ranked."""
+    rows = sorted(
+        range(len(data.baseline_names)),
+        key=lambda row: (*ranking.sort_key(data.baseline_value(row, sort)), data.baseline_names[row].lower()),
     )
+    return [
+        Entry(name=data.baseline_names[row], values={c.id: data.baseline_value(row, c) for c in columns})
+        for row in rows
+    ]
 
 
 def leaderboard(
@@ -188,22 +372,25 @@ def leaderboard(
     sort by ``sort`` (a column id; default the primary metric), undefined values last, ties
     by name.
     """
+    return board_of(board_data(phase, part), phase=phase, calibrated=calibrated, sort=sort)
+
+
+def board_of(data: BoardData, *, phase: Phase, calibrated: bool | None = False, sort: str | None = None) -> Board:
+    """:func:`leaderboard` from a board already read."""
     columns = columns_of(phase.task, calibrated=calibrated)
     sort_column = sorted_by(phase.task, columns, sort)
-    part = part or phase.shown_part()
-    entries, baselines = _entries(phase, columns, part)
-    entries.sort(key=lambda e: (*ranking.sort_key(e.values[sort_column.id]), e.name.lower()))
-    baselines.sort(key=lambda e: (*ranking.sort_key(e.values[sort_column.id]), e.name.lower()))
-    return Board(phase=phase, columns=columns, entries=entries, baselines=baselines, sort=sort_column, part=part)
+    entries = entries_of(data, data.order(sort_column), columns)
+    baselines = baseline_entries(data, columns, sort_column)
+    return Board(phase=phase, columns=columns, entries=entries, baselines=baselines, sort=sort_column, part=data.part)
 
 
 def team_values(
-    phase: Phase, columns: Sequence[Column], part: str | None = None
+    phase: Phase, columns: Sequence[Column], part: str | None = None, *, data: BoardData | None = None
 ) -> tuple[list[str], dict[str, list[Value]]]:
     """Team names and, per column id, the teams' values in the phase (on ``part``; default the
-    part the phase shows now), in that order."""
-    entries, _ = _entries(phase, columns, part or phase.shown_part())
-    return [e.name for e in entries], {c.id: [e.values[c.id] for e in entries] for c in columns}
+    part the phase shows now), in that order (every team of the task)."""
+    data = data or board_data(phase, part)
+    return list(data.names), {c.id: data.column_values(c) for c in columns}
 
 
 @dataclass(frozen=True)
@@ -212,6 +399,15 @@ class Correlations:
     teams: list[str]
     values: dict[str, list[Value]]
     matrix: dict[str, dict[str, ranking.Correlation]]
+
+
+def correlations_of(
+    *, columns: Sequence[Column], teams: Sequence[str], values: Mapping[str, Sequence[Value]]
+) -> Correlations:
+    """The correlation matrix of ``columns`` from team values already read (``values`` may
+    hold more columns)."""
+    wanted = {c.id: list(values[c.id]) for c in columns}
+    return Correlations(columns=list(columns), teams=list(teams), values=wanted, matrix=ranking.spearman_matrix(wanted))
 
 
 def rank_correlations(*, phase: Phase, column_ids: Iterable[str] | None = None) -> Correlations:
@@ -223,15 +419,6 @@ def rank_correlations(*, phase: Phase, column_ids: Iterable[str] | None = None) 
         columns = [c for c in columns if c.id in wanted]
     teams, values = team_values(phase, columns)
     return correlations_of(columns=columns, teams=teams, values=values)
-
-
-def correlations_of(
-    *, columns: Sequence[Column], teams: Sequence[str], values: Mapping[str, Sequence[Value]]
-) -> Correlations:
-    """The correlation matrix of ``columns`` from team values already read (``values`` may
-    hold more columns)."""
-    wanted = {c.id: list(values[c.id]) for c in columns}
-    return Correlations(columns=list(columns), teams=list(teams), values=wanted, matrix=ranking.spearman_matrix(wanted))
 
 
 @dataclass(frozen=True)

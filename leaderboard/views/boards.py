@@ -46,14 +46,24 @@ def board_view(view: BoardView) -> BoardView:
     return require_safe(wrapper)
 
 
+def _team_id(request: HttpRequest, phase: Phase) -> int | None:
+    team = team_of(task=phase.task, user=request.user)
+    return team.pk if team else None
+
+
 @board_view
 def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
+    """The board, a page of it (``?page=``), or the teams whose name holds ``?q=``, sorted by
+    any column (``?sort=``), raw or calibrated (``?calibrated=1``); the visitor's team's row is
+    always shown (the rows are the same for everybody; the visitor's team is marked here)."""
     context = results_page.board_page(
-        phase=phase, calibrated=request.GET.get("calibrated") == "1", sort=request.GET.get("sort")
+        phase=phase,
+        calibrated=request.GET.get("calibrated") == "1",
+        sort=request.GET.get("sort"),
+        page=request.GET.get("page"),
+        query=request.GET.get("q"),
+        team_id=_team_id(request, phase),
     )
-    # The rows are shared by every visitor; the page says which one is the visitor's (board.js marks it).
-    team = team_of(task=phase.task, user=request.user)
-    context["my_team_id"] = team.pk if team else None
     return render(request, "leaderboard/leaderboard.html", context)
 
 
@@ -86,7 +96,13 @@ def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
 
 @board_view
 def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpResponse:
-    context = results_page.metric_page(phase=phase, column_id=column)
+    context = results_page.metric_page(
+        phase=phase,
+        column_id=column,
+        page=request.GET.get("page"),
+        query=request.GET.get("q"),
+        team_id=_team_id(request, phase),
+    )
     if context is None:
         raise Http404("This task has no such metric column.")
     return render(request, "leaderboard/metric_detail.html", context)
@@ -95,10 +111,12 @@ def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpRespon
 @board_view
 def disagreements(request: HttpRequest, phase: Phase) -> HttpResponse:
     context = disagreements_page.disagreement_page(
-        phase=phase, set_name=request.GET.get("set"), first_id=request.GET.get("a"), second_id=request.GET.get("b")
+        phase=phase,
+        set_name=request.GET.get("set"),
+        first_id=request.GET.get("a"),
+        second_id=request.GET.get("b"),
+        team_id=_team_id(request, phase),
     )
-    team = team_of(task=phase.task, user=request.user)
-    context["my_team_name"] = team.name if team else None
     return render(request, "leaderboard/disagreements.html", context)
 
 
@@ -108,7 +126,13 @@ def what_if(request: HttpRequest, phase: Phase) -> HttpResponse:
     shares in label order, or the form's ``share`` fields; ``?metric=``: a raw column id)."""
     shares = request.GET.getlist("share")
     target = ",".join(shares) if shares else request.GET.get("target")
-    context = shifts_page.what_if_page(phase=phase, target_text=target, column_id=request.GET.get("metric"))
+    context = shifts_page.what_if_page(
+        phase=phase,
+        target_text=target,
+        column_id=request.GET.get("metric"),
+        page=request.GET.get("page"),
+        query=request.GET.get("q"),
+    )
     return render(request, "leaderboard/what_if.html", context)
 
 
@@ -120,7 +144,9 @@ def shake_up(request: HttpRequest, phase: Phase) -> HttpResponse:
         raise Http404("This phase has no public/private split of its test set.")
     if not (phase.is_closed() or phase.task.is_organiser(request.user)):
         raise PermissionDenied(errors.SHAKE_UP_AFTER_CLOSE.format(closes_at=phase.closes_at))
-    context = shifts_page.shakeup_page(phase=phase, column_id=request.GET.get("metric"))
+    context = shifts_page.shakeup_page(
+        phase=phase, column_id=request.GET.get("metric"), page=request.GET.get("page"), query=request.GET.get("q")
+    )
     return render(request, "leaderboard/shake_up.html", context)
 
 

@@ -124,3 +124,38 @@ def swapped_pairs(teams: Sequence[str], a: Sequence[Value], b: Sequence[Value]) 
     """
     rows = [(t, x, y) for t, x, y in zip(teams, a, b, strict=True) if x is not None and y is not None]
     return [(tx, ty) for tx, ax, bx in rows for ty, ay, by in rows if ax > ay and bx < by]
+
+
+def swapped_pair_count(a: Sequence[Value], b: Sequence[Value]) -> int:
+    """How many pairs :func:`swapped_pairs` lists, counted in O(n log n) (a board of thousands
+    of teams has millions of pairs): teams taken in decreasing order under a, each counts the
+    teams strictly ahead of it under a that are strictly behind it under b."""
+    rows = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    if len(rows) < 2:
+        return 0
+    levels = {value: place for place, value in enumerate(sorted({y for _, y in rows}), start=1)}
+    tree = [0] * (len(levels) + 1)
+
+    def below(place: int) -> int:
+        """How many teams inserted so far have a b-level under ``place``."""
+        total, place = 0, place - 1
+        while place > 0:
+            total, place = total + tree[place], place - (place & -place)
+        return total
+
+    count, index = 0, 0
+    ordered = sorted(rows, key=lambda row: -row[0])
+    while index < len(ordered):
+        group_end = index
+        while group_end < len(ordered) and ordered[group_end][0] == ordered[index][0]:
+            group_end += 1
+        group = ordered[index:group_end]
+        for _, y in group:
+            count += below(levels[y])
+        for _, y in group:
+            place = levels[y]
+            while place < len(tree):
+                tree[place] += 1
+                place += place & -place
+        index = group_end
+    return count

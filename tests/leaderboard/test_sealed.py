@@ -49,7 +49,7 @@ def test_choosing_after_the_close_is_refused_and_the_final_board_stays(client, m
     worse = submit(task, alice, MOSTLY_A)  # the latest counts while nothing is chosen
     close(task)
     phase = task.current_phase()
-    before = leaderboard(phase=phase).entries[0].submission.pk
+    before = leaderboard(phase=phase).entries[0].submission_id
     assert before == worse.pk
 
     client.force_login(alice)
@@ -57,7 +57,7 @@ def test_choosing_after_the_close_is_refused_and_the_final_board_stays(client, m
     shown = [str(message) for message in response.context["messages"]]
     assert shown == [errors.PHASE_CLOSED.format(phase=phase.name, closes_at=phase.closes_at)]
     assert not Submission.objects.filter(team__name="Alpha", chosen=True).exists()
-    assert leaderboard(phase=phase).entries[0].submission.pk == before
+    assert leaderboard(phase=phase).entries[0].submission_id == before
     good.refresh_from_db()
     with pytest.raises(ValidationError) as caught:
         submission_choose(submission=good, user=alice)
@@ -200,7 +200,7 @@ def test_a_gold_file_with_ids_missing_is_previewed_and_fails_submissions_as_the_
         gold_confirm(phase=phase)
     # Until the new scores land, the old ones stay on the board, marked as being re-scored.
     [entry] = leaderboard(phase=phase).scored
-    assert entry.submission.pk == submission.pk and entry.being_rescored
+    assert entry.submission_id == submission.pk and entry.being_rescored
     for callback in pending:
         callback()
     submission.refresh_from_db()

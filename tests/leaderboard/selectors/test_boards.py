@@ -1,18 +1,22 @@
-"""The counting policies' one-query selection against a plain Python statement of each policy."""
+"""The counting policies' one-query selection against a plain Python statement of each policy,
+and a board's values read as packed doubles (or from the JSON of rows without them)."""
 
 from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from leaderboard.models import Phase, Submission, Team
-from leaderboard.selectors.boards import columns_of, counting_submissions, leaderboard
+from leaderboard.models import Baseline, Phase, Submission, Team
+from leaderboard.selectors.boards import board_data, columns_of, competition_rank_matrix, counting_submissions
 from leaderboard.services.teams import team_create
 from scoring.engine import ranking
 from scoring.engine.columns import score_fields
-from tests.conftest import PERFECT
+from tests.conftest import MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
 
@@ -88,12 +92,35 @@ def test_counting_submissions_follow_the_policy(make_task, counting):
     assert all("calibrated" in s.get_deferred_fields() for s in raw_only.values())
 
 
-def test_a_board_loads_only_the_json_it_shows(make_task, make_user, submit):
+def test_a_board_reads_packed_values_and_the_json_only_of_rows_without_them(make_task, make_user, submit):
     task = make_task()
-    user = make_user("alice")
-    team_create(task=task, user=user, name="Alice")
-    submit(task, user, PERFECT)
-    board = leaderboard(phase=task.current_phase(), calibrated=True)
-    deferred = board.entries[0].submission.get_deferred_fields()
-    assert {"metrics", "per_class", "confusion_matrix"} <= deferred
-    assert not {"calibrated", "calibrated_per_class"} & deferred
+    for name, content in (("Alice", PERFECT), ("Bob", MOSTLY_A)):
+        user = make_user(name.lower())
+        team_create(task=task, user=user, name=name)
+        submit(task, user, content)
+    phase = task.current_phase()
+    with CaptureQueriesContext(connection) as queries:
+        packed = board_data(phase)
+    assert len(queries) == 3  # counting submissions, teams, baselines
+    assert not any(field in query["sql"] for query in queries for field in ('"metrics"', '"per_class"', '"parts"'))
+    columns = columns_of(task, calibrated=None)
+    for row, name in enumerate(packed.names):
+        submission = Submission.objects.get(team__name=name)
+        assert packed.column_values(columns[0], np.array([row])) == [columns[0].value(submission)]
+        assert [packed.value(row, c) for c in columns] == [c.value(submission) for c in columns]
+    # A row scored before values were packed (or under other columns) is read from its JSON.
+    Submission.objects.filter(team__name="Alice").update(board_values=None, board_layout="")
+    Baseline.objects.filter(phase=phase).update(board_layout="an old layout")
+    fallback = board_data(phase)
+    np.testing.assert_array_equal(fallback.values, packed.values)
+    np.testing.assert_array_equal(fallback.ranks, packed.ranks)
+    np.testing.assert_array_equal(fallback.baseline_values, packed.baseline_values)
+
+
+def test_ranks_of_every_column_at_once_are_the_engines_competition_ranks():
+    rng = np.random.default_rng(3)
+    values = rng.choice([0.1, 0.2, 0.2, 0.5, np.nan], size=(40, 6))
+    ranks = competition_rank_matrix(values)
+    for j in range(values.shape[1]):
+        expected = ranking.competition_ranks([None if np.isnan(v) else v for v in values[:, j]])
+        assert [int(r) or None for r in ranks[:, j]] == expected
