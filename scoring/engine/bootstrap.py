@@ -48,13 +48,16 @@ Rules (stated here once, used by the CLI and the board's JSON):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
-from scoring.engine import batch
+from scoring.engine.canonical import StackValues, rounded_of_integers
 from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.ranking import correlation
 
 BLOCK_SIZE = 200
 """Replicates per block: fixes the working memory, and the random stream (see the rules)."""
@@ -120,18 +123,13 @@ class ReplicateMatrices:
 
 
 def column_values(matrices: np.ndarray, columns: Sequence[Column], labels: Sequence[str]) -> np.ndarray:
-    """Each column's value for each matrix (..., n, n): shape (columns, ...); NaN where
-    undefined (every calibrated value of a matrix whose calibration is undefined)."""
-    stacks = {False: batch.Stack(matrices), True: batch.Stack(batch.calibrate(matrices))}
-    calibration_defined = np.all(stacks[False].prevalence > 0, axis=0)
+    """Each column's value for each matrix (..., n, n), correctly rounded: shape (columns, ...);
+    NaN where undefined (every calibrated value of a matrix whose calibration is undefined)."""
+    stack = StackValues(matrices)
     out = np.empty((len(columns), *matrices.shape[:-2]))
     for index, column in enumerate(columns):
-        stack = stacks[column.calibrated]
-        if column.label is None:
-            values = batch.metric_values(column.key, stack)
-        else:
-            values = batch.class_measure_values(column.key, stack)[list(labels).index(column.label)]
-        out[index] = np.where(calibration_defined, values, np.nan) if column.calibrated else values
+        label = None if column.label is None else list(labels).index(column.label)
+        out[index] = stack.values(column.metric.formula, calibrated=column.calibrated, label=label)
     return out
 
 
@@ -187,54 +185,65 @@ class RankOrder:
         return np.where(subset, self._unsort((before_start + 1 + through_end) / 2.0), np.nan)
 
 
-def _pearson(x: np.ndarray, y: np.ndarray, subset: np.ndarray) -> np.ndarray:
-    """Pearson's r of x and y over the teams of ``subset`` (last axis), NaN with fewer than two
-    teams or no variance: Spearman's rho when x and y are average ranks."""
-    count = subset.sum(axis=-1)
-    x = np.where(subset, x, 0.0)
-    y = np.where(subset, y, 0.0)
-    safe = np.maximum(count, 1)[..., None]
-    dx = np.where(subset, x - x.sum(axis=-1, keepdims=True) / safe, 0.0)
-    dy = np.where(subset, y - y.sum(axis=-1, keepdims=True) / safe, 0.0)
-    denominator = np.sqrt((dx * dx).sum(axis=-1) * (dy * dy).sum(axis=-1))
-    rho = np.full(denominator.shape, np.nan)
-    np.divide((dx * dy).sum(axis=-1), denominator, out=rho, where=(denominator != 0) & (count >= 2))
-    return np.clip(rho, -1.0, 1.0)
+def _correlations(centred: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """rho of each pair of columns (rows, cols) in every replicate, from centred doubled ranks
+    (replicates, columns, teams; integers, 0 for a team left out): correctly rounded."""
+    products = np.matmul(centred, np.swapaxes(centred, 1, 2))  # integer sums: exact in doubles
+    variances = np.diagonal(products, axis1=1, axis2=2)
+    rows, cols = pairs
+    return rounded_of_integers(correlation, products[:, rows, cols], variances[:, rows], variances[:, cols])
+
+
+def _centred(ranks: np.ndarray, subset: np.ndarray) -> np.ndarray:
+    """2 r - (k + 1) over the k teams of ``subset`` (last axis), 0 outside: integers."""
+    count = subset.sum(axis=-1, keepdims=True)
+    return np.where(subset, np.rint(2.0 * np.where(subset, ranks, 0.0)) - (count + 1), 0.0)
 
 
 def spearman_replicates(order: RankOrder, columns: Sequence[int] | None = None) -> np.ndarray:
-    """Spearman's rho between every pair of ``columns`` (default: all) in every replicate.
+    """Spearman's rho between every pair of ``columns`` (default: all) in every replicate,
+    correctly rounded (:func:`scoring.engine.ranking.correlation`: rho of identical rankings is
+    exactly 1).
 
     ``order`` sorts values of shape (replicates, columns, teams); the result (replicates, pairs)
     follows ``numpy.triu_indices(len(columns))``. Columns defined for every team take one matrix
-    product; a pair with an undefined team is ranked again over the teams defined under both.
+    product of their centred doubled ranks; a pair with an undefined team is ranked again over
+    the teams defined under both.
     """
     columns = np.arange(order.order.shape[1]) if columns is None else np.asarray(columns)
     defined = order.defined[:, columns]
-    ranks = np.where(defined, order.average()[:, columns], 0.0)
-    n_teams = ranks.shape[-1]
-    centred = ranks - ranks.mean(axis=-1, keepdims=True)
-    norms = np.sqrt(np.einsum("bct,bct->bc", centred, centred))
-    products = np.einsum("bct,bdt->bcd", centred, centred)
-    denominator = norms[:, :, None] * norms[:, None, :]
-    rho = np.full(products.shape, np.nan)
-    np.divide(products, denominator, out=rho, where=(denominator != 0) & (n_teams >= 2))
+    centred = _centred(order.average()[:, columns], defined)
     rows, cols = np.triu_indices(len(columns))
-    out = np.clip(rho[:, rows, cols], -1.0, 1.0)
+    out = _correlations(centred, (rows, cols))
     complete = defined.all(axis=(0, 2))
     for pair in np.flatnonzero(~(complete[rows] & complete[cols])):
         first, second = order.columns(columns[rows[pair]]), order.columns(columns[cols[pair]])
         both = first.defined & second.defined
-        out[:, pair] = _pearson(first.within(both).average(), second.within(both).average(), both)
+        two = np.stack([_centred(part.within(both).average(), both) for part in (first, second)], axis=1)
+        out[:, pair] = _correlations(two, (np.array([0]), np.array([1])))[:, 0]
     return out
 
 
+def order_statistics(replicates: int, confidence: float | Fraction) -> tuple[int, int]:
+    """The 1-based ranks of the order statistics that bound the central ``confidence`` interval
+    of ``replicates`` values (Hyndman and Fan's type 1, numpy's ``inverted_cdf``): the
+    ceil(B·a)-th and ceil(B·(1 - a))-th with a = (1 - confidence)/2, in exact arithmetic (a
+    confidence is read as the decimal it is written as: 0.95 is 19/20), so that 1,000
+    replicates give the 25th and the 975th."""
+    level = Fraction(repr(confidence)) if isinstance(confidence, float) else Fraction(confidence)
+    tail = (1 - level) / 2
+    low = max(1, math.ceil(replicates * tail))
+    high = max(1, math.ceil(replicates * (1 - tail)))
+    return low, high
+
+
 def percentile_interval(samples: np.ndarray, *, undefined: np.ndarray, confidence: float = CONFIDENCE) -> np.ndarray:
-    """The central ``confidence`` percentile interval over axis 0: shape (*rest, 2); NaN where
-    ``undefined`` (same shape as ``samples``) holds in any replicate."""
-    tail = (1.0 - confidence) / 2.0
-    bounds = np.quantile(samples, [tail, 1.0 - tail], axis=0, method=PERCENTILE_METHOD)
-    bounds = np.moveaxis(bounds, 0, -1).astype(np.float64)
+    """The central ``confidence`` percentile interval over axis 0 (:func:`order_statistics`):
+    shape (*rest, 2); NaN where ``undefined`` (same shape as ``samples``) holds in any
+    replicate."""
+    low, high = order_statistics(len(samples), confidence)
+    ordered = np.partition(samples, [low - 1, high - 1], axis=0)
+    bounds = np.stack([ordered[low - 1], ordered[high - 1]], axis=-1).astype(np.float64)
     return np.where(undefined.any(axis=0)[..., None], np.nan, bounds)
 
 
@@ -259,6 +268,10 @@ class Stability:
     heatmap: tuple[Column, ...]
     rho: np.ndarray
     """(heatmap, heatmap, 2) rho intervals, symmetric."""
+    replicate_values: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(replicates, columns, teams) every replicate's values, NaN where undefined."""
+    replicate_ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(replicates, columns, teams) every replicate's competition ranks, 0 where undefined."""
 
     def index(self, column: Column) -> int:
         return self.columns.index(column)
@@ -342,4 +355,7 @@ def bootstrap(
         ranks=rank_intervals,
         heatmap=heatmap,
         rho=rho_intervals,
+        replicate_values=values,
+        replicate_ranks=ranks,
     )
+

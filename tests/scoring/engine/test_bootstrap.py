@@ -93,7 +93,7 @@ def test_ranks_and_rho_per_replicate_are_the_engines() -> None:
             if expected is None:
                 assert np.isnan(rho[b, pair])
             else:
-                assert rho[b, pair] == pytest.approx(expected, abs=1e-12)
+                assert rho[b, pair] == expected  # both correctly rounded: the same double
 
 
 COVERAGE_COLUMNS = [
@@ -112,8 +112,8 @@ def population_value(column: Column) -> float:
     expected = RATES * PREVALENCE[None, :]
     matrix = calibrate(expected) if column.calibrated else expected
     if column.label is None:
-        return column.metric.compute(matrix)
-    return float(column.metric.compute(matrix)[LABELS.index(column.label)])
+        return column.metric(matrix)
+    return column.metric(matrix)[LABELS.index(column.label)]
 
 
 def test_score_intervals_cover_the_population_value_about_95_percent_of_the_time() -> None:
@@ -165,6 +165,34 @@ def test_identical_teams_are_always_tied() -> None:
             tied = stability.tied_with_leader(column)
             assert (first in tied) == (second in tied)
             assert any(first in group and second in group for group in stability.groups(column))
+
+
+def test_quantile_levels_are_exact() -> None:
+    """(1 - 0.95) / 2 is 0.025000000000000022 in doubles, which made every lower bound the 26th
+    of 1,000 ordered values (the 6th of 200): the levels are exact fractions."""
+    assert bs.order_statistics(1000, 0.95) == (25, 975)
+    assert bs.order_statistics(200, 0.95) == (5, 195)
+    assert bs.order_statistics(1000, 0.9) == (50, 950)
+    samples = np.random.default_rng(0).permutation(np.arange(1.0, 1001.0))[:, None]
+    interval = bs.percentile_interval(samples, undefined=np.zeros_like(samples, dtype=bool))
+    assert interval.tolist() == [[25.0, 975.0]]
+
+
+def test_equal_values_are_equal_doubles_in_every_replicate() -> None:
+    """Accuracy and prevalence-weighted recall are one fraction (trace / N): in every replicate
+    they are one double, the two rankings are identical and rho between them is exactly 1, as
+    on the board (it was [0.9999999999999998, 0.9999999999999998], and [0.994, 1.0] on the
+    SemEval-2017 demo)."""
+    gold, teams = simulate(np.random.default_rng(21), 400, n_teams=6)
+    columns = [Column("accuracy"), Column("weighted_recall"), Column("accuracy", calibrated=True)]
+    columns.append(Column("macro_recall"))
+    stability = bs.bootstrap(gold, teams, labels=LABELS, replicates=200, seed=3, columns=columns, heatmap=columns)
+    values = stability.replicate_values
+    np.testing.assert_array_equal(values[:, 0], values[:, 1])
+    np.testing.assert_array_equal(values[:, 2], values[:, 3])  # calibrated accuracy is macro recall
+    assert stability.rho[0, 1].tolist() == [1.0, 1.0]
+    assert stability.rho[2, 3].tolist() == [1.0, 1.0]
+    assert stability.rho[0, 0].tolist() == [1.0, 1.0]
 
 
 def test_same_seed_same_intervals_and_blocks_do_not_matter_for_the_shape() -> None:
