@@ -293,7 +293,32 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "'gold': adds every metric scaled to them, exactly; with a board, every team re-scored and re-ranked at them, "
         "its ranks next to today's",
     )
-    return parser.parse_args(argv)
+    return parser.parse_args(values_attached(sys.argv[1:] if argv is None else list(argv), VALUE_OPTIONS))
+
+
+VALUE_OPTIONS = ("--labels", "--metrics", "--weights", "--prevalence", "--format")
+"""Options that take one value, which may start with a minus (``--labels -1,0,1``)."""
+
+
+def values_attached(argv: list[str], options: Sequence[str]) -> list[str]:
+    """``--labels -1,0,1`` as ``--labels=-1,0,1``: argparse reads an argument that starts with
+    a minus and is not a plain negative number as an option, so the labels of an ordinal scale
+    would be refused as a missing value."""
+    out: list[str] = []
+    index = 0
+    while index < len(argv):
+        argument = argv[index]
+        value = argv[index + 1] if index + 1 < len(argv) else None
+        if argument in options and value is not None and value.startswith("-") and value != "--":
+            out.append(f"{argument}={value}")
+            index += 2
+            continue
+        if argument == "--":
+            out.extend(argv[index:])
+            break
+        out.append(argument)
+        index += 1
+    return out
 
 
 def single_file(args: argparse.Namespace, labels: list[str] | None) -> int:

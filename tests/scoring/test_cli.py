@@ -258,3 +258,15 @@ def test_bad_weights_or_shares_exit_with_status_2(tmp_path: Path, capsys: pytest
         status = leaving.code
     assert status == 2
     assert option[0] in capsys.readouterr().err
+
+
+def test_labels_that_start_with_a_minus_are_a_value_not_an_option(tmp_path: Path, capsys) -> None:
+    """An ordinal scale's labels (-1, 0, 1): ``--labels -1,0,1`` names them, as written."""
+    gold = write(tmp_path, "gold.csv", "id,label\n1,-1\n2,0\n3,1\n4,1\n")
+    predictions = write(tmp_path, "pred.csv", "id,label\n1,-1\n2,1\n3,1\n4,0\n")
+    for option in (["--labels", "-1,0,1"], ["--labels=-1,0,1"]):
+        status, out, err = run_main(capsys, gold, predictions, "--format", "json", *option)
+        assert status == 0, err
+        assert strict_json(out)["labels"] == ["-1", "0", "1"]
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json", "--labels", "1,0,-1")
+    assert strict_json(out)["labels"] == ["1", "0", "-1"]
