@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from scoring.engine.board import Board, BoardError, PredictionFilesError, choose_columns, score_board
+from scoring.engine.bootstrap import write_replicates
 from scoring.engine.canonical import matrix_value
 from scoring.engine.columns import Column, paired_columns
 from scoring.engine.formatting import mass_text, rank_text, rho_text, value_text
@@ -287,6 +288,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the bootstrap's random numbers (default: 0); same seed, same JSON"
     )
+    parser.add_argument(
+        "--bootstrap-replicates",
+        metavar="FILE",
+        help="with --bootstrap: also write every replicate's value and rank of every column and team to FILE, a CSV "
+        "(replicate,column,team,value,rank) that numpy and pandas read, to recompute any interval",
+    )
     parser.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
     parser.add_argument(
         "--prevalence",
@@ -297,7 +304,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(values_attached(sys.argv[1:] if argv is None else list(argv), VALUE_OPTIONS))
 
 
-VALUE_OPTIONS = ("--labels", "--metrics", "--weights", "--prevalence", "--format")
+VALUE_OPTIONS = ("--labels", "--metrics", "--weights", "--prevalence", "--format", "--bootstrap-replicates")
 """Options that take one value, which may start with a minus (``--labels -1,0,1``)."""
 
 
@@ -352,6 +359,8 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         return fail("--bootstrap adds intervals to a JSON board: two or more prediction files and --format json")
     if args.bootstrap is not None and args.bootstrap < 1:
         return fail(f"--bootstrap needs a positive number of replicates, got {args.bootstrap}")
+    if args.bootstrap_replicates and args.bootstrap is None:
+        return fail("--bootstrap-replicates writes the replicates of --bootstrap")
     if args.metrics and args.format == "json":
         return fail("--metrics chooses the columns of --format latex or text; the JSON board holds every column")
     try:
@@ -375,6 +384,11 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         return fail("--prevalence re-estimates raw columns, and --metrics names only calibrated ones")
     if args.format == "json":
         stability = None if args.bootstrap is None else scored.stability(replicates=args.bootstrap, seed=args.seed)
+        if stability is not None and args.bootstrap_replicates:
+            try:
+                write_replicates(args.bootstrap_replicates, stability, teams=scored.teams)
+            except OSError as error:
+                return fail(file_problem(error))
         output = scored.as_json(stability=stability)
         if scenario is not None:
             output["prevalence_what_if"] = scenario.as_json()

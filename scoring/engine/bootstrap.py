@@ -359,3 +359,31 @@ def bootstrap(
         replicate_ranks=ranks,
     )
 
+
+def write_replicates(path: str, stability: Stability, *, teams: Sequence[str]) -> None:
+    """Every replicate's value and rank of every column and team, as a CSV that numpy and pandas
+    read: ``replicate,column,team,value,rank``, one line each, replicates numbered from 1 in the
+    order they were drawn, columns by id (``kappa_c`` calibrated), values as the shortest
+    decimals that read back as the same doubles, empty where undefined (no rank either). The
+    intervals are order statistics of these (:func:`order_statistics`), and rho of a replicate
+    is Spearman's over average ranks of the values (:func:`spearman_replicates`)."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    values, ranks = stability.replicate_values, stability.replicate_ranks
+    count, n_columns, n_teams = values.shape
+    column_ids = pa.array([column.id for column in stability.columns])
+    team_names = pa.array(list(teams))
+    column_index = np.broadcast_to(np.arange(n_columns)[None, :, None], values.shape).ravel()
+    team_index = np.broadcast_to(np.arange(n_teams)[None, None, :], values.shape).ravel()
+    undefined = np.isnan(values).ravel()
+    table = pa.table(
+        {
+            "replicate": np.repeat(np.arange(1, count + 1), n_columns * n_teams),
+            "column": column_ids.take(pa.array(column_index)),
+            "team": team_names.take(pa.array(team_index)),
+            "value": pa.array(values.ravel(), mask=undefined),
+            "rank": pa.array(ranks.ravel().astype(np.int64), mask=undefined | (ranks.ravel() == 0)),
+        }
+    )
+    pa_csv.write_csv(table, path)

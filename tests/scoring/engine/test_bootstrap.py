@@ -321,3 +321,42 @@ def test_cli_bootstrap_needs_a_json_board(tmp_path, capsys, more) -> None:
     assert status == 2 and out == "" and "--bootstrap" in err
     status, out, err = run(capsys, gold, predictions[0], "--bootstrap", "10", "--format", "json")
     assert status == 2 and out == "" and "--bootstrap" in err
+
+
+def test_cli_writes_every_replicate_so_that_a_reader_recomputes_the_intervals(tmp_path, capsys) -> None:
+    """``--bootstrap-replicates FILE``: pandas and numpy read it, and the order statistics the
+    README names (the ceil(B·0.025)-th and ceil(B·0.975)-th of each column's values) give the
+    JSON's intervals, scores and ranks, for every column and team."""
+    import pandas as pd
+
+    gold, predictions = write_board(tmp_path)
+    replicates_file = tmp_path / "replicates.csv"
+    status, out, err = run(
+        capsys, gold, *predictions, "--bootstrap", "200", "--seed", "3", "--format", "json",
+        "--bootstrap-replicates", str(replicates_file),
+    )  # fmt: skip
+    assert status == 0, err
+    board = json.loads(out)
+    table = pd.read_csv(replicates_file)
+    assert list(table.columns) == ["replicate", "column", "team", "value", "rank"]
+    assert len(table) == 200 * len(board["teams"]) * 2 * len(board["ranks"]["raw"])
+    values = np.loadtxt(replicates_file, delimiter=",", skiprows=1, usecols=3, quotechar='"', dtype=str)
+    assert len(values) == len(table)
+    low, high = 5, 195  # of 200 ordered values
+    for section, suffix in (("raw", ""), ("calibrated", "_c")):
+        for column_id, per_team in board["intervals"][section].items():
+            for team, interval in per_team.items():
+                rows = table[(table["column"] == column_id + suffix) & (table["team"] == team)]
+                if interval["score"] is None:
+                    assert rows["value"].isna().any()
+                    continue
+                ordered = np.sort(rows["value"].to_numpy())
+                assert [ordered[low - 1], ordered[high - 1]] == interval["score"], (column_id, team)
+                ranks = np.sort(rows["rank"].to_numpy())
+                assert [ranks[low - 1], ranks[high - 1]] == interval["rank"], (column_id, team)
+
+
+def test_cli_replicates_need_the_bootstrap(tmp_path, capsys) -> None:
+    gold, predictions = write_board(tmp_path)
+    status, _, err = run(capsys, gold, *predictions, "--format", "json", "--bootstrap-replicates", "x.csv")
+    assert status == 2 and "--bootstrap-replicates" in err
