@@ -55,8 +55,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from scoring.engine.canonical import StackValues, rounded_of_integers
+from scoring.engine.canonical import StackValues, nearest_sums, rounded_of_integers
 from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.confusion import mass_parts
 from scoring.engine.ranking import correlation
 
 BLOCK_SIZE = 200
@@ -64,6 +65,8 @@ BLOCK_SIZE = 200
 
 CONFIDENCE = 0.95
 PERCENTILE_METHOD = "inverted_cdf"
+MAX_SOFT_ITEMS = 2**27
+"""Items up to which the weighted sums of probability parts are exact in doubles."""
 EXACT_FLOAT32_COUNTS = 2**24
 """Below this many items, float32 holds every weighted count of hard labels exactly (the
 weights are integers summing to N), so hard-label products run in single precision."""
@@ -101,7 +104,14 @@ class ReplicateMatrices:
         bounds = np.searchsorted(gold[self.order], np.arange(n_classes + 1))
         self.slices = [slice(int(bounds[g]), int(bounds[g + 1])) for g in range(n_classes)]
         masses = np.stack([prediction_masses(p, n_classes)[self.order] for p in predicted], axis=1)
-        self.masses = np.ascontiguousarray(masses.reshape(self.n_items, self.n_teams * n_classes), dtype=self.dtype)
+        masses = masses.reshape(self.n_items, self.n_teams * n_classes)
+        # Probability masses in parts on fixed grids (scoring.engine.confusion): each product of
+        # integer weights with a part sums exactly, so a replicate's soft cell is the double
+        # nearest to its exact sum, as in a scored file, whatever the order of the items.
+        if not hard and self.n_items >= MAX_SOFT_ITEMS:
+            raise ValueError(f"a bootstrap of probability rows sums exactly up to {MAX_SOFT_ITEMS:,} items")
+        parts = [masses] if hard else mass_parts(masses)
+        self.parts = [np.ascontiguousarray(part, dtype=self.dtype) for part in parts]
 
     def weights(self, rng: np.random.Generator, n_replicates: int) -> np.ndarray:
         """Multinomial resampling weights (replicates × items): how often each item is drawn in
@@ -118,7 +128,8 @@ class ReplicateMatrices:
         n, b = self.n_classes, len(weights)
         out = np.empty((n, b, self.n_teams, n))
         for g, items in enumerate(self.slices):
-            out[g] = (weights[:, items] @ self.masses[items]).reshape(b, self.n_teams, n)
+            sums = [weights[:, items] @ part[items] for part in self.parts]
+            out[g] = (sums[0] if len(sums) == 1 else nearest_sums(sums)).reshape(b, self.n_teams, n)
         return np.moveaxis(out, 0, -1)
 
 

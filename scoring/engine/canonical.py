@@ -66,6 +66,19 @@ def rounded_of_integers(function: Callable[..., object], *arrays: np.ndarray) ->
     return values
 
 
+def nearest_sums(parts: Sequence[np.ndarray]) -> np.ndarray:
+    """The double nearest to the exact sum of ``parts`` (arrays of doubles), elementwise: in
+    pairs of doubles, and in fractions where their rounding is not decided."""
+    total = Approx(parts[0])
+    for part in parts[1:]:
+        total = total + Approx(part)
+    values, undecided = total.rounded()
+    for index in zip(*np.nonzero(undecided), strict=True):
+        exact = sum((Fraction(float(part[index])) for part in parts), Fraction(0))
+        values[index] = exact.numerator / exact.denominator
+    return values
+
+
 def _plain(values: np.ndarray) -> list | Value:
     if values.ndim == 0:
         return None if np.isnan(values) else float(values)

@@ -67,6 +67,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from scoring.engine import arrays
+from scoring.engine.confusion import SoftCounts
 from scoring.engine.id_codes import CodeIndex, IdCoder, coded
 from scoring.engine.ids import all_distinct, first_codes, gold_rows, increasing, key_order
 
@@ -213,17 +214,16 @@ class Predictions:
     def soft_matrix(self, gold_codes: np.ndarray) -> np.ndarray:
         """The soft confusion matrix against the gold codes (gold order; paper 000, footnote 1),
         counted from the columns a batch of rows at a time: ``m[i, j]`` adds each line's
-        probability of label ``i``, divided by the line's sum, where its gold label is ``j``."""
-        n_labels = len(self.probability_columns)
+        probability of label ``i``, divided by the line's sum, where its gold label is ``j``;
+        each cell the double nearest to its exact sum (:class:`scoring.engine.confusion.SoftCounts`),
+        so the order of the lines does not matter."""
         in_file_order = gold_codes if self.gold_positions is None else gold_codes[self.gold_positions]
-        matrix = np.zeros((n_labels, n_labels))
+        counts = SoftCounts(len(self.probability_columns))
         for start, views in _batches(self.probability_columns):
             rows = slice(start, start + len(views[0]))
-            gold = in_file_order[rows].astype(np.intp)
             sums = self.row_sums[rows]
-            for label, view in enumerate(views):
-                matrix[label] += np.bincount(gold, weights=view / sums, minlength=n_labels)
-        return matrix
+            counts.add(in_file_order[rows], [view / sums for view in views])
+        return counts.matrix()
 
 
 def read_bytes(source: bytes | str | Path) -> tuple[bytes, str]:

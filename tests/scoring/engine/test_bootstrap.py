@@ -23,6 +23,7 @@ What this proves:
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -65,11 +66,13 @@ def test_replicate_matrices_equal_one_bincount_per_team_and_replicate() -> None:
                 if team.ndim == 1:
                     expected = np.bincount(team * 3 + gold, weights=in_gold_order[b], minlength=9).reshape(3, 3)
                     np.testing.assert_array_equal(matrices[b, t], expected)
-                else:
-                    expected = np.stack(
-                        [np.bincount(gold, weights=in_gold_order[b] * team[:, i], minlength=3) for i in range(3)]
-                    )
-                    np.testing.assert_allclose(matrices[b, t], expected, rtol=1e-12)
+                else:  # each cell the double nearest to the exact weighted sum
+                    exact = [[Fraction(0)] * 3 for _ in range(3)]
+                    for k in np.flatnonzero(in_gold_order[b]):
+                        for i in range(3):
+                            exact[i][gold[k]] += int(in_gold_order[b, k]) * Fraction(float(team[k, i]))
+                    expected = [[cell.numerator / cell.denominator for cell in row] for row in exact]
+                    assert matrices[b, t].tolist() == expected
 
 
 def test_ranks_and_rho_per_replicate_are_the_engines() -> None:
