@@ -58,7 +58,8 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from fractions import Fraction
+from functools import cached_property, partial
 from pathlib import Path
 
 import numpy as np
@@ -918,6 +919,35 @@ def _row_sums(views: Sequence[np.ndarray]) -> np.ndarray:
     return totals
 
 
+EXACT_TOLERANCE = Fraction(str(PROBABILITY_TOLERANCE))
+"""The tolerance as the task page writes it (0.001), compared with the numbers as written."""
+
+
+def _sums_off(sums: np.ndarray, width: int, texts: Callable[[int], list[str]]) -> np.ndarray:
+    """Where a row's probabilities, as written, sum further from 1 than the tolerance.
+
+    The rule applies to the numbers as written: 0.2,0.2,0.599 (0.999) is within 0.001 of 1, as
+    is 0.2,0.3,0.501 (1.001), though in doubles |0.999 - 1| is 0.0010000000000000009. A row's
+    sum in doubles is within ``width``·2^-51 of the sum of its decimals (each number within
+    half an ulp of its text, each addition rounded once), so only a row whose double sum lies
+    that close to the boundary is decided on its text, in exact fractions."""
+    margin = width * 2.0**-51
+    distance = np.abs(sums - 1.0)
+    off = distance > PROBABILITY_TOLERANCE + margin
+    unclear = np.flatnonzero(np.abs(distance - PROBABILITY_TOLERANCE) <= margin)
+    for row in unclear:
+        exact = sum((Fraction(text.strip()) for text in texts(int(row))), Fraction(0))
+        off[row] = abs(exact - 1) > EXACT_TOLERANCE
+    return off
+
+
+def _row_texts(
+    columns: list[pa.ChunkedArray], indexes: Sequence[int], row: int, *, header: _Header, first: int
+) -> list[str]:
+    """The probabilities of row ``first + row`` as written."""
+    return [_field_text(columns, index, header=header, row=first + row) for index in indexes]
+
+
 def _first_bad_value(views: Sequence[np.ndarray]) -> tuple[int, int] | None:
     """The first row of a batch holding a value that is not a probability (NaN, infinite, below
     0 or above 1) and the first such column in it; ``None`` when all are probabilities."""
@@ -954,7 +984,8 @@ def _check_probabilities(
         sums = totals[start : start + len(views[0])]
         sums[:] = _row_sums(views)
         if first_off is None:
-            off = np.abs(sums - 1.0) > PROBABILITY_TOLERANCE
+            texts = partial(_row_texts, columns, indexes, header=header, first=start)
+            off = _sums_off(sums, len(views), texts)
             if off.any():
                 first_off = start + _first(off)
     if first_off is not None:

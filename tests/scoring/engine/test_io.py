@@ -120,6 +120,29 @@ def test_probability_sums_are_checked_with_the_stated_tolerance() -> None:
     assert error.params["total"] == pytest.approx(0.998)
 
 
+THREE = io.read_labels(b"id,label\n1,a\n2,b\n3,c\n")
+
+
+@pytest.mark.parametrize("quoted", [False, True], ids=["plain", "quoted"])
+def test_the_row_sum_rule_applies_to_the_numbers_as_written(quoted: bool) -> None:
+    """Within 0.001 of 1 as written: 0.2,0.2,0.599 (0.999) is accepted like 0.2,0.3,0.501
+    (1.001), though in doubles |0.999 - 1| is 0.0010000000000000009 > 0.001; 0.2,0.2,0.5989
+    and 0.2,0.3,0.5011 are refused on their lines."""
+
+    def file(*rows: str) -> bytes:
+        body = [
+            f'{k + 1},"{row.replace(",", chr(34) + "," + chr(34))}"' if quoted else f"{k + 1},{row}"
+            for k, row in enumerate(rows)
+        ]
+        return ("id,a,b,c\n" + "\n".join(body) + "\n").encode()
+
+    assert io.read_predictions(file("0.2,0.2,0.599", "0.2,0.3,0.501", "1,0,0"), gold=THREE).is_soft
+    for row in ("0.2,0.2,0.5989", "0.2,0.3,0.5011"):
+        error = error_of(io.read_predictions, file("1,0,0", row, "0,0,1"), gold=THREE)
+        assert error.template is io.PROBABILITIES_DONT_SUM
+        assert error.line == 3
+
+
 def test_too_many_lines() -> None:
     error = error_of(io.read_labels, b"id,label\n1,a\n2,b\n3,a\n", max_rows=2)
     assert error.template is io.TOO_MANY_LINES
