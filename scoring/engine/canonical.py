@@ -181,22 +181,33 @@ class StackValues:
 
     @cached_property
     def calibrated(self) -> Quantities:
-        """Cells m[i, j] / prevalence(j): the calibration up to the factor 1/n, which no formula
-        sees. Where a class has no gold item the masses are garbage, and every value undefined."""
-        prevalence = self.raw.prevalence
+        """The calibration up to a factor, which no formula sees: cells m[i, j] / prevalence(j),
+        or, for counts whose products stay exact in doubles, the integers m[i, j] times the
+        product of the other classes' prevalences. Where a class has no gold item the masses are
+        garbage, and every value undefined."""
+        cells = self._cells
         defined = self.calibration_defined
+        prevalence = np.where(defined[..., np.newaxis], self.matrices.sum(axis=-2), 1.0)  # (..., n)
+        if cells.integer_bound is not None:
+            others = np.stack([np.prod(np.delete(prevalence, j, axis=-1), axis=-1) for j in range(self.n)], axis=-1)
+            bound = float(others.max(initial=1.0)) * float(self.matrices.sum(axis=(-2, -1)).max(initial=1.0))
+            if bound < 2.0**53:
+                scaled = self.matrices * others[..., np.newaxis, :]
+                return Quantities(Approx.integers(np.moveaxis(scaled, (-2, -1), (0, 1))), VECTOR)
+        exact_prevalence = self.raw.prevalence  # sums of cells, exact as pairs
         safe = Approx(
-            np.where(defined, prevalence.hi, 1.0),
-            np.where(defined, prevalence.lo, 0.0) if np.ndim(prevalence.lo) else 0.0,
-            integer_bound=prevalence.integer_bound,
+            np.where(defined, exact_prevalence.hi, 1.0),
+            np.where(defined, exact_prevalence.lo, 0.0) if np.ndim(exact_prevalence.lo) else 0.0,
+            np.where(defined, exact_prevalence.err, 0.0) if np.ndim(exact_prevalence.err) else exact_prevalence.err,
+            integer_bound=exact_prevalence.integer_bound,
         )
-        return Quantities(self._cells / safe[np.newaxis], VECTOR)
+        return Quantities(cells / safe[np.newaxis], VECTOR)
 
     def values(self, formula: Formula, *, calibrated: bool, label: int | None = None) -> np.ndarray:
         """``formula`` (a metric, or with ``label`` a per-class measure of that class) of every
         matrix: shape of the stack, NaN where undefined."""
         quantities = self.calibrated if calibrated else self.raw
-        result = formula(quantities)
+        result = quantities.of(formula)
         if label is not None:
             result = result[label]
         values, undecided = result.rounded()

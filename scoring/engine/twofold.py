@@ -216,7 +216,7 @@ class Approx:
             b_abs = np.abs(b.hi) - np.abs(b.lo) - b.err
             err = (self.err + np.abs(hi) * b.err) / b_abs + REL * np.abs(hi)
         if not _is_exact(b):
-            unsure = _or(unsure, ~(b_abs > 0) & ~np.isnan(b.hi))
+            unsure = _or(unsure, np.broadcast_to(~(b_abs > 0) & ~np.isnan(b.hi), np.shape(hi)))
         return Approx(hi, lo, err, unsure=unsure)
 
     def __rtruediv__(self, other: object) -> Approx:
