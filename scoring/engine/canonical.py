@@ -26,7 +26,7 @@ from functools import cached_property
 
 import numpy as np
 
-from scoring.engine.exact import EXACT, Q, as_q, exact_cells, mass, scaled_cells
+from scoring.engine.exact import EXACT, Q, exact_cells, mass, scaled_cells
 from scoring.engine.metrics import Quantities, Value, as_matrix
 from scoring.engine.twofold import VECTOR, Approx
 
@@ -37,7 +37,7 @@ def exact_quantities(cells: np.ndarray) -> Quantities:
     """Quantities of exact cells: Python ints (..., n, n) over a common denominator, which no
     formula sees (they are homogeneous of degree zero)."""
     cells = np.asarray(cells, dtype=object)
-    return Quantities(as_q(np.moveaxis(cells, (-2, -1), (0, 1))), EXACT)
+    return Quantities(np.moveaxis(cells, (-2, -1), (0, 1)), EXACT)
 
 
 def exact_values(formula: Formula, quantities: Quantities | None) -> list[Value] | Value:

@@ -382,13 +382,22 @@ def _elementwise(function, *arrays):
     return np.frompyfunc(function, len(arrays), 1)(*arrays)
 
 
+def _zero(value: object) -> bool:
+    """Whether an exact value is 0: counts are plain ints, other values :class:`Q` and the rest."""
+    return value == 0 if isinstance(value, int) else value.is_zero()
+
+
 def _ratio_or(num, den, when_zero):
-    return when_zero if den.is_zero() else num / den
+    return when_zero if _zero(den) else Q.of(num) / den
+
+
+def _absorbs(*values: object) -> bool:
+    return any(isinstance(value, _Undefined) for value in values)
 
 
 class ExactArithmetic:
-    """The exact arithmetic for :mod:`scoring.engine.metrics`: values are numpy object arrays
-    of :class:`Q` (and the other numbers above), class first."""
+    """The exact arithmetic for :mod:`scoring.engine.metrics`: values are numpy object arrays,
+    class first, of Python ints (counts and other sums of cells) and of the numbers above."""
 
     name = "exact"
 
@@ -402,32 +411,32 @@ class ExactArithmetic:
 
     @staticmethod
     def sqrt(values):
-        return _elementwise(lambda v: v if isinstance(v, _Undefined) else Surds.sqrt(v), values)
+        return _elementwise(lambda v: v if _absorbs(v) else Surds.sqrt(Q.of(v)), values)
 
     @staticmethod
     def dp_of_ratio(num, den):
         """(√3/π)·ln(num/den); undefined where num or den is 0."""
 
         def one(a, b):
-            if isinstance(a, _Undefined) or isinstance(b, _Undefined) or a.is_zero() or b.is_zero():
+            if _absorbs(a, b) or _zero(a) or _zero(b):
                 return UNDEFINED
-            return Logs.dp_of_ratio(a / b)
+            return Logs.dp_of_ratio(Q.of(a) / b)
 
         return _elementwise(one, num, den)
 
     @staticmethod
     def root(values, n: int):
-        return _elementwise(lambda v: v if isinstance(v, _Undefined) else Root(v, n), values)
+        return _elementwise(lambda v: v if _absorbs(v) else Root(Q.of(v), n), values)
 
     @staticmethod
     def zero_where(test, values):
         """``values``, but 0 where ``test`` is 0 (``test`` broadcast against ``values``)."""
-        return _elementwise(lambda t, v: Q(0) if t.is_zero() else v, test, values)
+        return _elementwise(lambda t, v: Q(0) if _zero(t) else v, test, values)
 
     @staticmethod
     def any_zero(values):
         """Per matrix: whether any class's value (axis 0) is 0, as a value that is 0 there."""
-        return _elementwise(lambda *vs: Q(0) if any(v.is_zero() for v in vs) else Q(1), *values)
+        return _elementwise(lambda *vs: 0 if any(_zero(v) for v in vs) else 1, *values)
 
     @staticmethod
     def constant(value: object):
@@ -436,7 +445,7 @@ class ExactArithmetic:
     @staticmethod
     def rounded(values) -> np.ndarray:
         """The doubles nearest to ``values``; NaN where undefined."""
-        out = np.frompyfunc(lambda v: v.rounded(), 1, 1)(values)
+        out = np.frompyfunc(lambda v: float(v) if isinstance(v, int) else v.rounded(), 1, 1)(values)
         return np.asarray(np.where(np.equal(out, None), np.nan, out), dtype=np.float64)
 
 
