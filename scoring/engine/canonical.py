@@ -85,12 +85,6 @@ def _plain(values: np.ndarray) -> list | Value:
     return [_plain(value) for value in values]
 
 
-def calibrated_cells(cells: np.ndarray) -> tuple[list[list[int]], int] | None:
-    """Exact prevalence calibration (paper 000, Eq. 6) of one matrix of ints: scaling to equal
-    shares, every class the mass 1/n; ``None`` when a class has no gold item."""
-    return scaled_cells(np.asarray(cells, dtype=object).tolist(), [1] * len(cells))
-
-
 def integer_weights(shares: Sequence[Fraction]) -> list[int]:
     """The smallest positive ints in the proportions of exact ``shares``: equal shares are all
     1, so a uniform target scales exactly as calibration does."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -464,11 +464,6 @@ def exact_cells(matrices: np.ndarray) -> tuple[np.ndarray, int]:
     cells = np.empty(len(ratios), dtype=object)
     cells[:] = [n * (denominator // d) for n, d in ratios]
     return cells.reshape(array.shape), denominator
-
-
-def as_q(values: Iterable[int] | np.ndarray) -> np.ndarray:
-    """Python ints (an object array) as :class:`Q` values."""
-    return _elementwise(lambda v: Q(v), np.asarray(values, dtype=object))
 
 
 def mass(value: int, denominator: int) -> int | float:

@@ -10,20 +10,31 @@ same codes and keys, which it keeps for the matches to come.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from scoring.engine import arrays
+from scoring.engine.files.messages import DUPLICATE_ID, FIRST_DATA_LINE, MISSING_IDS, UNKNOWN_ID, InputFileError
+from scoring.engine.files.rows import first_index
 from scoring.engine.id_codes import CodeIndex, IdCoder, coded
 from scoring.engine.ids import all_distinct, first_codes, gold_rows, increasing, key_order
 
-if TYPE_CHECKING:
-    from scoring.engine.io import LabelFile
-from scoring.engine.files.messages import DUPLICATE_ID, FIRST_DATA_LINE, MISSING_IDS, UNKNOWN_ID, InputFileError
-from scoring.engine.files.rows import first_index
+
+class GoldIds(Protocol):
+    """What matching needs of a gold file (:class:`scoring.engine.io.LabelFile`)."""
+
+    id_array: pa.ChunkedArray
+    id_coder: IdCoder | None
+    code_index: CodeIndex | None
+
+    @property
+    def n_items(self) -> int: ...
+
+    @property
+    def id_order(self) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -74,7 +85,7 @@ def _first_repeat(keys: np.ndarray) -> tuple[int, int] | None:
     return int(order[place]), int(order[np.searchsorted(ordered, ordered[place])])
 
 
-def gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.ndarray | None:
+def gold_positions(ids: pa.ChunkedArray, *, gold: GoldIds, name: str) -> np.ndarray | None:
     """Where each id is in the gold file (-1: not there), after an error on the first id that
     repeats an earlier one; ``None`` when the ids are the gold ids in the gold order (the usual
     case, found by comparing the two arrays).
@@ -103,7 +114,7 @@ def gold_positions(ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> np.nd
     return positions
 
 
-def check_coverage(positions: np.ndarray | None, ids: pa.ChunkedArray, *, gold: LabelFile, name: str) -> None:
+def check_coverage(positions: np.ndarray | None, ids: pa.ChunkedArray, *, gold: GoldIds, name: str) -> None:
     """Errors on the first unknown id and on gold ids with no prediction (``positions`` from
     :func:`gold_positions`; ``None``, the gold ids in order, covers them all)."""
     if positions is None:
@@ -135,7 +146,7 @@ def in_gold_order(values: np.ndarray, positions: np.ndarray | None) -> np.ndarra
     return placed
 
 
-def fast_rows(ids: pa.ChunkedArray, *, gold: LabelFile) -> np.ndarray | None:
+def fast_rows(ids: pa.ChunkedArray, *, gold: GoldIds) -> np.ndarray | None:
     """Each id's row in the gold file when ``ids`` are the gold ids in another order, found with
     no hash; ``None`` otherwise (some id unknown, repeated or missing), for Arrow's exact kernels
     to say which.
