@@ -17,11 +17,16 @@ the percentile intervals.
 * **vectorised**: :func:`scoring.engine.bootstrap.bootstrap` (blocks of 200 replicates: one
   matrix product per gold class for all teams, the batch metrics, ranks and rho as arrays).
 * **loop**: per replicate, the weights by ``np.bincount`` of ``rng.integers``, then per team
-  one weighted ``np.bincount`` of the item-cell indices and the registry's scalar ``compute``
-  of every column on the matrix and on its calibration; then ``ranking.competition_ranks`` per
-  column and ``ranking.spearman_matrix`` over the heatmap columns. It runs on
-  ``--loop-replicates`` replicates and its time is scaled to ``--replicates`` (its cost is
-  linear in the replicates); the table shows the measured count.
+  one weighted ``np.bincount`` of the item-cell indices and the registry's metric (a matrix's
+  value as a report stores it) of every column on the matrix and on its exact calibration; then
+  ``ranking.competition_ranks`` per column and ``ranking.spearman_matrix`` over the heatmap
+  columns. It runs on ``--loop-replicates`` replicates and its time is scaled to
+  ``--replicates`` (its cost is linear in the replicates); the table shows the measured count.
+* **yardstick**: the one matrix product that counts the replicates' matrices, in float64: every
+  replicate's resampling weights (replicates × items) times the teams' one-hot predictions
+  (items × teams·classes), the weights drawn beforehand, best of ``--repeat``; once with the
+  BLAS on every core, and once in a process whose BLAS has one thread. The vectorised
+  bootstrap's time is given as a multiple of each (the budget: at most 8×).
 
 Times are the best of ``--repeat`` wall-clock runs (``time.perf_counter``, after
 ``gc.collect()``), with that run's CPU time (``time.process_time``, every thread of the
@@ -37,6 +42,7 @@ import argparse
 import gc
 import os
 import platform
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -46,8 +52,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, run from anywhere
 
-from scoring.engine.bootstrap import BLOCK_SIZE, bootstrap
-from scoring.engine.calibration import calibrate
+from scoring.engine.bootstrap import BLOCK_SIZE, ReplicateMatrices, bootstrap
+from scoring.engine.canonical import ExactMatrix
 from scoring.engine.columns import paired_columns, ranking_columns
 from scoring.engine.ranking import competition_ranks, spearman_matrix
 
@@ -78,15 +84,16 @@ def loop_bootstrap(gold: np.ndarray, teams: list[np.ndarray], *, replicates: int
         weights = np.bincount(rng.integers(0, len(gold), len(gold)), minlength=len(gold))
         for t, team_cells in enumerate(cells):
             matrix = np.bincount(team_cells, weights=weights, minlength=n * n).reshape(n, n)
-            matrices = {False: matrix, True: calibrate(matrix)}
+            exact = ExactMatrix.of(matrix)
+            matrices = {False: exact, True: exact.calibrated()}
             for c, column in enumerate(columns):
                 source = matrices[column.calibrated]
                 if source is None:
                     value = None
                 elif column.label is None:
-                    value = column.metric.compute(source)
+                    value = column.metric(source)
                 else:
-                    value = float(column.metric.compute(source)[LABELS.index(column.label)])
+                    value = column.metric(source)[LABELS.index(column.label)]
                 values[b, c, t] = np.nan if value is None else value
         by_id = {}
         for c, column in enumerate(columns):
@@ -95,6 +102,29 @@ def loop_bootstrap(gold: np.ndarray, teams: list[np.ndarray], *, replicates: int
             by_id[column.id] = row
         spearman_matrix({column.id: by_id[column.id] for column in heatmap})
     np.quantile(values, [0.025, 0.975], axis=0, method="inverted_cdf")
+
+
+def yardstick_product(gold: np.ndarray, teams: list[np.ndarray], replicates: int) -> callable:
+    """The one matrix product that counts the replicates' matrices (float64), its operands made
+    beforehand: returns the product to time."""
+    source = ReplicateMatrices(gold, teams, n_classes=len(LABELS))
+    rng = np.random.default_rng(1)
+    weights = np.concatenate([source.weights(rng, BLOCK_SIZE) for _ in range(0, replicates, BLOCK_SIZE)])
+    weights = weights[:replicates].astype(np.float64)
+    one_hot = source.parts[0].astype(np.float64)
+
+    def product() -> None:
+        np.matmul(weights, one_hot)
+
+    return product
+
+
+def product_on_one_core(args: argparse.Namespace) -> float:
+    """The yardstick again in a process whose BLAS has one thread (OPENBLAS_NUM_THREADS=1)."""
+    command = [sys.executable, __file__, "--yardstick-only", "--replicates", str(args.replicates)]
+    command += ["--teams", str(args.teams), "--items", str(args.items), "--repeat", str(args.repeat)]
+    environment = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    return float(subprocess.run(command, env=environment, capture_output=True, text=True, check=True).stdout)
 
 
 def best_of(repeat: int, run: callable) -> tuple[float, float]:
@@ -135,7 +165,12 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=sum(GOLD_COUNTS))
     parser.add_argument("--loop-replicates", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--yardstick-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.yardstick_only:
+        gold, teams = make_data(args.items, args.teams)
+        print(best_of(args.repeat, yardstick_product(gold, teams, args.replicates))[0])
+        return
     load_before = os.getloadavg()[0]
     gold, teams = make_data(args.items, args.teams)
 
@@ -143,6 +178,8 @@ def main() -> None:
         bootstrap(gold, teams, labels=LABELS, replicates=replicates, seed=1)
 
     fast, fast_cpu = best_of(args.repeat, vectorised)
+    product, _ = best_of(args.repeat, yardstick_product(gold, teams, args.replicates))
+    one_core = product_on_one_core(args)
     start = time.perf_counter()
     loop_bootstrap(gold, teams, replicates=args.loop_replicates, seed=1)
     loop_measured = time.perf_counter() - start
@@ -152,13 +189,15 @@ def main() -> None:
     load_after = os.getloadavg()[0]
 
     print(
-        "| replicates | teams | items | columns | vectorised (s) | its CPU time (s) | loop (s) | loop measured on"
-        " | speed-up | peak memory, vectorised |"
+        "| replicates | teams | items | columns | vectorised (s) | its CPU time (s) | the product (s)"
+        " | vectorised / product | product on one core (s) | vectorised / it | loop (s) | loop measured on | speed-up"
+        " | peak memory, vectorised |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---|---:|---|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|")
     print(
         f"| {args.replicates:,} | {args.teams} | {args.items:,} | {len(ranking_columns(LABELS, calibrated=None))} "
-        f"| {fast:.2f} | {fast_cpu:.2f} | {loop_scaled:.0f} (scaled) "
+        f"| {fast:.2f} | {fast_cpu:.2f} | {product:.3f} | {fast / product:.1f}× | {one_core:.3f} "
+        f"| {fast / one_core:.1f}× | {loop_scaled:.0f} (scaled) "
         f"| {args.loop_replicates} replicates in {loop_measured:.1f} s "
         f"| {loop_scaled / fast:.0f}× | {peak:.0f} MiB ({4 * args.replicates:,} replicates: {peak_4x:.0f} MiB) |"
     )

@@ -63,6 +63,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from scoring.engine.confusion import hard_confusion, soft_confusion  # noqa: E402
+from scoring.engine.ids import available_cores  # noqa: E402
 from scoring.engine.suite import Report, score_matrix  # noqa: E402
 
 DEFAULT_LINES = 10_000_000
@@ -518,14 +519,6 @@ def target_lines(rows: Sequence[Row], *, n_items: int, speed_up: float) -> list[
     return lines_out
 
 
-def cpu_count() -> int:
-    """What ``nproc`` prints: the CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def cpu_model() -> str:
     try:
         for text in Path("/proc/cpuinfo").read_text().splitlines():
@@ -539,7 +532,7 @@ def cpu_model() -> str:
 def machine_line() -> str:
     return (
         f"Machine: Python {platform.python_version()}, numpy {np.__version__}, pandas {pd.__version__}, "
-        f"pyarrow {pa.__version__}, scikit-learn {sklearn.__version__}, nproc {cpu_count()} ({cpu_model()})."
+        f"pyarrow {pa.__version__}, scikit-learn {sklearn.__version__}, nproc {available_cores()} ({cpu_model()})."
     )
 
 

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
 import numpy as np
 
 from scoring.engine.board import Board, BoardError, PredictionFilesError, choose_columns, score_board
-from scoring.engine.calibration import scale_to_distribution
+from scoring.engine.bootstrap import write_replicates
+from scoring.engine.canonical import matrix_value
 from scoring.engine.columns import Column, paired_columns
 from scoring.engine.formatting import mass_text, rank_text, rho_text, value_text
 from scoring.engine.io import InputFileError
@@ -33,8 +35,8 @@ from scoring.engine.metrics import macro_f1_gap_closed_form
 from scoring.engine.references import plain
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 from scoring.engine.scorer import score_files
-from scoring.engine.suite import Report, metric_values, weighted_averages
-from scoring.engine.whatif import TargetError, WhatIf, parse_target, what_if
+from scoring.engine.suite import Report, weighted_averages
+from scoring.engine.whatif import GOLD, UNIFORM, TargetError, WhatIf, exact_share, parse_target, what_if
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -74,7 +76,7 @@ def text_report(report: Report) -> str:
     sections.append(
         f"The two macro F1s ({plain('@opitz-burst-note')}): Δ = F1 of averages − averaged F1 = "
         f"{value_text(report.metrics['macro_f1_gap'], 6)}; by the closed form of its Lemma (Eq. 4): "
-        f"{value_text(macro_f1_gap_closed_form(report.matrix), 6)}"
+        f"{value_text(matrix_value(macro_f1_gap_closed_form, report.matrix), 6)}"
     )
     class_rows = [
         [
@@ -93,17 +95,25 @@ def text_report(report: Report) -> str:
     return "\n\n".join(sections) + "\n"
 
 
-def extras(report: Report, *, weights: list[float] | None, prevalence: list[float] | None) -> dict:
+def extras(report: Report, *, weights: list[float] | None, prevalence: str | None) -> dict:
     """Optional sections: averages with caller-given class weights (paper 004) and every metric
-    after scaling the gold columns to a target class distribution (paper 000, Eq. 5)."""
+    after scaling the gold columns to a target class distribution (paper 000, Eq. 5), by the
+    board's exact what-if (:mod:`scoring.engine.whatif`): equal shares give the calibrated values
+    to the last bit. Raises :class:`TargetError` for a target that cannot be used."""
     out: dict = {}
     if weights is not None:
-        out["weighted"] = {"weights": weights, **weighted_averages(report.matrix, np.array(weights))}
+        out["weighted"] = {"weights": weights, **weighted_averages(report.matrix, weights)}
     if prevalence is not None:
-        out["scaled"] = {
-            "prevalence": prevalence,
-            "metrics": metric_values(scale_to_distribution(report.matrix, np.array(prevalence))),
-        }
+        gold_counts = [report.per_class[label]["support"] for label in report.labels]
+        target = parse_target(prevalence, labels=report.labels, gold_counts=gold_counts)
+        scenario = what_if({"": report.matrix}, labels=report.labels, target=target)
+        written = prevalence.split(",")
+        as_given = len(written) == len(report.labels) and prevalence.strip().lower() not in (UNIFORM, GOLD)
+        shares = target
+        if as_given:
+            shares = [exact_share(text, label=label) for text, label in zip(written, report.labels, strict=True)]
+        metrics = dict(scenario.at_target[""].metrics)
+        out["scaled"] = {"prevalence": [float(share) for share in shares], "metrics": metrics}
     return out
 
 
@@ -129,17 +139,16 @@ def extras_text(sections: dict) -> str:
     return "".join("\n" + part + "\n" for part in parts)
 
 
-def number_list(text: str, *, what: str, n: int, positive: bool = False) -> list[float]:
-    """Parse "1,2,3" into n non-negative (or positive) numbers, or exit with status 2 and a
-    message naming the option."""
+def number_list(text: str, *, what: str, n: int) -> list[float]:
+    """Parse "1,2,3" into n non-negative numbers, not all 0, or exit with status 2 and a message
+    naming the option."""
     try:
         values = [float(item) for item in text.split(",")]
     except ValueError:
         values = []
-    smallest = 0.0 if not positive else np.nextafter(0.0, 1.0)
-    if len(values) != n or any(not (v >= smallest and np.isfinite(v)) for v in values) or sum(values) <= 0:
-        kind = "positive" if positive else "non-negative"
-        print(f"error: {what} needs {n} comma-separated {kind} numbers, one per label, got {text!r}", file=sys.stderr)
+    if len(values) != n or any(not (v >= 0 and np.isfinite(v)) for v in values) or sum(values) <= 0:
+        message = f"{what} needs {n} comma-separated non-negative numbers, one per label, got {text!r}"
+        print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2)
     return values
 
@@ -279,14 +288,45 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the bootstrap's random numbers (default: 0); same seed, same JSON"
     )
+    parser.add_argument(
+        "--bootstrap-replicates",
+        metavar="FILE",
+        help="with --bootstrap: also write every replicate's value and rank of every column and team to FILE, a CSV "
+        "(replicate,column,team,value,rank) that numpy and pandas read, to recompute any interval",
+    )
     parser.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
     parser.add_argument(
         "--prevalence",
-        help="comma-separated target class shares, in label order (0.2,0.3,0.5 or 1/3,1/3,1/3): adds every metric "
-        "scaled to them; with a board, every team re-scored and re-ranked at them, its ranks next to today's "
-        "(a board also takes 'uniform' or 'gold')",
+        help="comma-separated target class shares, in label order (0.2,0.3,0.5 or 1/3,1/3,1/3), or 'uniform' or "
+        "'gold': adds every metric scaled to them, exactly; with a board, every team re-scored and re-ranked at them, "
+        "its ranks next to today's",
     )
-    return parser.parse_args(argv)
+    return parser.parse_args(values_attached(sys.argv[1:] if argv is None else list(argv), VALUE_OPTIONS))
+
+
+VALUE_OPTIONS = ("--labels", "--metrics", "--weights", "--prevalence", "--format", "--bootstrap-replicates")
+"""Options that take one value, which may start with a minus (``--labels -1,0,1``)."""
+
+
+def values_attached(argv: list[str], options: Sequence[str]) -> list[str]:
+    """``--labels -1,0,1`` as ``--labels=-1,0,1``: argparse reads an argument that starts with
+    a minus and is not a plain negative number as an option, so the labels of an ordinal scale
+    would be refused as a missing value."""
+    out: list[str] = []
+    index = 0
+    while index < len(argv):
+        argument = argv[index]
+        value = argv[index + 1] if index + 1 < len(argv) else None
+        if argument in options and value is not None and value.startswith("-") and value != "--":
+            out.append(f"{argument}={value}")
+            index += 2
+            continue
+        if argument == "--":
+            out.extend(argv[index:])
+            break
+        out.append(argument)
+        index += 1
+    return out
 
 
 def single_file(args: argparse.Namespace, labels: list[str] | None) -> int:
@@ -297,8 +337,10 @@ def single_file(args: argparse.Namespace, labels: list[str] | None) -> int:
         return fail(file_problem(error))
     n = len(report.labels)
     weights = number_list(args.weights, what="--weights", n=n) if args.weights else None
-    prevalence = number_list(args.prevalence, what="--prevalence", n=n, positive=True) if args.prevalence else None
-    more = extras(report, weights=weights, prevalence=prevalence)
+    try:
+        more = extras(report, weights=weights, prevalence=args.prevalence)
+    except TargetError as error:
+        return fail(f"--prevalence: {error}")
     if args.format == "json":
         json.dump({**report.as_json(), **more}, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
@@ -317,6 +359,8 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         return fail("--bootstrap adds intervals to a JSON board: two or more prediction files and --format json")
     if args.bootstrap is not None and args.bootstrap < 1:
         return fail(f"--bootstrap needs a positive number of replicates, got {args.bootstrap}")
+    if args.bootstrap_replicates and args.bootstrap is None:
+        return fail("--bootstrap-replicates writes the replicates of --bootstrap")
     if args.metrics and args.format == "json":
         return fail("--metrics chooses the columns of --format latex or text; the JSON board holds every column")
     try:
@@ -340,6 +384,11 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         return fail("--prevalence re-estimates raw columns, and --metrics names only calibrated ones")
     if args.format == "json":
         stability = None if args.bootstrap is None else scored.stability(replicates=args.bootstrap, seed=args.seed)
+        if stability is not None and args.bootstrap_replicates:
+            try:
+                write_replicates(args.bootstrap_replicates, stability, teams=scored.teams)
+            except OSError as error:
+                return fail(file_problem(error))
         output = scored.as_json(stability=stability)
         if scenario is not None:
             output["prevalence_what_if"] = scenario.as_json()
@@ -368,5 +417,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     return board(args, labels)
 
 
+def run() -> None:
+    """The command line's entry point: :func:`main`, then its status, leaving through
+    ``os._exit`` once every output is flushed. Arrow's thread pools (C++ threads that read the
+    files) may still be winding down when a short run ends; an interpreter that exits normally
+    runs C++'s static destructors, which abort the process ("terminate called without an active
+    exception", status 134) when they meet a thread still joinable, about once in 300 runs of a
+    one-line file. Nothing is left to do at that point but leave."""
+    try:
+        status = main()
+    except SystemExit as leaving:
+        status = leaving.code if isinstance(leaving.code, int) else (0 if leaving.code is None else 1)
+        if not isinstance(leaving.code, int | None):
+            print(leaving.code, file=sys.stderr)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        status = status or 1
+    sys.stderr.flush()
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

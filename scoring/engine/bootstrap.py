@@ -48,19 +48,25 @@ Rules (stated here once, used by the CLI and the board's JSON):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
-from scoring.engine import batch
+from scoring.engine.canonical import StackValues, nearest_sums, rounded_of_integers
 from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.confusion import mass_parts
+from scoring.engine.ranking import correlation
 
 BLOCK_SIZE = 200
 """Replicates per block: fixes the working memory, and the random stream (see the rules)."""
 
 CONFIDENCE = 0.95
 PERCENTILE_METHOD = "inverted_cdf"
+MAX_SOFT_ITEMS = 2**27
+"""Items up to which the weighted sums of probability parts are exact in doubles."""
 EXACT_FLOAT32_COUNTS = 2**24
 """Below this many items, float32 holds every weighted count of hard labels exactly (the
 weights are integers summing to N), so hard-label products run in single precision."""
@@ -98,7 +104,14 @@ class ReplicateMatrices:
         bounds = np.searchsorted(gold[self.order], np.arange(n_classes + 1))
         self.slices = [slice(int(bounds[g]), int(bounds[g + 1])) for g in range(n_classes)]
         masses = np.stack([prediction_masses(p, n_classes)[self.order] for p in predicted], axis=1)
-        self.masses = np.ascontiguousarray(masses.reshape(self.n_items, self.n_teams * n_classes), dtype=self.dtype)
+        masses = masses.reshape(self.n_items, self.n_teams * n_classes)
+        # Probability masses in parts on fixed grids (scoring.engine.confusion): each product of
+        # integer weights with a part sums exactly, so a replicate's soft cell is the double
+        # nearest to its exact sum, as in a scored file, whatever the order of the items.
+        if not hard and self.n_items >= MAX_SOFT_ITEMS:
+            raise ValueError(f"a bootstrap of probability rows sums exactly up to {MAX_SOFT_ITEMS:,} items")
+        parts = [masses] if hard else mass_parts(masses)
+        self.parts = [np.ascontiguousarray(part, dtype=self.dtype) for part in parts]
 
     def weights(self, rng: np.random.Generator, n_replicates: int) -> np.ndarray:
         """Multinomial resampling weights (replicates × items): how often each item is drawn in
@@ -115,23 +128,19 @@ class ReplicateMatrices:
         n, b = self.n_classes, len(weights)
         out = np.empty((n, b, self.n_teams, n))
         for g, items in enumerate(self.slices):
-            out[g] = (weights[:, items] @ self.masses[items]).reshape(b, self.n_teams, n)
+            sums = [weights[:, items] @ part[items] for part in self.parts]
+            out[g] = (sums[0] if len(sums) == 1 else nearest_sums(sums)).reshape(b, self.n_teams, n)
         return np.moveaxis(out, 0, -1)
 
 
 def column_values(matrices: np.ndarray, columns: Sequence[Column], labels: Sequence[str]) -> np.ndarray:
-    """Each column's value for each matrix (..., n, n): shape (columns, ...); NaN where
-    undefined (every calibrated value of a matrix whose calibration is undefined)."""
-    stacks = {False: batch.Stack(matrices), True: batch.Stack(batch.calibrate(matrices))}
-    calibration_defined = np.all(stacks[False].prevalence > 0, axis=0)
+    """Each column's value for each matrix (..., n, n), correctly rounded: shape (columns, ...);
+    NaN where undefined (every calibrated value of a matrix whose calibration is undefined)."""
+    stack = StackValues(matrices)
     out = np.empty((len(columns), *matrices.shape[:-2]))
     for index, column in enumerate(columns):
-        stack = stacks[column.calibrated]
-        if column.label is None:
-            values = batch.metric_values(column.key, stack)
-        else:
-            values = batch.class_measure_values(column.key, stack)[list(labels).index(column.label)]
-        out[index] = np.where(calibration_defined, values, np.nan) if column.calibrated else values
+        label = None if column.label is None else list(labels).index(column.label)
+        out[index] = stack.values(column.metric.formula, calibrated=column.calibrated, label=label)
     return out
 
 
@@ -187,54 +196,65 @@ class RankOrder:
         return np.where(subset, self._unsort((before_start + 1 + through_end) / 2.0), np.nan)
 
 
-def _pearson(x: np.ndarray, y: np.ndarray, subset: np.ndarray) -> np.ndarray:
-    """Pearson's r of x and y over the teams of ``subset`` (last axis), NaN with fewer than two
-    teams or no variance: Spearman's rho when x and y are average ranks."""
-    count = subset.sum(axis=-1)
-    x = np.where(subset, x, 0.0)
-    y = np.where(subset, y, 0.0)
-    safe = np.maximum(count, 1)[..., None]
-    dx = np.where(subset, x - x.sum(axis=-1, keepdims=True) / safe, 0.0)
-    dy = np.where(subset, y - y.sum(axis=-1, keepdims=True) / safe, 0.0)
-    denominator = np.sqrt((dx * dx).sum(axis=-1) * (dy * dy).sum(axis=-1))
-    rho = np.full(denominator.shape, np.nan)
-    np.divide((dx * dy).sum(axis=-1), denominator, out=rho, where=(denominator != 0) & (count >= 2))
-    return np.clip(rho, -1.0, 1.0)
+def _correlations(centred: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """rho of each pair of columns (rows, cols) in every replicate, from centred doubled ranks
+    (replicates, columns, teams; integers, 0 for a team left out): correctly rounded."""
+    products = np.matmul(centred, np.swapaxes(centred, 1, 2))  # integer sums: exact in doubles
+    variances = np.diagonal(products, axis1=1, axis2=2)
+    rows, cols = pairs
+    return rounded_of_integers(correlation, products[:, rows, cols], variances[:, rows], variances[:, cols])
+
+
+def _centred(ranks: np.ndarray, subset: np.ndarray) -> np.ndarray:
+    """2 r - (k + 1) over the k teams of ``subset`` (last axis), 0 outside: integers."""
+    count = subset.sum(axis=-1, keepdims=True)
+    return np.where(subset, np.rint(2.0 * np.where(subset, ranks, 0.0)) - (count + 1), 0.0)
 
 
 def spearman_replicates(order: RankOrder, columns: Sequence[int] | None = None) -> np.ndarray:
-    """Spearman's rho between every pair of ``columns`` (default: all) in every replicate.
+    """Spearman's rho between every pair of ``columns`` (default: all) in every replicate,
+    correctly rounded (:func:`scoring.engine.ranking.correlation`: rho of identical rankings is
+    exactly 1).
 
     ``order`` sorts values of shape (replicates, columns, teams); the result (replicates, pairs)
     follows ``numpy.triu_indices(len(columns))``. Columns defined for every team take one matrix
-    product; a pair with an undefined team is ranked again over the teams defined under both.
+    product of their centred doubled ranks; a pair with an undefined team is ranked again over
+    the teams defined under both.
     """
     columns = np.arange(order.order.shape[1]) if columns is None else np.asarray(columns)
     defined = order.defined[:, columns]
-    ranks = np.where(defined, order.average()[:, columns], 0.0)
-    n_teams = ranks.shape[-1]
-    centred = ranks - ranks.mean(axis=-1, keepdims=True)
-    norms = np.sqrt(np.einsum("bct,bct->bc", centred, centred))
-    products = np.einsum("bct,bdt->bcd", centred, centred)
-    denominator = norms[:, :, None] * norms[:, None, :]
-    rho = np.full(products.shape, np.nan)
-    np.divide(products, denominator, out=rho, where=(denominator != 0) & (n_teams >= 2))
+    centred = _centred(order.average()[:, columns], defined)
     rows, cols = np.triu_indices(len(columns))
-    out = np.clip(rho[:, rows, cols], -1.0, 1.0)
+    out = _correlations(centred, (rows, cols))
     complete = defined.all(axis=(0, 2))
     for pair in np.flatnonzero(~(complete[rows] & complete[cols])):
         first, second = order.columns(columns[rows[pair]]), order.columns(columns[cols[pair]])
         both = first.defined & second.defined
-        out[:, pair] = _pearson(first.within(both).average(), second.within(both).average(), both)
+        two = np.stack([_centred(part.within(both).average(), both) for part in (first, second)], axis=1)
+        out[:, pair] = _correlations(two, (np.array([0]), np.array([1])))[:, 0]
     return out
 
 
+def order_statistics(replicates: int, confidence: float | Fraction) -> tuple[int, int]:
+    """The 1-based ranks of the order statistics that bound the central ``confidence`` interval
+    of ``replicates`` values (Hyndman and Fan's type 1, numpy's ``inverted_cdf``): the
+    ceil(B·a)-th and ceil(B·(1 - a))-th with a = (1 - confidence)/2, in exact arithmetic (a
+    confidence is read as the decimal it is written as: 0.95 is 19/20), so that 1,000
+    replicates give the 25th and the 975th."""
+    level = Fraction(repr(confidence)) if isinstance(confidence, float) else Fraction(confidence)
+    tail = (1 - level) / 2
+    low = max(1, math.ceil(replicates * tail))
+    high = max(1, math.ceil(replicates * (1 - tail)))
+    return low, high
+
+
 def percentile_interval(samples: np.ndarray, *, undefined: np.ndarray, confidence: float = CONFIDENCE) -> np.ndarray:
-    """The central ``confidence`` percentile interval over axis 0: shape (*rest, 2); NaN where
-    ``undefined`` (same shape as ``samples``) holds in any replicate."""
-    tail = (1.0 - confidence) / 2.0
-    bounds = np.quantile(samples, [tail, 1.0 - tail], axis=0, method=PERCENTILE_METHOD)
-    bounds = np.moveaxis(bounds, 0, -1).astype(np.float64)
+    """The central ``confidence`` percentile interval over axis 0 (:func:`order_statistics`):
+    shape (*rest, 2); NaN where ``undefined`` (same shape as ``samples``) holds in any
+    replicate."""
+    low, high = order_statistics(len(samples), confidence)
+    ordered = np.partition(samples, [low - 1, high - 1], axis=0)
+    bounds = np.stack([ordered[low - 1], ordered[high - 1]], axis=-1).astype(np.float64)
     return np.where(undefined.any(axis=0)[..., None], np.nan, bounds)
 
 
@@ -259,6 +279,10 @@ class Stability:
     heatmap: tuple[Column, ...]
     rho: np.ndarray
     """(heatmap, heatmap, 2) rho intervals, symmetric."""
+    replicate_values: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(replicates, columns, teams) every replicate's values, NaN where undefined."""
+    replicate_ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(replicates, columns, teams) every replicate's competition ranks, 0 where undefined."""
 
     def index(self, column: Column) -> int:
         return self.columns.index(column)
@@ -342,4 +366,35 @@ def bootstrap(
         ranks=rank_intervals,
         heatmap=heatmap,
         rho=rho_intervals,
+        replicate_values=values,
+        replicate_ranks=ranks,
     )
+
+
+def write_replicates(path: str, stability: Stability, *, teams: Sequence[str]) -> None:
+    """Every replicate's value and rank of every column and team, as a CSV that numpy and pandas
+    read: ``replicate,column,team,value,rank``, one line each, replicates numbered from 1 in the
+    order they were drawn, columns by id (``kappa_c`` calibrated), values as the shortest
+    decimals that read back as the same doubles, empty where undefined (no rank either). The
+    intervals are order statistics of these (:func:`order_statistics`), and rho of a replicate
+    is Spearman's over average ranks of the values (:func:`spearman_replicates`)."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    values, ranks = stability.replicate_values, stability.replicate_ranks
+    count, n_columns, n_teams = values.shape
+    column_ids = pa.array([column.id for column in stability.columns])
+    team_names = pa.array(list(teams))
+    column_index = np.broadcast_to(np.arange(n_columns)[None, :, None], values.shape).ravel()
+    team_index = np.broadcast_to(np.arange(n_teams)[None, None, :], values.shape).ravel()
+    undefined = np.isnan(values).ravel()
+    table = pa.table(
+        {
+            "replicate": np.repeat(np.arange(1, count + 1), n_columns * n_teams),
+            "column": column_ids.take(pa.array(column_index)),
+            "team": team_names.take(pa.array(team_index)),
+            "value": pa.array(values.ravel(), mask=undefined),
+            "rank": pa.array(ranks.ravel().astype(np.int64), mask=undefined | (ranks.ravel() == 0)),
+        }
+    )
+    pa_csv.write_csv(table, path)

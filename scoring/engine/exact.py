@@ -1,391 +1,485 @@
-"""Canonical metric values: exact rational arithmetic on the confusion matrix, rounded once.
+"""Exact real numbers for the metric formulas, and the double nearest to each.
 
-Why: the float functions of :mod:`scoring.engine.metrics` round at every step, so two matrices
-whose metric is the same fraction can come out one ulp apart (a macro recall of 1/5 from class
-recalls that are permutations of each other reads 0.20000000000000004 for one team and
-0.19999999999999998 for the other), and a ranking that compares floats splits the tie; kappa
-and MCC also lose digits once products of counts pass 2^53 (about 10^8 items).
+The formulas of :mod:`scoring.engine.metrics` are written once, for an arithmetic given to
+them; this module is the exact one (the other is :mod:`scoring.engine.twofold`). Its numbers:
 
-How: every float is an exact binary fraction, so :class:`ExactMatrix` reads each cell (a
-count, a soft or a calibrated mass) exactly and scales the whole matrix to Python ints by the
-common denominator. Every metric is homogeneous of degree zero, so the scaling never changes a
-value. Prevalence calibration (paper 000, Eq. 6) is exact too: :meth:`ExactMatrix.calibrated`
-multiplies gold column ``j`` by ``lcm(prevalences) / prevalence(j)``, an integer multiple of
-``1 / (n prevalence(j))``; it is the equal-shares case of :meth:`ExactMatrix.scaled_to`, which
-scales to any rational class distribution (Eq. 5) the same way. Then:
+* :class:`Q`, a rational as a pair of Python ints (never reduced: a gcd of the long integers of
+  a calibrated soft matrix costs milliseconds, and Python's int division rounds correctly
+  whatever the representation);
+* :class:`Surds`, a rational plus a sum of rational multiples of square roots (MCC and its
+  averages), kept in a canonical form: two roots whose ratio is rational are one term, so the
+  terms left are linearly independent over the rationals and the value is 0, or rational,
+  exactly when it looks so;
+* :class:`Logs`, a rational multiple of √3/π times a sum of logarithms of rationals
+  (discriminant power and its averages), the logarithms of one coefficient held as the
+  logarithm of their product, so that ln a + ln b = ln ab exactly;
+* :class:`Root`, the n-th root of a rational (the geometric mean of recalls).
 
-* a metric that is a rational function of the cells (accuracy, macro and weighted P/R/F1, the
-  F1 of averages and the gap Δ, HmacR, kappa, macro and micro BACC, per-class P/R/F1/BACC) is
-  the correctly rounded float of its exact fraction;
-* an irrational metric is a fixed float function of one exact quantity, monotone in it: an MCC
-  (multi-class, per class, micro) is the correctly rounded square root of num²/den with the sign
-  of num; a DP is √3/π·ln of the exact odds ratio TP·TN / (FP·FN) (macro DP: of the exact
-  product of the per-class ratios, divided by n), and GmacR is exp(ln(R_1···R_n)/n) of the
-  exact product of the recalls, the logarithm being that of the correctly rounded ratio
-  (:func:`log_of_ratio`, a function of the ratio's value, whatever its representation); macro
-  MCC is the correctly rounded sum of the per-class MCCs (``math.fsum``, independent of the
-  order of the classes) divided by n.
+Rounding (:meth:`rounded`): a rational by one int division; one square root or one n-th root
+by an integer root with a sticky bit (:mod:`scoring.engine.rational`); anything else by Ziv's
+strategy: interval arithmetic (mpmath's ``iv``) at increasing precision until both ends of the
+interval round to the same double. Irrational values are never midpoints of two doubles, so
+this ends; it is bounded at :data:`MAX_PRECISION` bits (then the nearest double of the
+interval's centre, a case no input of the product reaches).
 
-So values that are equal as exact fractions (or rest on equal exact quantities) are the very
-same double, and the ranking module compares floats with no tolerance. Distinct values stay
-distinct unless they differ by less than half an ulp.
-
-Every function here has the name and the undefined cases (``None``) of its float counterpart in
-:mod:`scoring.engine.metrics`, whose docstrings state the formulas; those float functions stay
-as the vectorised form and as the differential oracle of the tests. A function accepts a numpy
-matrix or an :class:`ExactMatrix`, which caches the quantities that several metrics share, so
-the suite converts a matrix once. Per-class measures return one value per class.
+Undefined values are :data:`UNDEFINED`, which absorbs every operation.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
-from functools import cached_property
+from fractions import Fraction
 
 import numpy as np
 
-from scoring.engine.metrics import DP_FACTOR, Value, as_matrix
-from scoring.engine.rational import (
-    Ratio,
-    harmonic_of_two,
-    log_of_ratio,
-    ratio_mean,
-    ratio_or_zero,
-    ratio_product,
-    ratio_sum,
-    signed_sqrt,
-    to_float,
-)
+from scoring.engine.rational import root_of_ratio, sqrt_of_ratio
+
+START_PRECISION = 96
+MAX_PRECISION = 8192
 
 
-def mcc_of_counts(tp: int, fp: int, fn: int, tn: int) -> Value:
-    """Binary MCC of exact one-vs-rest counts; ``None`` when a margin is 0."""
-    denominator = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-    return signed_sqrt(tp * tn - fp * fn, denominator) if denominator else None
+class _Undefined:
+    """An undefined value (0/0 where the papers define nothing, the logarithm of 0)."""
 
+    __slots__ = ()
 
-def bacc_of_counts(tp: int, fp: int, fn: int, tn: int) -> Ratio | None:
-    """(TP/(TP+FN) + TN/(TN+FP)) / 2; ``None`` when either ratio has a zero denominator."""
-    if tp + fn == 0 or tn + fp == 0:
+    def _absorb(self, *_: object) -> _Undefined:
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _absorb
+    __neg__ = _absorb
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def rounded(self) -> None:
         return None
-    return tp * (tn + fp) + tn * (tp + fn), 2 * (tp + fn) * (tn + fp)
-
-
-def odds_ratio(tp: int, fp: int, fn: int, tn: int) -> Ratio | None:
-    """TP·TN / (FP·FN), the argument of DP; ``None`` when a cell is 0."""
-    return (tp * tn, fp * fn) if tp and fp and fn and tn else None
-
-
-def dp_of_ratio(ratio: Ratio | None, n: int = 1) -> Value:
-    """√3/π·ln(ratio)/n, natural logarithm; ``None`` for an undefined ratio."""
-    return None if ratio is None else DP_FACTOR * log_of_ratio(ratio) / n
-
-
-class ExactMatrix:
-    """A confusion matrix in exact arithmetic: the masses are ``cells[i][j] / denominator``.
-
-    Orientation as everywhere (contract): row ``i`` = predicted ``i``, column ``j`` = gold ``j``.
-    """
-
-    def __init__(self, cells: Sequence[Sequence[int]], denominator: int = 1) -> None:
-        self.cells = [list(row) for row in cells]
-        self.denominator = denominator
-        self.n = len(self.cells)
-
-    @classmethod
-    def of(cls, matrix: np.ndarray | Sequence[Sequence[float]]) -> ExactMatrix:
-        """Read a matrix exactly: integer arrays as they are (any size), float cells as the
-        binary fractions they are, scaled by their common denominator (a power of two)."""
-        array = np.asarray(matrix)
-        floats = as_matrix(array)  # validates shape and values
-        if np.issubdtype(array.dtype, np.integer):
-            return cls(array.tolist())
-        ratios = [[x.as_integer_ratio() for x in row] for row in floats.tolist()]
-        denominator = max(d for row in ratios for _, d in row)  # powers of two: a multiple of all
-        return cls([[n * (denominator // d) for n, d in row] for row in ratios], denominator)
-
-    def scaled_to(self, weights: Sequence[int]) -> ExactMatrix | None:
-        """Prevalence scaling to a target distribution (paper 000, Eq. 5) in exact arithmetic:
-        class ``j`` gets the share ``weights[j] / sum(weights)`` (positive ints); ``None`` when a
-        class has no gold item, which no scaling can give a share.
-
-        Column ``j`` is multiplied by ``weights[j]·L / prevalence(j)`` with ``L`` the lcm of the
-        prevalences, an integer multiple of lambda_jj = share(j) / prevalence(j); the masses
-        ``cells / (L·sum(weights))`` are those of Eq. 5 exactly, column ``j`` summing to its share.
-        """
-        if not all(self.prevalence):
-            return None
-        common = math.lcm(*self.prevalence)
-        factors = [w * (common // p) for w, p in zip(weights, self.prevalence, strict=True)]
-        cells = [[x * f for x, f in zip(row, factors, strict=True)] for row in self.cells]
-        return ExactMatrix(cells, sum(weights) * common)
-
-    def calibrated(self) -> ExactMatrix | None:
-        """Prevalence calibration (paper 000, Eq. 6) in exact arithmetic: scaling to equal shares,
-        every class the mass 1/n; ``None`` when a class has no gold item."""
-        return self.scaled_to([1] * self.n)
 
-    def mass(self, value: int) -> int | float:
-        """A sum of cells as a plain number: an int when integral, else its correctly rounded float."""
-        whole, rest = divmod(value, self.denominator)
-        return whole if rest == 0 else value / self.denominator
 
-    # --- basic quantities (paper 000, Section 2) ---------------------------------------------
+UNDEFINED = _Undefined()
 
-    @cached_property
-    def bias(self) -> tuple[int, ...]:
-        return tuple(sum(row) for row in self.cells)
 
-    @cached_property
-    def prevalence(self) -> tuple[int, ...]:
-        return tuple(sum(column) for column in zip(*self.cells, strict=True))
+class Q:
+    """An exact rational ``num / den`` (``den > 0``), not reduced."""
 
-    @cached_property
-    def correct(self) -> tuple[int, ...]:
-        return tuple(self.cells[i][i] for i in range(self.n))
+    __slots__ = ("den", "num")
 
-    @cached_property
-    def total(self) -> int:
-        return sum(self.bias)
+    def __init__(self, num: int, den: int = 1) -> None:
+        self.num = num
+        self.den = den
 
-    @cached_property
-    def trace(self) -> int:
-        return sum(self.correct)
+    @staticmethod
+    def of(value: object) -> Q:
+        if isinstance(value, Q):
+            return value
+        if isinstance(value, int):
+            return Q(value)
+        fraction = Fraction(value)
+        return Q(fraction.numerator, fraction.denominator)
 
-    @cached_property
-    def one_vs_rest(self) -> tuple[tuple[int, int, int, int], ...]:
-        """(TP, FP, FN, TN) per class (paper 004); exact ints, so differences of sums are
-        the sums of cells themselves."""
-        s = self.total
-        return tuple(
-            (c, b - c, p - c, s - b - p + c) for c, b, p in zip(self.correct, self.bias, self.prevalence, strict=True)
-        )
+    def is_zero(self) -> bool:
+        return self.num == 0
 
-    @cached_property
-    def pooled(self) -> tuple[int, int, int, int]:
-        """Sums of TP, FP, FN, TN over classes: the micro average's counts with uniform weights
-        (the weights 1/n cancel in every ratio)."""
-        tp, fp, fn, tn = (sum(column) for column in zip(*self.one_vs_rest, strict=True))
-        return tp, fp, fn, tn
+    def __add__(self, other: object):
+        if not isinstance(other, Q | int):
+            return NotImplemented if not isinstance(other, _Undefined) else other
+        b = Q.of(other)
+        if self.den == b.den:
+            return Q(self.num + b.num, self.den)
+        return Q(self.num * b.den + b.num * self.den, self.den * b.den)
 
-    # --- exact per-class values, shared by several metrics -----------------------------------
+    __radd__ = __add__
 
-    @cached_property
-    def precisions(self) -> tuple[Ratio, ...]:
-        return tuple(ratio_or_zero(c, b) for c, b in zip(self.correct, self.bias, strict=True))
+    def __neg__(self) -> Q:
+        return Q(-self.num, self.den)
 
-    @cached_property
-    def recalls(self) -> tuple[Ratio, ...]:
-        return tuple(ratio_or_zero(c, p) for c, p in zip(self.correct, self.prevalence, strict=True))
+    def __sub__(self, other: object):
+        return self + (-other)
 
-    @cached_property
-    def f1s(self) -> tuple[Ratio, ...]:
-        return tuple(
-            ratio_or_zero(2 * c, b + p) for c, b, p in zip(self.correct, self.bias, self.prevalence, strict=True)
-        )
+    def __rsub__(self, other: object):
+        return (-self) + other
 
-    @cached_property
-    def mean_precision(self) -> Ratio:
-        return ratio_mean(self.precisions)
+    def __mul__(self, other: object):
+        if not isinstance(other, Q | int):
+            return NotImplemented if not isinstance(other, _Undefined) else other
+        b = Q.of(other)
+        return Q(self.num * b.num, self.den * b.den)
 
-    @cached_property
-    def mean_recall(self) -> Ratio:
-        return ratio_mean(self.recalls)
+    __rmul__ = __mul__
 
-    @cached_property
-    def mean_f1(self) -> Ratio:
-        return ratio_mean(self.f1s)
+    def __truediv__(self, other: object):
+        if not isinstance(other, Q | int):
+            return NotImplemented if not isinstance(other, _Undefined) else other
+        b = Q.of(other)
+        if b.num == 0:
+            raise ZeroDivisionError("an exact division by 0 (the formula should have tested it)")
+        sign = -1 if b.num < 0 else 1
+        return Q(sign * self.num * b.den, sign * b.num * self.den)
+
+    def __rtruediv__(self, other: object):
+        return Q.of(other) / self
 
-    @cached_property
-    def f1_of_averages(self) -> Ratio:
-        return harmonic_of_two(self.mean_precision, self.mean_recall)
+    def __repr__(self) -> str:
+        return f"Q({self.num}, {self.den})"
+
+    def interval(self, iv):
+        return iv.mpf(self.num) / iv.mpf(self.den)
+
+    def rounded(self) -> float:
+        return self.num / self.den
+
+
+def _reduced(num: int, den: int) -> tuple[int, int]:
+    divisor = math.gcd(num, den)
+    return num // divisor, den // divisor
+
+
+class Surds:
+    """``rational + sum_r coefficient(r)·√r`` over positive non-square integers ``r`` whose
+    pairwise products are not squares (a canonical form: see the module docstring)."""
+
+    __slots__ = ("rational", "terms")
+
+    def __init__(self, rational: Q, terms: dict[int, Q]) -> None:
+        self.rational = rational
+        self.terms = terms
+
+    @staticmethod
+    def sqrt(value: Q):
+        """√value for a rational value >= 0: a rational when it is a square."""
+        num, den = _reduced(value.num, value.den)
+        radicand = num * den  # √(num/den) = √(num·den) / den
+        root = math.isqrt(radicand)
+        if root * root == radicand:
+            return Q(root, den)
+        return Surds(Q(0), {radicand: Q(1, den)})
+
+    @staticmethod
+    def of(value: object) -> Surds:
+        return value if isinstance(value, Surds) else Surds(Q.of(value), {})
+
+    def is_zero(self) -> bool:
+        return False  # a rational when 0: see simplified
+
+    def simplified(self):
+        """A rational when no root term is left."""
+        return self.rational if not self.terms else self
+
+    def __add__(self, other: object):
+        if isinstance(other, _Undefined):
+            return other
+        if not isinstance(other, Surds | Q | int):
+            return NotImplemented
+        b = Surds.of(other)
+        terms = dict(self.terms)
+        for radicand, coefficient in b.terms.items():
+            _add_root(terms, radicand, coefficient)
+        return Surds(self.rational + b.rational, {r: c for r, c in terms.items() if not c.is_zero()}).simplified()
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Surds:
+        return Surds(-self.rational, {r: -c for r, c in self.terms.items()})
+
+    def __sub__(self, other: object):
+        return self + (-other)
+
+    def __rsub__(self, other: object):
+        return (-self) + other
+
+    def __mul__(self, other: object):
+        if isinstance(other, _Undefined):
+            return other
+        if not isinstance(other, Q | int):
+            return NotImplemented
+        b = Q.of(other)
+        return Surds(self.rational * b, {r: c * b for r, c in self.terms.items() if not b.is_zero()}).simplified()
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: object):
+        if isinstance(other, _Undefined):
+            return other
+        if not isinstance(other, Q | int):
+            return NotImplemented
+        return self * (Q(1) / Q.of(other))
+
+    def __rtruediv__(self, other: object):
+        """A rational over one root: q / (c√r) = q√r / (c r)."""
+        if self.rational.num != 0 or len(self.terms) != 1:
+            raise TypeError("only a single root can divide")
+        ((radicand, coefficient),) = self.terms.items()
+        return Surds(Q(0), {radicand: Q.of(other) / (coefficient * radicand)})
+
+    def interval(self, iv):
+        total = self.rational.interval(iv)
+        for radicand, coefficient in self.terms.items():
+            total = total + coefficient.interval(iv) * iv.sqrt(iv.mpf(radicand))
+        return total
+
+    def rounded(self) -> float:
+        if not self.terms:
+            return self.rational.rounded()
+        if self.rational.num == 0 and len(self.terms) == 1:
+            ((radicand, c),) = self.terms.items()
+            root = sqrt_of_ratio(c.num * c.num * radicand, c.den * c.den)
+            return -root if c.num < 0 else root
+        return ziv(self)
+
+
+def _add_root(terms: dict[int, Q], radicand: int, coefficient: Q) -> None:
+    """Add coefficient·√radicand to ``terms``, into a term whose root has a rational ratio to
+    it when there is one: √a = √(a b) / b · ... with √(a b) an integer when a b is a square."""
+    for existing in terms:
+        product = existing * radicand
+        root = math.isqrt(product)
+        if root * root == product:  # √radicand = (root / existing)·√existing
+            terms[existing] = terms[existing] + coefficient * Q(root, existing)
+            return
+    terms[radicand] = coefficient
+
+
+class Logs:
+    """``rational + (√3/π)·sum_c c·ln(argument(c))``: a discriminant power or a mean of them.
+    The logarithms of one coefficient are held as the logarithm of their product."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: dict[tuple[int, int], Q]) -> None:
+        self.terms = terms
+        """(reduced coefficient) → the argument, a positive rational."""
+
+    @staticmethod
+    def dp_of_ratio(value: Q):
+        """(√3/π)·ln(value) for a rational value > 0; 0 when the value is 1."""
+        if value.num == value.den:
+            return Q(0)
+        return Logs({(1, 1): value})
+
+    def is_zero(self) -> bool:
+        return False
+
+    def _scaled(self, factor: Q) -> Logs:
+        out: dict[tuple[int, int], Q] = {}
+        for (num, den), argument in self.terms.items():
+            out[_reduced(num * factor.num, den * factor.den)] = argument
+        return Logs(out)
+
+    def __add__(self, other: object):
+        if isinstance(other, _Undefined):
+            return other
+        if isinstance(other, Q | int) and Q.of(other).is_zero():
+            return self
+        if not isinstance(other, Logs):
+            return NotImplemented
+        terms = dict(self.terms)
+        for coefficient, argument in other.terms.items():
+            terms[coefficient] = terms[coefficient] * argument if coefficient in terms else argument
+        terms = {c: a for c, a in terms.items() if a.num != a.den}
+        return Logs(terms) if terms else Q(0)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Logs:
+        return self._scaled(Q(-1))
 
-    @cached_property
-    def mccs(self) -> tuple[Value, ...]:
-        return tuple(mcc_of_counts(*counts) for counts in self.one_vs_rest)
+    def __mul__(self, other: object):
+        if isinstance(other, _Undefined):
+            return other
+        if not isinstance(other, Q | int):
+            return NotImplemented
+        factor = Q.of(other)
+        return Q(0) if factor.is_zero() else self._scaled(factor)
 
-    @cached_property
-    def baccs(self) -> tuple[Ratio | None, ...]:
-        return tuple(bacc_of_counts(*counts) for counts in self.one_vs_rest)
+    __rmul__ = __mul__
 
-    @cached_property
-    def odds_ratios(self) -> tuple[Ratio | None, ...]:
-        return tuple(odds_ratio(*counts) for counts in self.one_vs_rest)
+    def __truediv__(self, other: object):
+        if isinstance(other, _Undefined):
+            return other
+        return self * (Q(1) / Q.of(other))
 
+    def interval(self, iv):
+        total = iv.mpf(0)
+        for (num, den), argument in self.terms.items():
+            total = total + iv.mpf(num) / iv.mpf(den) * iv.log(argument.interval(iv))
+        return total * iv.sqrt(iv.mpf(3)) / iv.pi
 
-MatrixLike = np.ndarray | ExactMatrix
+    def closeness_bits(self) -> int:
+        """How many leading bits of an argument are those of 1 (its logarithm is that small)."""
+        bits = 0
+        for argument in self.terms.values():
+            difference = abs(argument.num - argument.den)
+            bits = max(bits, argument.den.bit_length() - difference.bit_length())
+        return bits
 
+    def rounded(self) -> float:
+        return ziv(self, start=START_PRECISION + self.closeness_bits())
 
-def exact_matrix(matrix: MatrixLike) -> ExactMatrix:
-    """``matrix`` itself if already exact, else :meth:`ExactMatrix.of` it."""
-    return matrix if isinstance(matrix, ExactMatrix) else ExactMatrix.of(matrix)
 
+class Root:
+    """The n-th root of a rational >= 0."""
 
-# --- per-class measures (paper 000, Eq. 1-2; paper 004, Table 1) -----------------------------
+    __slots__ = ("n", "value")
 
+    def __init__(self, value: Q, n: int) -> None:
+        self.value = value
+        self.n = n
 
-def class_precision(matrix: MatrixLike) -> tuple[Value, ...]:
-    return tuple(to_float(x) for x in exact_matrix(matrix).precisions)
+    def rounded(self) -> float:
+        return root_of_ratio(self.value.num, self.value.den, self.n)
 
 
-def class_recall(matrix: MatrixLike) -> tuple[Value, ...]:
-    return tuple(to_float(x) for x in exact_matrix(matrix).recalls)
+Real = Q | Surds | Logs | Root | _Undefined
 
 
-def class_f1(matrix: MatrixLike) -> tuple[Value, ...]:
-    return tuple(to_float(x) for x in exact_matrix(matrix).f1s)
+def ziv(value: Surds | Logs, *, start: int = START_PRECISION) -> float:
+    """The double nearest to ``value``: intervals at increasing precision until both ends round
+    to the same double (see the module docstring)."""
+    from mpmath.libmp import to_rational
 
+    iv = _interval_context()
+    prec = start
+    while True:
+        iv.prec = prec
+        low, high = value.interval(iv)._mpi_
+        ends = [_nearest_double(to_rational(end)) for end in (low, high)]
+        if ends[0] == ends[1] or prec >= MAX_PRECISION:
+            return ends[0] if ends[0] == ends[1] else _nearest_double(_centre(low, high))
+        prec *= 2
 
-def class_mcc(matrix: MatrixLike) -> tuple[Value, ...]:
-    return exact_matrix(matrix).mccs
 
+_THREAD = threading.local()
 
-def class_bacc(matrix: MatrixLike) -> tuple[Value, ...]:
-    return tuple(to_float(x) for x in exact_matrix(matrix).baccs)
 
+def _interval_context():
+    """An interval context of this thread's own (its precision is its state)."""
+    context = getattr(_THREAD, "context", None)
+    if context is None:
+        from mpmath.ctx_iv import MPIntervalContext
 
-def class_dp(matrix: MatrixLike) -> tuple[Value, ...]:
-    return tuple(dp_of_ratio(x) for x in exact_matrix(matrix).odds_ratios)
+        context = _THREAD.context = MPIntervalContext()
+    return context
 
 
-# --- overall metrics (paper 000, Section 4) --------------------------------------------------
+def _nearest_double(ratio: tuple[int, int]) -> float:
+    num, den = ratio
+    return num / den
 
 
-def accuracy(matrix: MatrixLike) -> Value:
-    q = exact_matrix(matrix)
-    return q.trace / q.total if q.total else None
+def _centre(low: tuple, high: tuple) -> tuple[int, int]:
+    from mpmath.libmp import to_rational
 
+    (a, b), (c, d) = to_rational(low), to_rational(high)
+    return a * d + c * b, 2 * b * d
 
-def macro_precision(matrix: MatrixLike) -> Value:
-    return to_float(exact_matrix(matrix).mean_precision)
 
+# --- the arithmetic the formulas call ---------------------------------------------------------
 
-def macro_recall(matrix: MatrixLike) -> Value:
-    return to_float(exact_matrix(matrix).mean_recall)
 
+def _elementwise(function, *arrays):
+    return np.frompyfunc(function, len(arrays), 1)(*arrays)
 
-def macro_f1(matrix: MatrixLike) -> Value:
-    return to_float(exact_matrix(matrix).mean_f1)
 
+def _zero(value: object) -> bool:
+    """Whether an exact value is 0: counts are plain ints, other values :class:`Q` and the rest."""
+    return value == 0 if isinstance(value, int) else value.is_zero()
 
-def macro_f1_of_averages(matrix: MatrixLike) -> Value:
-    return to_float(exact_matrix(matrix).f1_of_averages)
 
+def _ratio_or(num, den, when_zero):
+    return when_zero if _zero(den) else Q.of(num) / den
 
-def macro_f1_gap(matrix: MatrixLike) -> Value:
-    """Δ exactly: never negative (paper 002, Theorem), so no clamp is needed."""
-    q = exact_matrix(matrix)
-    (a, b), (c, d) = q.f1_of_averages, q.mean_f1
-    return (a * d - c * b) / (b * d)
 
+def _absorbs(*values: object) -> bool:
+    return any(isinstance(value, _Undefined) for value in values)
 
-def gmean_recall(matrix: MatrixLike) -> Value:
-    """exp(ln(R_1 ··· R_n) / n) of the exact product; 0 if some recall is 0."""
-    q = exact_matrix(matrix)
-    if not all(q.correct):  # R_i = 0 iff correct(i) = 0
-        return 0.0
-    # The product is at most 1: the clamp only keeps a rounding of the logarithms inside [0, 1].
-    return min(math.exp(log_of_ratio(ratio_product(q.recalls)) / q.n), 1.0)
 
+class ExactArithmetic:
+    """The exact arithmetic for :mod:`scoring.engine.metrics`: values are numpy object arrays,
+    class first, of Python ints (counts and other sums of cells) and of the numbers above."""
 
-def hmean_recall(matrix: MatrixLike) -> Value:
-    """n / sum_i (1/R_i) = n / sum_i prevalence(i)/correct(i); 0 if some recall is 0."""
-    q = exact_matrix(matrix)
-    if not all(q.correct):
-        return 0.0
-    numerator, denominator = ratio_sum([(p, c) for c, p in zip(q.correct, q.prevalence, strict=True)])
-    return q.n * denominator / numerator
+    name = "exact"
 
+    @staticmethod
+    def ratio_or_zero(num, den):
+        return _elementwise(lambda a, b: _ratio_or(a, b, Q(0)), num, den)
 
-def chance_terms(q: ExactMatrix) -> tuple[int, int, int, int, int]:
-    """(s, c, p.b, b.b, p.p) in exact ints (paper 000, Eq. 22, 38 and 40)."""
-    p, b = q.prevalence, q.bias
-    return (
-        q.total,
-        q.trace,
-        sum(x * y for x, y in zip(p, b, strict=True)),
-        sum(x * x for x in b),
-        sum(x * x for x in p),
-    )
+    @staticmethod
+    def ratio_or_undefined(num, den):
+        return _elementwise(lambda a, b: _ratio_or(a, b, UNDEFINED), num, den)
 
+    @staticmethod
+    def sqrt(values):
+        return _elementwise(lambda v: v if _absorbs(v) else Surds.sqrt(Q.of(v)), values)
 
-def kappa(matrix: MatrixLike) -> Value:
-    s, c, pb, _, _ = chance_terms(exact_matrix(matrix))
-    denominator = s * s - pb  # = sum over i != j of p_i b_j >= 0
-    if s == 0 or denominator == 0:
+    @staticmethod
+    def dp_of_ratio(num, den):
+        """(√3/π)·ln(num/den); undefined where num or den is 0."""
+
+        def one(a, b):
+            if _absorbs(a, b) or _zero(a) or _zero(b):
+                return UNDEFINED
+            return Logs.dp_of_ratio(Q.of(a) / b)
+
+        return _elementwise(one, num, den)
+
+    @staticmethod
+    def root(values, n: int):
+        return _elementwise(lambda v: v if _absorbs(v) else Root(Q.of(v), n), values)
+
+    @staticmethod
+    def zero_where(test, values):
+        """``values``, but 0 where ``test`` is 0 (``test`` broadcast against ``values``)."""
+        return _elementwise(lambda t, v: Q(0) if _zero(t) else v, test, values)
+
+    @staticmethod
+    def any_zero(values):
+        """Per matrix: whether any class's value (axis 0) is 0, as a value that is 0 there."""
+        return _elementwise(lambda *vs: 0 if any(_zero(v) for v in vs) else 1, *values)
+
+    @staticmethod
+    def constant(value: object):
+        return Q.of(value)
+
+    @staticmethod
+    def rounded(values) -> np.ndarray:
+        """The doubles nearest to ``values``; NaN where undefined."""
+        out = np.frompyfunc(lambda v: float(v) if isinstance(v, int) else v.rounded(), 1, 1)(values)
+        return np.asarray(np.where(np.equal(out, None), np.nan, out), dtype=np.float64)
+
+
+EXACT = ExactArithmetic()
+
+
+def exact_cells(matrices: np.ndarray) -> tuple[np.ndarray, int]:
+    """Cells (..., n, n) as Python ints over one common denominator: integer arrays as they
+    are, float cells as the binary fractions they are (their denominators are powers of two, so
+    the largest is a multiple of all)."""
+    array = np.asarray(matrices)
+    if np.issubdtype(array.dtype, np.integer) or array.dtype == object:
+        return np.vectorize(int, otypes=[object])(array), 1
+    ratios = [x.as_integer_ratio() for x in array.ravel().tolist()]
+    denominator = max((d for _, d in ratios), default=1)
+    cells = np.empty(len(ratios), dtype=object)
+    cells[:] = [n * (denominator // d) for n, d in ratios]
+    return cells.reshape(array.shape), denominator
+
+
+def mass(value: int, denominator: int) -> int | float:
+    """A sum of cells as a plain number: an int when integral, else its correctly rounded float."""
+    whole, rest = divmod(value, denominator)
+    return whole if rest == 0 else value / denominator
+
+
+def scaled_cells(cells: Sequence[Sequence[int]], weights: Sequence[int]) -> tuple[list[list[int]], int] | None:
+    """Prevalence scaling to the class shares ``weights / sum(weights)`` (paper 000, Eq. 5) in
+    exact integers: column ``j`` times ``weights[j]·L / prevalence(j)``, ``L`` the lcm of the
+    prevalences; the masses are the cells over ``L·sum(weights)``. ``None`` when a class has no
+    gold item, which no scaling can give a share."""
+    prevalence = [sum(column) for column in zip(*cells, strict=True)]
+    if not all(prevalence):
         return None
-    numerator = min(max(c * s - pb, -denominator), denominator)  # kappa in [-1, 1], as the float one
-    return numerator / denominator
-
-
-def mcc(matrix: MatrixLike) -> Value:
-    s, c, pb, bb, pp = chance_terms(exact_matrix(matrix))
-    denominator = (s * s - pp) * (s * s - bb)
-    if s == 0 or denominator == 0:
-        return None
-    return signed_sqrt(c * s - pb, denominator)
-
-
-# --- the weighted averages of paper 004 ------------------------------------------------------
-
-
-def prevalence_weighted(q: ExactMatrix, values: Sequence[Ratio]) -> Value:
-    """sum_i (prevalence(i) / N)·M_i; uniform weights for an empty matrix (then every value is
-    0), as :func:`scoring.engine.metrics.prevalence_weights` does."""
-    if q.total == 0:
-        return to_float(ratio_mean(values))
-    numerator, denominator = ratio_sum([(p * a, b) for p, (a, b) in zip(q.prevalence, values, strict=True)])
-    return numerator / (denominator * q.total)
-
-
-def weighted_precision(matrix: MatrixLike) -> Value:
-    q = exact_matrix(matrix)
-    return prevalence_weighted(q, q.precisions)
-
-
-def weighted_recall(matrix: MatrixLike) -> Value:
-    """Exactly accuracy on a matrix with items: sum_i (prevalence(i)/N)·correct(i)/prevalence(i)
-    = trace/N."""
-    q = exact_matrix(matrix)
-    return prevalence_weighted(q, q.recalls)
-
-
-def weighted_f1(matrix: MatrixLike) -> Value:
-    q = exact_matrix(matrix)
-    return prevalence_weighted(q, q.f1s)
-
-
-def macro_mcc(matrix: MatrixLike) -> Value:
-    """fsum of the per-class MCCs over n, kept between their extremes as the float average is."""
-    values = exact_matrix(matrix).mccs
-    if None in values:
-        return None
-    return min(max(math.fsum(values) / len(values), min(values)), max(values))
-
-
-def macro_bacc(matrix: MatrixLike) -> Value:
-    values = exact_matrix(matrix).baccs
-    return None if None in values else to_float(ratio_mean(values))
-
-
-def macro_dp(matrix: MatrixLike) -> Value:
-    """√3/π·ln(prod_i TP_i·TN_i / (FP_i·FN_i)) / n: the mean of the per-class DPs, taken from
-    the exact product of their odds ratios."""
-    q = exact_matrix(matrix)
-    ratios = q.odds_ratios
-    if None in ratios:
-        return None
-    return dp_of_ratio(ratio_product(ratios), q.n)
-
-
-def micro_mcc(matrix: MatrixLike) -> Value:
-    return mcc_of_counts(*exact_matrix(matrix).pooled)
-
-
-def micro_bacc(matrix: MatrixLike) -> Value:
-    return to_float(bacc_of_counts(*exact_matrix(matrix).pooled))
-
-
-def micro_dp(matrix: MatrixLike) -> Value:
-    return dp_of_ratio(odds_ratio(*exact_matrix(matrix).pooled))
+    common = math.lcm(*prevalence)
+    factors = [w * (common // p) for w, p in zip(weights, prevalence, strict=True)]
+    return [[x * f for x, f in zip(row, factors, strict=True)] for row in cells], sum(weights) * common

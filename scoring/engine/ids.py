@@ -173,7 +173,8 @@ PARALLEL_SORT_ROWS = 1 << 20
 """Fewer values than this are sorted in one go: threads would cost more than they save."""
 
 
-def _cores() -> int:
+def available_cores() -> int:
+    """The CPUs this process may run on (what ``nproc`` prints)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -185,7 +186,7 @@ def sort_on_all_cores(values: np.ndarray) -> None:
     lock while it sorts, so the parts are sorted side by side, and a stable sort (timsort,
     which finds the sorted runs) then merges them in one pass. On two cores 10 million keys
     take about 0.37 s instead of 0.64 s."""
-    parts = min(_cores(), len(values) // PARALLEL_SORT_ROWS)
+    parts = min(available_cores(), len(values) // PARALLEL_SORT_ROWS)
     if parts < 2:
         values.sort()
         return

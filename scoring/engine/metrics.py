@@ -1,18 +1,24 @@
-"""One pure function per metric, each a function of a confusion matrix.
+"""Every metric's formula, written once, over a stack of confusion matrices.
 
 Orientation (contract): ``m[i, j]`` is the mass of items **predicted** ``i`` whose **gold**
 label is ``j``; rows are predictions (bias), columns are gold (prevalence). Matrices may hold
-counts, calibrated masses or soft (probability) masses: every function here is homogeneous
-of degree zero, so the total mass never matters.
+counts, calibrated masses or soft (probability) masses: every formula here is homogeneous of
+degree zero, so the total mass never matters.
 
-Undefined values (a ratio with a zero denominator that the papers do not define, a logarithm
-of zero) are returned as ``None``; :func:`defined` is the one place that decides it. Per-class
-precision, recall and F1 are 0 on a zero denominator, as papers 000 and 002 define them.
+A formula is a function of :class:`Quantities`, the sums of cells that several metrics share,
+computed once per stack of matrices (class axis first, then any stack axes: one matrix, or
+thousands of bootstrap replicates), as scikit-learn's ``_classification.py`` serves every
+average from one path over per-class counts. The arithmetic is given with the quantities
+(``q.xp``): exact numbers (:mod:`scoring.engine.exact`), from which every stored value is
+rounded once, or pairs of doubles with error bounds (:mod:`scoring.engine.twofold`), from
+which bootstrap replicates are rounded, with an exact evaluation wherever a rounding is not
+decided (:mod:`scoring.engine.canonical`). So each value is the double nearest to the exact
+value of the formula, whatever the route, and values that are equal are the same double.
 
-These are float (numpy) functions: the vectorised form of each metric and the oracle of the
-differential tests. The values a report stores and every ranking compares come from their exact
-counterparts in :mod:`scoring.engine.exact` (same names, same undefined cases), so that values
-equal as fractions are equal as floats.
+Undefined values (a ratio with a zero denominator that the papers do not define, a logarithm of
+zero) are undefined in the arithmetic (``None`` once rounded). Per-class precision, recall and
+F1 are 0 on a zero denominator, as papers 000 and 002 define them. Counts are sums of cells,
+never differences of totals, so that a count of 0 is exactly 0 in any arithmetic.
 
 Sources: paper 000 (Opitz, *From Bias and Prevalence to Macro F1, Kappa, and MCC*), paper 002
 (Opitz & Burst, *Macro F1 and Macro F1*), paper 004 (per-class measures and their micro- and
@@ -22,40 +28,20 @@ macro-weighted averages).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from functools import cache, cached_property
 
 import numpy as np
 
 Value = float | None
 """A metric value: a finite float, or ``None`` where the metric is undefined."""
 
-DP_FACTOR = math.sqrt(3.0) / math.pi
-"""Factor of discriminant power (paper 004), used with the natural logarithm."""
-
 
 def defined(value: float) -> Value:
     """Return ``value`` as a float, or ``None`` if it is NaN or infinite."""
     value = float(value)
     return value if math.isfinite(value) else None
-
-
-def divide_or_zero(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """Element-wise ratio that is 0 where the denominator is 0 (papers 000 and 002, Eq. 1)."""
-    numerator = np.asarray(numerator, dtype=np.float64)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    out = np.zeros(np.broadcast(numerator, denominator).shape)
-    np.divide(numerator, denominator, out=out, where=denominator != 0)
-    return out
-
-
-def divide_or_nan(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """Element-wise ratio that is NaN (undefined) where the denominator is 0."""
-    numerator = np.asarray(numerator, dtype=np.float64)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
-    np.divide(numerator, denominator, out=out, where=denominator != 0)
-    return out
 
 
 def as_matrix(m: np.ndarray) -> np.ndarray:
@@ -68,319 +54,283 @@ def as_matrix(m: np.ndarray) -> np.ndarray:
     return m
 
 
-# --- basic quantities (paper 000, Section 2) -------------------------------------------------
+def _cell_sums(cells, rows: np.ndarray, columns: np.ndarray):
+    """For each class i, the sum of the cells (rows[i, k], columns[i, k]) over k: a sum of cells,
+    so exactly 0 when, and only when, each of them is."""
+    if rows.shape[1] == 0:
+        return cells[np.arange(len(rows)), np.arange(len(rows))] * 0
+    return cells[rows, columns].sum(axis=1)
 
 
-def bias(m: np.ndarray) -> np.ndarray:
-    """bias(i) = sum_x m[i, x]: how often the classifier predicts class i (row sums)."""
-    return np.asarray(m, dtype=np.float64).sum(axis=1)
+class Quantities:
+    """The sums of cells of a stack of confusion matrices: ``cells[i, j, ...]`` is cell (i, j)
+    of every matrix, in the arithmetic ``xp``. Each quantity is computed on first use and shared
+    by every formula that needs it."""
+
+    def __init__(self, cells, xp) -> None:
+        self.cells = cells
+        self.xp = xp
+        self.n = cells.shape[0]
+        self._values: dict[Callable, object] = {}
+
+    def of(self, formula: Callable[[Quantities], object]):
+        """``formula(self)``, computed once: a per-class measure serves every average of it."""
+        if formula not in self._values:
+            self._values[formula] = formula(self)
+        return self._values[formula]
+
+    @cached_property
+    def bias(self):
+        """bias(i) = sum_x m[i, x]: how often class i is predicted (row sums)."""
+        return self.cells.sum(axis=1)
+
+    @cached_property
+    def prevalence(self):
+        """prevalence(i) = sum_x m[x, i]: how often class i is the gold label (column sums)."""
+        return self.cells.sum(axis=0)
+
+    @cached_property
+    def correct(self):
+        """correct(i) = m[i, i]."""
+        return self.cells[np.arange(self.n), np.arange(self.n)]
+
+    @cached_property
+    def total(self):
+        return self.bias.sum(axis=0)
+
+    @cached_property
+    def trace(self):
+        return self.correct.sum(axis=0)
+
+    @cached_property
+    def one_vs_rest(self):
+        """(TP, FP, FN, TN) per class (paper 004): FP_i the rest of row i, FN_i the rest of
+        column i, TN_i every cell outside row i and column i."""
+        n = self.n
+        others = np.array([[j for j in range(n) if j != i] for i in range(n)], dtype=np.intp).reshape(n, n - 1)
+        own = np.repeat(np.arange(n), n - 1).reshape(n, n - 1)
+        outside_rows = np.repeat(others, n - 1, axis=1)
+        outside_columns = np.tile(others, (1, n - 1))
+        fp = _cell_sums(self.cells, own, others)
+        fn = _cell_sums(self.cells, others, own)
+        tn = _cell_sums(self.cells, outside_rows, outside_columns)
+        return self.correct, fp, fn, tn
+
+    @cached_property
+    def pooled(self):
+        """TP, FP, FN, TN summed over classes: the micro average's counts with uniform weights
+        (the weights 1/n cancel in every ratio)."""
+        return tuple(count.sum(axis=0) for count in self.one_vs_rest)
+
+    def cross_sum(self, x, y):
+        """sum over i != j of x_i y_j: (sum x)(sum y) - x.y as a sum of products, exactly 0
+        when the two put all their mass on one and the same class."""
+        pairs = np.array([(i, j) for i in range(self.n) for j in range(self.n) if i != j], dtype=np.intp)
+        if len(pairs) == 0:
+            return self.total * 0
+        return (x[pairs[:, 0]] * y[pairs[:, 1]]).sum(axis=0)
+
+    @cached_property
+    def chance_agreement(self):
+        """p.b = sum_i prevalence(i) bias(i), the unnormalised agreement expected by chance."""
+        return (self.prevalence * self.bias).sum(axis=0)
 
 
-def prevalence(m: np.ndarray) -> np.ndarray:
-    """prevalence(i) = sum_x m[x, i]: how often class i is the gold label (column sums)."""
-    return np.asarray(m, dtype=np.float64).sum(axis=0)
+# --- per-class measures (paper 000, Eq. 1-2; paper 004, Table 1) -----------------------------
 
 
-def correct(m: np.ndarray) -> np.ndarray:
-    """correct(i) = m[i, i]."""
-    return np.diagonal(np.asarray(m, dtype=np.float64)).copy()
+def precision_of_counts(xp, tp, fp, fn, tn):
+    """P = TP / (TP + FP), 0 if TP + FP = 0 (paper 000, Eq. 1: correct(i) / bias(i))."""
+    return xp.ratio_or_zero(tp, tp + fp)
 
 
-@dataclass(frozen=True)
-class OneVsRest:
-    """Per-class counts of the one-vs-rest view of paper 004: TP, FP, FN, TN per class.
-
-    Each count is a sum of cells, never a difference of totals, so a soft mass far below the
-    rounding of a row or column total still counts (and a count that is 0 is exactly 0).
-    """
-
-    tp: np.ndarray
-    fp: np.ndarray
-    fn: np.ndarray
-    tn: np.ndarray
-
-    @classmethod
-    def of(cls, m: np.ndarray) -> OneVsRest:
-        m = np.asarray(m, dtype=np.float64)
-        tp = correct(m)
-        # Counts are sums of cells, not differences of totals: a count that is 0 must come out
-        # exactly 0 for float (soft, calibrated) masses too, or DP of a class with TN = 0 turns
-        # from undefined into a large number depending on rounding.
-        errors = m.copy()
-        np.fill_diagonal(errors, 0.0)
-        # outside[x, i] = sum of the cells of row x outside column i, a sum (a product with the
-        # 0/1 matrix "not column i"), never bias(x) - m[x, i], which loses a mass below the
-        # rounding of bias(x): TN_i is the sum of every cell outside row i and column i.
-        outside = m @ (1.0 - np.eye(len(m)))
-        np.fill_diagonal(outside, 0.0)
-        return cls(tp=tp, fp=errors.sum(axis=1), fn=errors.sum(axis=0), tn=outside.sum(axis=0))
+def recall_of_counts(xp, tp, fp, fn, tn):
+    """R = TP / (TP + FN), 0 if TP + FN = 0 (paper 000, Eq. 2: correct(i) / prevalence(i))."""
+    return xp.ratio_or_zero(tp, tp + fn)
 
 
-# --- per-class measures ----------------------------------------------------------------------
+def f1_of_counts(xp, tp, fp, fn, tn):
+    """F1 = 2 P R / (P + R) = 2 TP / (2 TP + FP + FN), 0 if P + R = 0 (paper 002, Eq. 1; paper
+    000, Eq. 19: 2 correct(i) / (bias(i) + prevalence(i)))."""
+    return xp.ratio_or_zero(2 * tp, 2 * tp + fp + fn)
 
 
-def class_precision(m: np.ndarray) -> np.ndarray:
-    """P_i = correct(i) / bias(i), 0 if bias(i) = 0 (paper 000, Eq. 1)."""
-    return divide_or_zero(correct(m), bias(m))
+def mcc_of_counts(xp, tp, fp, fn, tn):
+    """(TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)) (paper 004, Table 1). In [-1, 1];
+    undefined when a margin is 0."""
+    return xp.ratio_or_undefined(tp * tn - fp * fn, xp.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)))
 
 
-def class_recall(m: np.ndarray) -> np.ndarray:
-    """R_i = correct(i) / prevalence(i), 0 if prevalence(i) = 0 (paper 000, Eq. 2)."""
-    return divide_or_zero(correct(m), prevalence(m))
+def bacc_of_counts(xp, tp, fp, fn, tn):
+    """(TP/(TP+FN) + TN/(TN+FP)) / 2 (paper 004, Table 1). In [0, 1]; undefined when the class
+    has no gold item or every item is of the class."""
+    return (xp.ratio_or_undefined(tp, tp + fn) + xp.ratio_or_undefined(tn, tn + fp)) / 2
 
 
-def class_f1(m: np.ndarray) -> np.ndarray:
-    """F1_i = 2 P_i R_i / (P_i + R_i), 0 if P_i + R_i = 0 (paper 002, Eq. 1).
-
-    Computed as 2 correct(i) / (bias(i) + prevalence(i)) (paper 000, Eq. 19), which is the
-    same number with one rounding instead of four.
-    """
-    return divide_or_zero(2.0 * correct(m), bias(m) + prevalence(m))
+def dp_of_counts(xp, tp, fp, fn, tn):
+    """DP = sqrt(3)/pi ln(TP/FP · TN/FN) (paper 004, Table 1; natural logarithm). Unbounded;
+    undefined when any of the four is 0. PyCM's log10-based values are ours divided by ln 10."""
+    return xp.dp_of_ratio(tp * tn, fp * fn)
 
 
-def class_mcc(m: np.ndarray) -> np.ndarray:
-    """MCC_i = (TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)) (paper 004, Table 1).
-
-    In [-1, 1]; NaN (undefined) when any of the four margins is 0.
-    """
-    c = OneVsRest.of(m)
-    numerator = c.tp * c.tn - c.fp * c.fn
-    denominator = np.sqrt((c.tp + c.fp) * (c.tp + c.fn) * (c.tn + c.fp) * (c.tn + c.fn))
-    return np.clip(divide_or_nan(numerator, denominator), -1.0, 1.0)
+OfCounts = Callable[..., object]
 
 
-def class_bacc(m: np.ndarray) -> np.ndarray:
-    """BACC_i = (TP/(TP+FN) + TN/(TN+FP)) / 2 (paper 004, Table 1).
+@cache
+def per_class(of_counts: OfCounts) -> Callable[[Quantities], object]:
+    """The one-vs-rest formula ``of_counts`` for every class at once (class axis first)."""
 
-    In [0, 1]; NaN (undefined) when class i has no gold items or every item is of class i,
-    since sensitivity or specificity then has a zero denominator.
-    """
-    c = OneVsRest.of(m)
-    return (divide_or_nan(c.tp, c.tp + c.fn) + divide_or_nan(c.tn, c.tn + c.fp)) / 2.0
+    def measure(q: Quantities):
+        return of_counts(q.xp, *q.one_vs_rest)
+
+    measure.__name__ = measure.__qualname__ = of_counts.__name__.replace("_of_counts", "")
+    measure.__doc__ = f"{of_counts.__doc__.splitlines()[0]} Of each class against the rest."
+    return measure
 
 
-def class_dp(m: np.ndarray) -> np.ndarray:
-    """DP_i = sqrt(3)/pi * ln((TP/FP) * (TN/FN)) (paper 004, Table 1; natural logarithm).
-
-    Unbounded; NaN (undefined) when any of TP, FP, TN, FN is 0. PyCM reports log10-based
-    values: ours divided by ln 10.
-    """
-    c = OneVsRest.of(m)
-    cells = np.stack([c.tp, c.fp, c.tn, c.fn])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.log(cells)
-        dp = DP_FACTOR * (logs[0] - logs[1] + logs[2] - logs[3])
-    return np.where(np.all(cells > 0, axis=0), dp, np.nan)
+class_precision = per_class(precision_of_counts)
+class_recall = per_class(recall_of_counts)
+class_f1 = per_class(f1_of_counts)
+class_mcc = per_class(mcc_of_counts)
+class_bacc = per_class(bacc_of_counts)
+class_dp = per_class(dp_of_counts)
 
 
 # --- overall metrics (paper 000, Section 4) --------------------------------------------------
 
 
-def accuracy(m: np.ndarray) -> Value:
-    """Accuracy = sum_i correct(i) / sum_ij m[i, j] (paper 000, Eq. 7).
-
-    Equal to micro precision, micro recall and micro F1 (Appendix A). In [0, 1]; undefined
-    for an empty matrix.
-    """
-    total = float(np.sum(m))
-    # The trace and the total are rounded apart: on float masses (a calibrated matrix) the ratio
-    # can come out one ulp above 1 where every item is correct.
-    return defined(min(np.trace(m) / total, 1.0)) if total > 0 else None
+def mean(values, n: int):
+    """The arithmetic mean over the class axis; undefined if any value is."""
+    return values.sum(axis=0) / n
 
 
-def macro_precision(m: np.ndarray) -> Value:
+def accuracy(q: Quantities):
+    """Accuracy = sum_i correct(i) / sum_ij m[i, j] (paper 000, Eq. 7): micro P, R and F1 too.
+    In [0, 1]; undefined for an empty matrix."""
+    return q.xp.ratio_or_undefined(q.trace, q.total)
+
+
+def macro_precision(q: Quantities):
     """macP = (1/n) sum_i P_i (paper 000, Eq. 17). In [0, 1]."""
-    return defined(np.mean(class_precision(m)))
+    return mean(q.of(class_precision), q.n)
 
 
-def macro_recall(m: np.ndarray) -> Value:
+def macro_recall(q: Quantities):
     """macR = (1/n) sum_i R_i (paper 000, Eq. 8). In [0, 1]; prevalence invariant."""
-    return defined(np.mean(class_recall(m)))
+    return mean(q.of(class_recall), q.n)
 
 
-def macro_f1(m: np.ndarray) -> Value:
-    """Averaged F1: the arithmetic mean of per-class F1 (paper 002, Eq. 2; paper 000, Eq. 18).
-
-    In [0, 1]. Never above :func:`macro_f1_of_averages`.
-    """
-    return defined(np.mean(class_f1(m)))
+def macro_f1(q: Quantities):
+    """Averaged F1: the mean of per-class F1 (paper 002, Eq. 2; paper 000, Eq. 18). In [0, 1];
+    never above :func:`macro_f1_of_averages`."""
+    return mean(q.of(class_f1), q.n)
 
 
-def harmonic_mean_of_two(a: float, b: float) -> float:
-    """H(a, b) = 2ab / (a + b), 0 if a + b = 0."""
-    return 2.0 * a * b / (a + b) if a + b > 0 else 0.0
+def macro_f1_of_averages(q: Quantities):
+    """F1 of averages: 2 macP macR / (macP + macR), 0 if both are 0 (paper 002, Eq. 3; paper 000,
+    Eq. 20, the "name twin" macF1'). In [0, 1]."""
+    precision, recall = q.of(macro_precision), q.of(macro_recall)
+    return q.xp.ratio_or_zero(2 * precision * recall, precision + recall)
 
 
-def macro_f1_of_averages(m: np.ndarray) -> Value:
-    """F1 of averages: the harmonic mean of macro P and macro R (paper 002, Eq. 3; paper 000,
-    Eq. 20, the "name twin" macF1'). In [0, 1]; never below the averaged F1 :func:`macro_f1`.
-    """
-    return defined(harmonic_mean_of_two(np.mean(class_precision(m)), np.mean(class_recall(m))))
+def macro_f1_gap(q: Quantities):
+    """Delta = F1 of averages - averaged F1 (paper 002, Theorem): in [0, 0.5] for even n and
+    [0, 0.5 - 1/(2n^2)] for odd n; 0 iff P_x R_y = P_y R_x for all classes x, y (Lemma)."""
+    return q.of(macro_f1_of_averages) - q.of(macro_f1)
 
 
-def macro_f1_gap(m: np.ndarray) -> Value:
-    """Delta = F1 of averages - averaged F1 (paper 002, Theorem). A diagnostic, not a ranking
-    metric: in [0, 0.5] for even n and [0, 0.5 - 1/(2n^2)] for odd n. 0 iff P_x R_y = P_y R_x
-    for all classes x, y (Lemma): iff P_i = R_i for all i when every class has a correct item,
-    but e.g. [[1, 1], [0, 0]] has Delta = 0 with P = (1/2, 0), R = (1, 0).
-    """
-    f1_of_averages = macro_f1_of_averages(m)
-    averaged_f1 = macro_f1(m)
-    if f1_of_averages is None or averaged_f1 is None:
-        return None
-    # The Theorem makes Delta >= 0; the two roundings can leave -1e-17 where it is exactly 0.
-    return max(f1_of_averages - averaged_f1, 0.0)
+def macro_f1_gap_closed_form(q: Quantities):
+    """Delta by the closed form of the Lemma (paper 002, Eq. 4):
 
+    Delta = 1 / (n sum_x (P_x + R_x)) sum_{x,y} (P_x R_y - P_y R_x)^2 / ((P_x+R_x)(P_y+R_y)),
 
-def macro_f1_gap_closed_form(m: np.ndarray) -> Value:
-    """Delta through the closed form of the Lemma (paper 002, Eq. 4):
-
-    Delta = 1 / (n sum_x (P_x + R_x)) * sum_{x,y} (P_x R_y - P_y R_x)^2 / ((P_x+R_x)(P_y+R_y)),
-
-    the sums running over classes with P + R != 0. Agrees with :func:`macro_f1_gap` to
-    rounding; 0 for a hollow matrix (no correct item), where the Lemma does not apply and both
-    macro F1s are 0.
-    """
-    p = class_precision(m)
-    r = class_recall(m)
+    the sums over classes with P + R != 0; 0 for a hollow matrix (no correct item), where both
+    macro F1s are 0. The same number as :func:`macro_f1_gap`, by another route."""
+    xp, n = q.xp, q.n
+    p, r = q.of(class_precision), q.of(class_recall)
     s = p + r
-    keep = s != 0
-    if not np.any(keep):
-        return 0.0
-    p, r, s = p[keep], r[keep], s[keep]
-    cross = np.outer(p, r)
-    numerators = (cross - cross.T) ** 2
-    total = float(np.sum(numerators / np.outer(s, s)))
-    return defined(total / (len(m) * float(np.sum(s))))
+    x, y = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+    cross = p[x] * r[y] - p[y] * r[x]
+    terms = xp.ratio_or_zero(cross * cross, s[x] * s[y]).sum(axis=0)
+    return xp.ratio_or_zero(terms, n * s.sum(axis=0))
 
 
-def gmean_recall(m: np.ndarray) -> Value:
+def gmean_recall(q: Quantities):
     """GmacR = (R_1 ... R_n)^(1/n), the geometric mean of class recalls (paper 000, Eq. 25).
-
-    In [0, 1]; 0 as soon as one class has recall 0.
-    """
-    recalls = class_recall(m)
-    if np.any(recalls == 0):
-        return 0.0
-    return defined(np.exp(np.mean(np.log(recalls))))
+    In [0, 1]; 0 as soon as one class has recall 0."""
+    return q.xp.root(q.of(class_recall).prod(axis=0), q.n)
 
 
-def hmean_recall(m: np.ndarray) -> Value:
-    """HmacR = n / sum_i (1 / R_i), the harmonic mean of class recalls (paper 000, Eq. 4
-    with p = -1). In [0, 1]; 0 (its limit) as soon as one class has recall 0.
-    """
-    recalls = class_recall(m)
-    if np.any(recalls == 0):
-        return 0.0
-    with np.errstate(over="ignore"):  # 1/R overflows only for R < 1e-308, where HmacR -> 0
-        return defined(len(recalls) / np.sum(1.0 / recalls))
+def hmean_recall(q: Quantities):
+    """HmacR = n / sum_i (1/R_i) = n / sum_i prevalence(i)/correct(i), the harmonic mean of class
+    recalls (paper 000, Eq. 4 with p = -1). In [0, 1]; 0 (its limit) as soon as one class has
+    recall 0."""
+    xp = q.xp
+    inverse_sum = xp.ratio_or_zero(q.prevalence, q.correct).sum(axis=0)
+    return xp.zero_where(xp.any_zero(q.correct), xp.ratio_or_zero(q.n, inverse_sum))
 
 
-def chance_terms(m: np.ndarray) -> tuple[float, float, float, float, float]:
-    """(s, c, p.b, b.b, p.p) of the unnormalised matrix (paper 000, Eq. 22, 38 and 40).
-
-    Unnormalised, so that integer counts give exact numerators: c·s - p.b is exactly 0 for a
-    count matrix whose agreement is exactly at chance (Table 6 of paper 000).
-    """
-    b = bias(m)
-    p = prevalence(m)
-    return float(np.sum(m)), float(np.trace(m)), float(p @ b), float(b @ b), float(p @ p)
+def kappa(q: Quantities):
+    """Cohen's kappa = (c s - p.b) / (s^2 - p.b) (paper 000, Eq. 24 and 38; s the total mass, c
+    the trace). In [-1, 1]; undefined when s^2 = p.b (every item gold and predicted as one
+    class, or no item at all)."""
+    return q.xp.ratio_or_undefined(q.trace * q.total - q.chance_agreement, q.cross_sum(q.prevalence, q.bias))
 
 
-def cross_sum(x: np.ndarray, y: np.ndarray) -> float:
-    """sum over i != j of x_i y_j, which is (sum x)(sum y) - x.y without the cancellation.
-
-    For non-negative vectors it is exactly 0 when, and only when, the two vectors put all their
-    mass on one and the same class, however the masses round: so "undefined" never depends on
-    rounding (s^2 - b.b computed by subtraction leaves 1e-13 for a one-class classifier).
-    """
-    products = np.outer(x, y)
-    np.fill_diagonal(products, 0.0)
-    return float(products.sum())
-
-
-def kappa(m: np.ndarray) -> Value:
-    """Cohen's kappa = (c s - p.b) / (s^2 - p.b) (paper 000, Eq. 24 and 38; s = total mass).
-
-    In [-1, 1]; undefined when s^2 = p.b (every item gold and predicted as one class, or no
-    item at all).
-    """
-    s, c, pb, _, _ = chance_terms(m)
-    denominator = cross_sum(prevalence(m), bias(m))  # s^2 - p.b
-    if s <= 0 or denominator <= 0:
-        return None
-    return defined(float(np.clip((c * s - pb) / denominator, -1.0, 1.0)))
-
-
-def mcc(m: np.ndarray) -> Value:
-    """Multi-class MCC (Gorodkin) = (c s - p.b) / sqrt((s^2 - p.p)(s^2 - b.b)) (paper 000,
-    Eq. 23 and 40).
-
-    In [-1, 1]; undefined when the classifier predicts one class only (b.b = s^2) or the gold
-    labels hold one class only (p.p = s^2).
-    """
-    s, c, pb, _, _ = chance_terms(m)
-    p, b = prevalence(m), bias(m)
-    denominator = math.sqrt(cross_sum(p, p)) * math.sqrt(cross_sum(b, b))  # sqrt(s^2 - p.p) sqrt(s^2 - b.b)
-    if s <= 0 or denominator <= 0:
-        return None
-    return defined(float(np.clip((c * s - pb) / denominator, -1.0, 1.0)))
+def mcc(q: Quantities):
+    """Multi-class MCC (Gorodkin) = (c s - p.b) / sqrt((s^2 - p.p)(s^2 - b.b)) (paper 000, Eq. 23
+    and 40). In [-1, 1]; undefined when only one class is predicted or only one is gold."""
+    xp = q.xp
+    p, b = q.prevalence, q.bias
+    return xp.ratio_or_undefined(q.trace * q.total - q.chance_agreement, xp.sqrt(q.cross_sum(p, p) * q.cross_sum(b, b)))
 
 
 # --- the weighted averages of paper 004 ------------------------------------------------------
 
 
-def normalised_weights(weights: np.ndarray) -> np.ndarray:
-    """Class weights omega scaled to sum to 1; all-zero weights are an error."""
-    weights = np.asarray(weights, dtype=np.float64)
-    if weights.ndim != 1 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
-        raise ValueError("class weights must be a vector of finite, non-negative numbers")
-    total = weights.sum()
-    if total <= 0:
-        raise ValueError("class weights must not all be zero")
-    return weights / total
+def macro_weighted(xp, values, weights: Sequence[Fraction]):
+    """sum_i omega_i M_i / sum_i omega_i over the classes with a positive weight (paper 004,
+    Table 3); undefined if one of them is. ``weights``: exact non-negative numbers, one a class."""
+    used = [i for i, weight in enumerate(weights) if weight > 0]
+    total = xp.constant(sum(weights[i] for i in used))
+    return sum(values[i] * xp.constant(weights[i]) for i in used) / total
 
 
-def uniform_weights(m: np.ndarray) -> np.ndarray:
-    """omega_i = 1/n: every class counts the same ("macro")."""
-    return np.full(len(m), 1.0 / len(m))
+def micro_weighted(q: Quantities, of_counts: OfCounts, weights: Sequence[Fraction]):
+    """The one-vs-rest formula ``of_counts`` applied to sum_i omega_i TP_i, sum_i omega_i FP_i,
+    ... (paper 004, Table 2)."""
+    xp = q.xp
+    pooled = [sum(count[i] * xp.constant(w) for i, w in enumerate(weights) if w) for count in q.one_vs_rest]
+    return of_counts(xp, *pooled)
 
 
-def prevalence_weights(m: np.ndarray) -> np.ndarray:
-    """omega_i = prevalence(i) / N, what scikit-learn calls ``average="weighted"``.
+def macro_of(of_counts: OfCounts) -> Callable[[Quantities], object]:
+    """The mean of a per-class measure over the classes (uniform weights, "macro"; paper 004,
+    Table 3)."""
 
-    Uniform for an empty matrix, where every average is 0 or undefined anyway.
-    """
-    p = prevalence(m)
-    return p / p.sum() if p.sum() > 0 else uniform_weights(m)
+    def formula(q: Quantities):
+        return mean(q.of(per_class(of_counts)), q.n)
 
-
-def macro_weighted(values: np.ndarray, weights: np.ndarray) -> Value:
-    """Macro-weighted average sum_i omega_i M_i of per-class values (paper 004, Table 3).
-
-    Undefined if a class with a positive weight has an undefined value.
-    """
-    weights = normalised_weights(weights)
-    values = np.asarray(values, dtype=np.float64)
-    used = weights > 0
-    if np.any(np.isnan(values[used])):
-        return None
-    total = float(np.sum(weights[used] * values[used]))
-    # A weighted mean lies between its extreme values; rounding must not push a mean of ones to
-    # 1.0000000000000002, outside the measure's range.
-    return defined(min(max(total, float(values[used].min())), float(values[used].max())))
+    formula.__doc__ = f"(1/n) sum_i of the per-class {per_class(of_counts).__name__}."
+    return formula
 
 
-def micro_weighted(m: np.ndarray, per_class: Callable[[np.ndarray], np.ndarray], weights: np.ndarray) -> Value:
-    """Micro-weighted measure: the one-vs-rest formula ``per_class`` (one of the ``class_*``
-    functions above) applied to the weighted sums sum_i omega_i TP_i, sum_i omega_i FP_i, ...
-    (paper 004, Table 2). With uniform weights the micro precision, recall and F1 all equal
-    accuracy.
-    """
-    weights = normalised_weights(weights)
-    c = OneVsRest.of(m)
-    tp, fp, fn, tn = (float(weights @ x) for x in (c.tp, c.fp, c.fn, c.tn))
-    # A 2x2 matrix in the same orientation (rows predicted, columns gold) carries the pooled
-    # counts, so the per-class functions above serve the micro average as well.
-    pooled = np.array([[tp, fp], [fn, tn]])
-    return defined(per_class(pooled)[0])
+def weighted_of(of_counts: OfCounts) -> Callable[[Quantities], object]:
+    """sum_i (prevalence(i)/N) M_i: scikit-learn's ``average="weighted"``; 0 for an empty
+    matrix, where every per-class value is 0."""
+
+    def formula(q: Quantities):
+        return q.xp.ratio_or_zero((q.prevalence * q.of(per_class(of_counts))).sum(axis=0), q.total)
+
+    formula.__doc__ = f"Prevalence-weighted mean of the per-class {per_class(of_counts).__name__}."
+    return formula
+
+
+def micro_of(of_counts: OfCounts) -> Callable[[Quantities], object]:
+    """The one-vs-rest formula on the counts summed over classes (paper 004, Table 2)."""
+
+    def formula(q: Quantities):
+        return of_counts(q.xp, *q.pooled)
+
+    formula.__doc__ = f"{of_counts.__name__} of the pooled one-vs-rest counts."
+    return formula

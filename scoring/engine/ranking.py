@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scoring.engine.canonical import rounded
+from scoring.engine.exact import EXACT, Q
 from scoring.engine.metrics import Value
 
 
@@ -56,6 +58,19 @@ def _rankdata(values: np.ndarray, *, method: str) -> np.ndarray:
     return rankdata(values, method=method)
 
 
+def correlation(xp, covariance, variance_x, variance_y):
+    """Pearson's r = cov / sqrt(var_x var_y), undefined when a variance is 0: Spearman's rho when
+    x and y are ranks. Written once for the board and for the bootstrap's replicates; given
+    the doubled centred ranks (integers), the rounding is the one of the exact value, so rho of
+    two identical rankings is exactly 1."""
+    return xp.ratio_or_undefined(covariance, xp.sqrt(variance_x * variance_y))
+
+
+def centred_doubled_ranks(ranks: np.ndarray) -> np.ndarray:
+    """2 r - (k + 1) for k average ranks r: integers (average ranks are halves) summing to 0."""
+    return np.rint(2.0 * ranks).astype(np.int64) - (len(ranks) + 1)
+
+
 @dataclass(frozen=True)
 class Correlation:
     """Spearman's rho between two rankings and the number of teams it rests on."""
@@ -72,14 +87,10 @@ def spearman(a: Sequence[Value], b: Sequence[Value]) -> Correlation:
     both = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
     if len(both) < 2:
         return Correlation(rho=None, n_teams=len(both))
-    ranks_a = average_ranks([x for x, _ in both])
-    ranks_b = average_ranks([y for _, y in both])
-    da, db = ranks_a - ranks_a.mean(), ranks_b - ranks_b.mean()
-    denominator = float(np.sqrt((da @ da) * (db @ db)))
-    if denominator == 0:
-        return Correlation(rho=None, n_teams=len(both))
-    rho = float(np.clip((da @ db) / denominator, -1.0, 1.0))
-    return Correlation(rho=rho, n_teams=len(both))
+    da = [int(d) for d in centred_doubled_ranks(average_ranks([x for x, _ in both]))]
+    db = [int(d) for d in centred_doubled_ranks(average_ranks([y for _, y in both]))]
+    terms = [Q(sum(u * v for u, v in zip(a, b, strict=True))) for a, b in ((da, db), (da, da), (db, db))]
+    return Correlation(rho=rounded(correlation(EXACT, *terms)), n_teams=len(both))
 
 
 def spearman_matrix(columns: Mapping[str, Sequence[Value]]) -> dict[str, dict[str, Correlation]]:

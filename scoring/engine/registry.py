@@ -15,10 +15,9 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from scoring.engine import exact as x
 from scoring.engine import metrics as m
-from scoring.engine.exact import MatrixLike
-from scoring.engine.metrics import Value
+from scoring.engine.canonical import matrix_value
+from scoring.engine.metrics import Quantities, Value
 
 PROPERTY_NAMES: dict[str, str] = {
     "PI": "monotonicity",
@@ -75,16 +74,15 @@ ZERO_COMPLETE = ChanceBaseline(value=lambda n: 0.0, text="0, complete", strict=T
 class Metric:
     """A metric of the suite and everything a page or a test needs to know about it.
 
-    ``compute`` is the float function of :mod:`scoring.engine.metrics` (vectorised numpy, the
-    differential oracle); ``exact`` the same metric in exact arithmetic
-    (:mod:`scoring.engine.exact`), whose values the suite stores and every ranking compares.
+    ``formula`` is the metric's one formula (:mod:`scoring.engine.metrics`), a function of the
+    quantities of a stack of matrices in any arithmetic; calling the metric on a matrix gives
+    its value correctly rounded (:mod:`scoring.engine.canonical`), as the suite stores it.
     """
 
     key: str
     name: str
     symbol: str
-    compute: Callable[[np.ndarray], Value]
-    exact: Callable[[MatrixLike], Value]
+    formula: Callable[[Quantities], object]
     formula_latex: str
     formula_text: str
     source: str
@@ -100,35 +98,11 @@ class Metric:
     ``column.metric.name``."""
 
     def __call__(self, matrix: np.ndarray) -> Value:
-        return self.compute(matrix)
+        return matrix_value(self.formula, matrix)
 
     @property
     def is_ranking(self) -> bool:
         return self.kind == "ranking"
-
-
-PerClass = Callable[[np.ndarray], np.ndarray]
-
-
-def _macro_of(per_class: PerClass) -> Callable[[np.ndarray], Value]:
-    def compute(matrix: np.ndarray) -> Value:
-        return m.macro_weighted(per_class(matrix), m.uniform_weights(matrix))
-
-    return compute
-
-
-def _weighted_of(per_class: PerClass) -> Callable[[np.ndarray], Value]:
-    def compute(matrix: np.ndarray) -> Value:
-        return m.macro_weighted(per_class(matrix), m.prevalence_weights(matrix))
-
-    return compute
-
-
-def _micro_of(per_class: PerClass) -> Callable[[np.ndarray], Value]:
-    def compute(matrix: np.ndarray) -> Value:
-        return m.micro_weighted(matrix, per_class, m.uniform_weights(matrix))
-
-    return compute
 
 
 TABLE5 = "@opitz-overview, Table 5"
@@ -143,8 +117,7 @@ METRICS: tuple[Metric, ...] = (
         key="accuracy",
         name="Accuracy",
         symbol="Acc",
-        compute=m.accuracy,
-        exact=x.accuracy,
+        formula=m.accuracy,
         formula_latex=r"\frac{\sum_i m_{ii}}{\sum_{i,j} m_{ij}}",
         formula_text="Σᵢ correct(i) / Σᵢⱼ mᵢⱼ",
         source="@opitz-overview, Eq. 7",
@@ -157,8 +130,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_precision",
         name="Macro precision",
         symbol="macP",
-        compute=m.macro_precision,
-        exact=x.macro_precision,
+        formula=m.macro_precision,
         formula_latex=r"\frac{1}{n}\sum_i \frac{m_{ii}}{\sum_x m_{ix}}",
         formula_text="(1/n) Σᵢ correct(i) / bias(i)",
         source="@opitz-overview, Eq. 17",
@@ -172,8 +144,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_recall",
         name="Macro recall",
         symbol="macR",
-        compute=m.macro_recall,
-        exact=x.macro_recall,
+        formula=m.macro_recall,
         formula_latex=r"\frac{1}{n}\sum_i \frac{m_{ii}}{\sum_x m_{xi}}",
         formula_text="(1/n) Σᵢ correct(i) / prevalence(i)",
         source="@opitz-overview, Eq. 8",
@@ -187,8 +158,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_f1",
         name="Macro F1 (averaged F1)",
         symbol="macF1",
-        compute=m.macro_f1,
-        exact=x.macro_f1,
+        formula=m.macro_f1,
         formula_latex=r"\frac{1}{n}\sum_i \frac{2 P_i R_i}{P_i + R_i}",
         formula_text="(1/n) Σᵢ 2·Pᵢ·Rᵢ / (Pᵢ + Rᵢ)",
         source="@opitz-overview, Eq. 18; @opitz-burst-note, Eq. 2",
@@ -203,8 +173,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_f1_of_averages",
         name="Macro F1 (F1 of averages)",
         symbol="macF1'",
-        compute=m.macro_f1_of_averages,
-        exact=x.macro_f1_of_averages,
+        formula=m.macro_f1_of_averages,
         formula_latex=r"\frac{2\,\mathrm{macP}\,\mathrm{macR}}{\mathrm{macP} + \mathrm{macR}}",
         formula_text="2·macP·macR / (macP + macR)",
         source="@opitz-overview, Eq. 20; @opitz-burst-note, Eq. 3",
@@ -219,8 +188,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_f1_gap",
         name="Gap between the two macro F1s (Δ)",
         symbol="Δ",
-        compute=m.macro_f1_gap,
-        exact=x.macro_f1_gap,
+        formula=m.macro_f1_gap,
         formula_latex=r"\frac{1}{n\sum_x (P_x+R_x)}\sum_{x,y}"
         r"\frac{(P_x R_y - P_y R_x)^2}{(P_x+R_x)(P_y+R_y)}",
         formula_text="F1 of averages − averaged F1 (closed form: the Lemma, Eq. 4)",
@@ -236,8 +204,7 @@ METRICS: tuple[Metric, ...] = (
         key="gmean_recall",
         name="Geometric mean of recalls",
         symbol="GmacR",
-        compute=m.gmean_recall,
-        exact=x.gmean_recall,
+        formula=m.gmean_recall,
         formula_latex=r"\sqrt[n]{R_1 \cdots R_n}",
         formula_text="(R₁ · … · Rₙ)^(1/n)",
         source="@opitz-overview, Eq. 25",
@@ -251,8 +218,7 @@ METRICS: tuple[Metric, ...] = (
         key="hmean_recall",
         name="Harmonic mean of recalls",
         symbol="HmacR",
-        compute=m.hmean_recall,
-        exact=x.hmean_recall,
+        formula=m.hmean_recall,
         formula_latex=r"\frac{n}{\sum_i 1/R_i}",
         formula_text="n / Σᵢ (1/Rᵢ)",
         source="@opitz-overview, Eq. 4 with p = -1",
@@ -266,8 +232,7 @@ METRICS: tuple[Metric, ...] = (
         key="kappa",
         name="Cohen's kappa",
         symbol="κ",
-        compute=m.kappa,
-        exact=x.kappa,
+        formula=m.kappa,
         formula_latex=r"\frac{c - \mathbf{p}^\top\mathbf{b}}{1 - \mathbf{p}^\top\mathbf{b}}",
         formula_text="(c − p·b) / (1 − p·b) on the normalised matrix",
         source="@opitz-overview, Eq. 24",
@@ -283,8 +248,7 @@ METRICS: tuple[Metric, ...] = (
         key="mcc",
         name="Matthews correlation coefficient (multi-class)",
         symbol="MCC",
-        compute=m.mcc,
-        exact=x.mcc,
+        formula=m.mcc,
         formula_latex=r"\frac{c - \mathbf{p}^\top\mathbf{b}}"
         r"{\sqrt{1 - \mathbf{b}^\top\mathbf{b}}\,\sqrt{1 - \mathbf{p}^\top\mathbf{p}}}",
         formula_text="(c − p·b) / (√(1 − b·b) · √(1 − p·p)) on the normalised matrix",
@@ -300,8 +264,7 @@ METRICS: tuple[Metric, ...] = (
         key="weighted_precision",
         name="Prevalence-weighted precision",
         symbol="wP",
-        compute=_weighted_of(m.class_precision),
-        exact=x.weighted_precision,
+        formula=m.weighted_of(m.precision_of_counts),
         formula_latex=r"\sum_i \omega_i P_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·Pᵢ with ωᵢ = prevalence(i)/N",
         source="@measures-table, Table 3 (macro-weighted, prevalence weights)",
@@ -311,8 +274,7 @@ METRICS: tuple[Metric, ...] = (
         key="weighted_recall",
         name="Prevalence-weighted recall",
         symbol="wR",
-        compute=_weighted_of(m.class_recall),
-        exact=x.weighted_recall,
+        formula=m.weighted_of(m.recall_of_counts),
         formula_latex=r"\sum_i \omega_i R_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·Rᵢ with ωᵢ = prevalence(i)/N",
         source="@measures-table, Table 3 (macro-weighted, prevalence weights)",
@@ -325,8 +287,7 @@ METRICS: tuple[Metric, ...] = (
         key="weighted_f1",
         name="Prevalence-weighted F1",
         symbol="wF1",
-        compute=_weighted_of(m.class_f1),
-        exact=x.weighted_f1,
+        formula=m.weighted_of(m.f1_of_counts),
         formula_latex=r"\sum_i \omega_i F1_i,\ \omega_i = \frac{\mathrm{prevalence}(i)}{N}",
         formula_text="Σᵢ ωᵢ·F1ᵢ with ωᵢ = prevalence(i)/N",
         source="@measures-table, Table 3 (macro-weighted, prevalence weights)",
@@ -336,8 +297,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_mcc",
         name="Macro MCC (mean of one-vs-rest MCC)",
         symbol="MMCC",
-        compute=_macro_of(m.class_mcc),
-        exact=x.macro_mcc,
+        formula=m.macro_of(m.mcc_of_counts),
         formula_latex=r"\frac{1}{n}\sum_i \mathrm{MCC}_i",
         formula_text="(1/n) Σᵢ MCCᵢ, one-vs-rest",
         source="@measures-table, Tables 1 and 3 (uniform weights)",
@@ -348,8 +308,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_bacc",
         name="Macro balanced accuracy (mean of one-vs-rest BACC)",
         symbol="MBACC",
-        compute=_macro_of(m.class_bacc),
-        exact=x.macro_bacc,
+        formula=m.macro_of(m.bacc_of_counts),
         formula_latex=r"\frac{1}{n}\sum_i \frac{1}{2}\left(\frac{TP_i}{TP_i+FN_i}"
         r"+\frac{TN_i}{TN_i+FP_i}\right)",
         formula_text="(1/n) Σᵢ (sensitivityᵢ + specificityᵢ)/2, one-vs-rest",
@@ -360,8 +319,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_dp",
         name="Macro discriminant power",
         symbol="MDP",
-        compute=_macro_of(m.class_dp),
-        exact=x.macro_dp,
+        formula=m.macro_of(m.dp_of_counts),
         formula_latex=r"\frac{1}{n}\sum_i \frac{\sqrt{3}}{\pi}"
         r"\ln\left(\frac{TP_i}{FP_i}\cdot\frac{TN_i}{FN_i}\right)",
         formula_text="(1/n) Σᵢ (√3/π)·ln(TPᵢ/FPᵢ · TNᵢ/FNᵢ), natural log",
@@ -374,8 +332,7 @@ METRICS: tuple[Metric, ...] = (
         key="micro_mcc",
         name="Micro MCC (pooled one-vs-rest counts)",
         symbol="MCCµ",
-        compute=_micro_of(m.class_mcc),
-        exact=x.micro_mcc,
+        formula=m.micro_of(m.mcc_of_counts),
         formula_latex=r"\frac{\sum TP \sum TN - \sum FP \sum FN}{\sqrt{(\sum TP+\sum FP)"
         r"(\sum TP+\sum FN)(\sum TN+\sum FP)(\sum TN+\sum FN)}}",
         formula_text="MCC of the summed TP, FP, FN, TN over classes",
@@ -387,8 +344,7 @@ METRICS: tuple[Metric, ...] = (
         key="micro_bacc",
         name="Micro balanced accuracy (pooled counts)",
         symbol="BACCµ",
-        compute=_micro_of(m.class_bacc),
-        exact=x.micro_bacc,
+        formula=m.micro_of(m.bacc_of_counts),
         formula_latex=r"\frac{1}{2}\left(\frac{\sum TP}{\sum TP+\sum FN}"
         r"+\frac{\sum TN}{\sum TN+\sum FP}\right)",
         formula_text="balanced accuracy of the summed TP, FP, FN, TN",
@@ -399,8 +355,7 @@ METRICS: tuple[Metric, ...] = (
         key="micro_dp",
         name="Micro discriminant power (pooled counts)",
         symbol="DPµ",
-        compute=_micro_of(m.class_dp),
-        exact=x.micro_dp,
+        formula=m.micro_of(m.dp_of_counts),
         formula_latex=r"\frac{\sqrt{3}}{\pi}\ln\left(\frac{\sum TP}{\sum FP}"
         r"\cdot\frac{\sum TN}{\sum FN}\right)",
         formula_text="(√3/π)·ln(ΣTP/ΣFP · ΣTN/ΣFN), natural log",
@@ -430,8 +385,9 @@ def ranking_metrics() -> Iterator[Metric]:
 class ClassMeasure:
     """A one-vs-rest measure of paper 004, computed for every class at once.
 
-    ``compute`` returns one float per class (NaN where undefined), vectorised; ``exact`` one
-    value per class in exact arithmetic (``None`` where undefined), as the suite stores them.
+    ``formula`` gives one value per class (class axis first) in any arithmetic; calling the
+    measure on a matrix gives the values correctly rounded (``None`` where undefined), as the
+    suite stores them.
     It has the display attributes of :class:`Metric`, so a page about the measure of one class
     (a per-class board column, :class:`scoring.engine.columns.Column`) reads it the same way.
     """
@@ -439,8 +395,7 @@ class ClassMeasure:
     key: str
     name: str
     symbol: str
-    compute: Callable[[np.ndarray], np.ndarray]
-    exact: Callable[[MatrixLike], tuple[Value, ...]]
+    of_counts: Callable[..., object]
     formula_text: str
     value_range: tuple[float | None, float | None] = (0.0, 1.0)
     properties: dict[str, Property] = field(default_factory=lambda: _props("?????", "?????"))
@@ -452,8 +407,13 @@ class ClassMeasure:
 
     do_not_call_in_templates: ClassVar[bool] = True
 
-    def __call__(self, matrix: np.ndarray) -> np.ndarray:
-        return self.compute(matrix)
+    @property
+    def formula(self) -> Callable[[Quantities], object]:
+        """The measure of every class at once (class axis first), from :attr:`of_counts`."""
+        return m.per_class(self.of_counts)
+
+    def __call__(self, matrix: np.ndarray) -> list[Value]:
+        return matrix_value(self.formula, matrix)
 
     @property
     def description(self) -> str:
@@ -465,8 +425,7 @@ CLASS_MEASURES: tuple[ClassMeasure, ...] = (
         "precision",
         "Precision",
         "P",
-        m.class_precision,
-        x.class_precision,
+        m.precision_of_counts,
         "TP / (TP + FP); 0 if TP + FP = 0",
         formula_latex=r"\frac{\mathrm{TP}}{\mathrm{TP}+\mathrm{FP}}",
     ),
@@ -474,8 +433,7 @@ CLASS_MEASURES: tuple[ClassMeasure, ...] = (
         "recall",
         "Recall",
         "R",
-        m.class_recall,
-        x.class_recall,
+        m.recall_of_counts,
         "TP / (TP + FN); 0 if TP + FN = 0",
         formula_latex=r"\frac{\mathrm{TP}}{\mathrm{TP}+\mathrm{FN}}",
         properties=_props("???y?", "???y?"),
@@ -485,8 +443,7 @@ CLASS_MEASURES: tuple[ClassMeasure, ...] = (
         "f1",
         "F1",
         "F1",
-        m.class_f1,
-        x.class_f1,
+        m.f1_of_counts,
         "2·P·R / (P + R); 0 if P + R = 0",
         formula_latex=r"\frac{2 P R}{P + R}",
     ),
@@ -494,8 +451,7 @@ CLASS_MEASURES: tuple[ClassMeasure, ...] = (
         "mcc",
         "MCC",
         "MCC",
-        m.class_mcc,
-        x.class_mcc,
+        m.mcc_of_counts,
         "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN))",
         (-1.0, 1.0),
         formula_latex=r"\frac{\mathrm{TP}\cdot\mathrm{TN}-\mathrm{FP}\cdot\mathrm{FN}}"
@@ -505,8 +461,7 @@ CLASS_MEASURES: tuple[ClassMeasure, ...] = (
         "bacc",
         "Balanced accuracy",
         "BACC",
-        m.class_bacc,
-        x.class_bacc,
+        m.bacc_of_counts,
         "(TP/(TP+FN) + TN/(TN+FP)) / 2",
         formula_latex=r"\frac{1}{2}\left(\frac{\mathrm{TP}}{\mathrm{TP}+\mathrm{FN}}"
         r"+\frac{\mathrm{TN}}{\mathrm{TN}+\mathrm{FP}}\right)",
@@ -515,8 +470,7 @@ CLASS_MEASURES: tuple[ClassMeasure, ...] = (
         "dp",
         "Discriminant power",
         "DP",
-        m.class_dp,
-        x.class_dp,
+        m.dp_of_counts,
         "(√3/π)·ln(TP/FP · TN/FN), natural log",
         (None, None),
         formula_latex=r"\frac{\sqrt{3}}{\pi}\ln\left(\frac{\mathrm{TP}}{\mathrm{FP}}\cdot\frac{\mathrm{TN}}{\mathrm{FN}}\right)",

@@ -5,9 +5,9 @@ what the leaderboard ranks. The JSON form (:meth:`Report.as_json`) is a contract
 standalone scorer, ``python -m scoring``.
 
 Canonical values: everything a report stores (``metrics``, ``calibrated``, ``per_class``,
-``calibrated_per_class``) comes from the registry's ``exact`` functions
-(:mod:`scoring.engine.exact`): exact rational arithmetic on the confusion matrix, and on its
-exactly calibrated form, rounded once. Values equal as exact fractions are therefore the same
+``calibrated_per_class``) is the registry's formula evaluated in exact arithmetic
+(:mod:`scoring.engine.canonical`) on the confusion matrix, and on its exactly calibrated form,
+rounded once to the nearest double. Values equal as exact fractions are therefore the same
 double, so the board, the exports, the rank chart and every Spearman rho see ties as ties by
 comparing floats (:mod:`scoring.engine.ranking`). Supports and predicted counts are exact sums
 too: ints for counts, correctly rounded floats for soft and calibrated masses.
@@ -15,13 +15,15 @@ too: ints for counts, correctly rounded floats for soft and calibrated masses.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from scoring.engine import metrics as m
-from scoring.engine.calibration import calibrate
-from scoring.engine.exact import ExactMatrix, MatrixLike, exact_matrix
+from scoring.engine.canonical import ExactMatrix, exact_values
+from scoring.engine.exact import EXACT
 from scoring.engine.metrics import Value
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 
@@ -31,23 +33,23 @@ def plain_number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else float(x)
 
 
-def metric_values(matrix: MatrixLike | None) -> dict[str, Value]:
-    """Every registered metric of ``matrix``, canonical (exact, rounded once); all ``None``
-    when there is no matrix."""
+def metric_values(matrix: np.ndarray | ExactMatrix | None) -> dict[str, Value]:
+    """Every registered metric of ``matrix``, each the double nearest to its exact value; all
+    ``None`` when there is no matrix."""
     if matrix is None:
         return {metric.key: None for metric in METRICS}
-    exact = exact_matrix(matrix)
-    return {metric.key: metric.exact(exact) for metric in METRICS}
+    quantities = ExactMatrix.of(matrix).quantities
+    return {metric.key: exact_values(metric.formula, quantities) for metric in METRICS}
 
 
-def per_class_values(matrix: MatrixLike | None, labels: tuple[str, ...]) -> dict[str, dict]:
+def per_class_values(matrix: np.ndarray | ExactMatrix | None, labels: tuple[str, ...]) -> dict[str, dict]:
     """The one-vs-rest measures of paper 004 per class (canonical values), with support and
     predicted count."""
     if matrix is None:
         keys = (*(measure.key for measure in CLASS_MEASURES), "support", "predicted")
         return {label: dict.fromkeys(keys) for label in labels}
-    exact = exact_matrix(matrix)
-    columns = {measure.key: measure.exact(exact) for measure in CLASS_MEASURES}
+    exact = ExactMatrix.of(matrix)
+    columns = {measure.key: exact_values(measure.formula, exact.quantities) for measure in CLASS_MEASURES}
     return {
         label: {
             **{key: values[i] for key, values in columns.items()},
@@ -58,14 +60,25 @@ def per_class_values(matrix: MatrixLike | None, labels: tuple[str, ...]) -> dict
     }
 
 
-def weighted_averages(matrix: np.ndarray, weights: np.ndarray) -> dict[str, dict[str, Value]]:
+def weighted_averages(matrix: np.ndarray, weights: Sequence[float]) -> dict[str, dict[str, Value]]:
     """Micro- and macro-weighted averages of every per-class measure with class weights omega
-    (paper 004, Tables 2 and 3): ``{"micro": {measure: value}, "macro": {measure: value}}``.
+    (paper 004, Tables 2 and 3), each the double nearest to its exact value (the weights read as
+    the binary fractions they are): ``{"micro": {measure: value}, "macro": {measure: value}}``.
     """
-    matrix = m.as_matrix(matrix)
+    quantities = ExactMatrix.of(m.as_matrix(matrix)).quantities
+    exact_weights = [Fraction(np.asarray(weight).item()) for weight in weights]
+    if len(exact_weights) != quantities.n or any(w < 0 for w in exact_weights) or not any(exact_weights):
+        raise ValueError("class weights must be a vector of non-negative numbers, not all zero, one a class")
+
+    def micro(measure):
+        return lambda q: m.micro_weighted(q, measure.of_counts, exact_weights)
+
+    def macro(measure):
+        return lambda q: m.macro_weighted(EXACT, q.of(measure.formula), exact_weights)
+
     return {
-        "micro": {measure.key: m.micro_weighted(matrix, measure.compute, weights) for measure in CLASS_MEASURES},
-        "macro": {measure.key: m.macro_weighted(measure.compute(matrix), weights) for measure in CLASS_MEASURES},
+        "micro": {measure.key: exact_values(micro(measure), quantities) for measure in CLASS_MEASURES},
+        "macro": {measure.key: exact_values(macro(measure), quantities) for measure in CLASS_MEASURES},
     }
 
 
@@ -99,7 +112,8 @@ def score_matrix(matrix: np.ndarray, *, labels: tuple[str, ...] | list[str], n_i
 
     ``n_items`` is the number of scored items; it defaults to the matrix total, which is the
     same for hard labels and for probability rows that sum to 1. Stored values are canonical
-    (see the module docstring); ``calibrated_matrix`` is the float calibrated matrix, for display.
+    (see the module docstring); ``calibrated_matrix`` is the calibrated matrix, each cell the
+    double nearest to its exact mass, for display.
     """
     exact = ExactMatrix.of(matrix)  # before the float conversion: integer counts of any size
     matrix = m.as_matrix(matrix)
@@ -111,7 +125,7 @@ def score_matrix(matrix: np.ndarray, *, labels: tuple[str, ...] | list[str], n_i
         labels=labels,
         n_items=round(float(matrix.sum())) if n_items is None else int(n_items),
         matrix=matrix,
-        calibrated_matrix=calibrate(matrix),
+        calibrated_matrix=None if exact_calibrated is None else exact_calibrated.floats(),
         metrics=metric_values(exact),
         calibrated=metric_values(exact_calibrated),
         per_class=per_class_values(exact, labels),

@@ -11,7 +11,7 @@ scaled matrix (Section 5: "estimated scores of macro metrics, including MCC and 
 follow"). Equal shares are prevalence calibration (Eq. 6); the gold's own shares are today.
 
 Exactness: shares are exact fractions (``"0.2"`` is 1/5, ``"1/3"`` is 1/3) and the scaling is
-done in exact arithmetic (:meth:`scoring.engine.exact.ExactMatrix.scaled_to`), the values are
+done in exact arithmetic (:meth:`scoring.engine.canonical.ExactMatrix.scaled_to`), the values are
 the suite's canonical ones (:mod:`scoring.engine.suite`), and the ranks come from
 :mod:`scoring.engine.ranking`. So equal shares give the very matrix calibration gives, and
 every value equals the board's calibrated (``_c``) value as the same double; the gold's shares
@@ -38,14 +38,15 @@ holds each team's one-vs-rest measures at the target, with the class's target sh
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
 
+import numpy as np
+
+from scoring.engine.canonical import ExactMatrix, integer_weights
 from scoring.engine.columns import Column, ranking_columns
-from scoring.engine.exact import ExactMatrix, MatrixLike, exact_matrix
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import RankChange, competition_ranks, rank_changes
 from scoring.engine.suite import metric_values, per_class_values
@@ -128,15 +129,6 @@ def refuse_classes_without_gold(labels: Sequence[str], gold_masses: Sequence[int
         raise TargetError(CLASS_WITHOUT_GOLD, label=empty)
 
 
-def integer_weights(target: Sequence[Fraction]) -> list[int]:
-    """The smallest positive ints in the proportions of ``target``: equal shares are all 1, so a
-    uniform target scales exactly as calibration does."""
-    common = math.lcm(*(share.denominator for share in target))
-    numerators = [share.numerator * (common // share.denominator) for share in target]
-    divisor = math.gcd(*numerators)
-    return [numerator // divisor for numerator in numerators]
-
-
 @dataclass(frozen=True)
 class Suite:
     """One team's raw suite values (canonical), shaped as a report so that a board column reads
@@ -211,7 +203,9 @@ class WhatIf:
         }
 
 
-def what_if(matrices: Mapping[str, MatrixLike], *, labels: Sequence[str], target: Sequence[Share]) -> WhatIf:
+def what_if(
+    matrices: Mapping[str, np.ndarray | ExactMatrix], *, labels: Sequence[str], target: Sequence[Share]
+) -> WhatIf:
     """Every team (``matrices``: team → confusion matrix, rows predicted, columns gold, in
     ``labels`` order; teams in the mapping's order) scored today and at ``target``, a share per
     label (any positive weights, normalised; see :func:`normalised_target`).
@@ -222,7 +216,7 @@ def what_if(matrices: Mapping[str, MatrixLike], *, labels: Sequence[str], target
     labels = tuple(labels)
     shares = normalised_target(target, labels=labels)
     weights = integer_weights(shares)
-    exact = {team: exact_matrix(matrix) for team, matrix in matrices.items()}
+    exact = {team: ExactMatrix.of(matrix) for team, matrix in matrices.items()}
     for matrix in exact.values():
         if len(labels) != matrix.n:
             raise ValueError(f"{len(labels)} labels for a {matrix.n}x{matrix.n} matrix")

@@ -217,10 +217,90 @@ def test_prevalence_scales_every_metric_to_the_target_shares(tmp_path: Path, cap
     assert scaled["macro_recall"] == pytest.approx(report["metrics"]["macro_recall"])
 
 
+# A 4-class file whose gold counts (3, 7, 11, 13) make float scaling miss the exact values.
+GOLD_4 = "id,label\n" + "".join(f"{i},{'abcd'[c]}\n" for i, c in enumerate([0] * 3 + [1] * 7 + [2] * 11 + [3] * 13))
+PREDICTIONS_4 = "id,label\n" + "".join(
+    f"{i},{'abcd'[(c + (i % 3 == 0)) % 4]}\n" for i, c in enumerate([0] * 3 + [1] * 7 + [2] * 11 + [3] * 13)
+)
+
+
+@pytest.mark.parametrize("target", ["1,1,1,1", "1/4,1/4,1/4,1/4", "uniform", "0.25,0.25,0.25,0.25"])
+def test_single_file_prevalence_at_equal_shares_is_the_calibrated_suite(tmp_path, capsys, target) -> None:
+    """One exact path for one file and for a board: equal shares, however written (``1/3`` as
+    ``--help`` offers), give every calibrated value to the last bit."""
+    gold, predictions = write(tmp_path, "gold.csv", GOLD_4), write(tmp_path, "pred.csv", PREDICTIONS_4)
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json", "--prevalence", target)
+    assert status == 0
+    report = strict_json(out)
+    assert report["scaled"]["metrics"] == report["calibrated"]
+
+
+def test_single_file_prevalence_is_the_board_s_what_if(tmp_path, capsys) -> None:
+    gold, predictions = write(tmp_path, "gold.csv", GOLD_4), write(tmp_path, "a.csv", PREDICTIONS_4)
+    other = write(tmp_path, "b.csv", GOLD_4)
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json", "--prevalence", "1/3,1/6,1/6,1/3")
+    assert status == 0
+    single = strict_json(out)["scaled"]
+    assert single["prevalence"] == [1 / 3, 1 / 6, 1 / 6, 1 / 3]
+    status, out, _ = run_main(capsys, gold, predictions, other, "--format", "json", "--prevalence", "1/3,1/6,1/6,1/3")
+    columns = strict_json(out)["prevalence_what_if"]["columns"]
+    for key, value in single["metrics"].items():
+        if key in columns:
+            assert columns[key]["a"]["value"] == value, key
+
+
 @pytest.mark.parametrize("option", [("--weights", "1,x,1"), ("--weights", "1,1"), ("--prevalence", "1,0,1")])
 def test_bad_weights_or_shares_exit_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture, option) -> None:
     gold, predictions = write(tmp_path, "gold.csv", GOLD), write(tmp_path, "pred.csv", PREDICTIONS)
-    with pytest.raises(SystemExit) as caught:
-        main([gold, predictions, *option])
-    assert caught.value.code == 2
+    try:
+        status = main([gold, predictions, *option])
+    except SystemExit as leaving:
+        status = leaving.code
+    assert status == 2
     assert option[0] in capsys.readouterr().err
+
+
+def test_labels_that_start_with_a_minus_are_a_value_not_an_option(tmp_path: Path, capsys) -> None:
+    """An ordinal scale's labels (-1, 0, 1): ``--labels -1,0,1`` names them, as written."""
+    gold = write(tmp_path, "gold.csv", "id,label\n1,-1\n2,0\n3,1\n4,1\n")
+    predictions = write(tmp_path, "pred.csv", "id,label\n1,-1\n2,1\n3,1\n4,0\n")
+    for option in (["--labels", "-1,0,1"], ["--labels=-1,0,1"]):
+        status, out, err = run_main(capsys, gold, predictions, "--format", "json", *option)
+        assert status == 0, err
+        assert strict_json(out)["labels"] == ["-1", "0", "1"]
+    status, out, _ = run_main(capsys, gold, predictions, "--format", "json", "--labels", "1,0,-1")
+    assert strict_json(out)["labels"] == ["1", "0", "-1"]
+
+
+RUNS = 240
+
+
+@pytest.mark.slow
+def test_the_scorer_never_dies_at_exit(tmp_path: Path) -> None:
+    """A one-line file, scored again and again in fresh processes: every run ends with status 0
+    and its whole output. (Before the scorer left through ``os._exit``, about 1 run in 300
+    ended with SIGABRT, status 134, "terminate called without an active exception": Arrow's
+    reading threads were still winding down when C++'s static destructors ran.)"""
+    gold = write(tmp_path, "gold.csv", "id,label\n1,a\n")
+    predictions = write(tmp_path, "pred.csv", "id,label\n1,a\n")
+    command = [sys.executable, "-m", "scoring", gold, predictions, "--format", "json"]
+    failures = []
+    running: list[subprocess.Popen] = []
+    for index in range(RUNS):
+        running.append(subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        if len(running) == 4 or index == RUNS - 1:
+            for process in running:
+                out, err = process.communicate(timeout=60)
+                if process.returncode != 0 or json.loads(out)["n_items"] != 1:
+                    failures.append((process.returncode, err.decode()[-200:]))
+            running = []
+    assert failures == []
+
+
+def test_exit_statuses_and_output_survive_the_exit_path(tmp_path: Path) -> None:
+    good = run_cli(write(tmp_path, "gold.csv", GOLD), write(tmp_path, "pred.csv", PREDICTIONS), "--format", "json")
+    assert good.returncode == 0 and strict_json(good.stdout)["n_items"] == 6
+    bad = run_cli(write(tmp_path, "gold2.csv", GOLD), write(tmp_path, "bad.csv", "id,label\n1,zzz\n"))
+    assert bad.returncode == 2 and bad.stdout == "" and "bad.csv, line 2" in bad.stderr
+    usage = run_cli("--format", "xml")
+    assert usage.returncode == 2 and "invalid choice" in usage.stderr

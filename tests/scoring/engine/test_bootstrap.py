@@ -23,6 +23,7 @@ What this proves:
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -65,11 +66,13 @@ def test_replicate_matrices_equal_one_bincount_per_team_and_replicate() -> None:
                 if team.ndim == 1:
                     expected = np.bincount(team * 3 + gold, weights=in_gold_order[b], minlength=9).reshape(3, 3)
                     np.testing.assert_array_equal(matrices[b, t], expected)
-                else:
-                    expected = np.stack(
-                        [np.bincount(gold, weights=in_gold_order[b] * team[:, i], minlength=3) for i in range(3)]
-                    )
-                    np.testing.assert_allclose(matrices[b, t], expected, rtol=1e-12)
+                else:  # each cell the double nearest to the exact weighted sum
+                    exact = [[Fraction(0)] * 3 for _ in range(3)]
+                    for k in np.flatnonzero(in_gold_order[b]):
+                        for i in range(3):
+                            exact[i][gold[k]] += int(in_gold_order[b, k]) * Fraction(float(team[k, i]))
+                    expected = [[cell.numerator / cell.denominator for cell in row] for row in exact]
+                    assert matrices[b, t].tolist() == expected
 
 
 def test_ranks_and_rho_per_replicate_are_the_engines() -> None:
@@ -93,7 +96,7 @@ def test_ranks_and_rho_per_replicate_are_the_engines() -> None:
             if expected is None:
                 assert np.isnan(rho[b, pair])
             else:
-                assert rho[b, pair] == pytest.approx(expected, abs=1e-12)
+                assert rho[b, pair] == expected  # both correctly rounded: the same double
 
 
 COVERAGE_COLUMNS = [
@@ -112,8 +115,8 @@ def population_value(column: Column) -> float:
     expected = RATES * PREVALENCE[None, :]
     matrix = calibrate(expected) if column.calibrated else expected
     if column.label is None:
-        return column.metric.compute(matrix)
-    return float(column.metric.compute(matrix)[LABELS.index(column.label)])
+        return column.metric(matrix)
+    return column.metric(matrix)[LABELS.index(column.label)]
 
 
 def test_score_intervals_cover_the_population_value_about_95_percent_of_the_time() -> None:
@@ -165,6 +168,34 @@ def test_identical_teams_are_always_tied() -> None:
             tied = stability.tied_with_leader(column)
             assert (first in tied) == (second in tied)
             assert any(first in group and second in group for group in stability.groups(column))
+
+
+def test_quantile_levels_are_exact() -> None:
+    """(1 - 0.95) / 2 is 0.025000000000000022 in doubles, which made every lower bound the 26th
+    of 1,000 ordered values (the 6th of 200): the levels are exact fractions."""
+    assert bs.order_statistics(1000, 0.95) == (25, 975)
+    assert bs.order_statistics(200, 0.95) == (5, 195)
+    assert bs.order_statistics(1000, 0.9) == (50, 950)
+    samples = np.random.default_rng(0).permutation(np.arange(1.0, 1001.0))[:, None]
+    interval = bs.percentile_interval(samples, undefined=np.zeros_like(samples, dtype=bool))
+    assert interval.tolist() == [[25.0, 975.0]]
+
+
+def test_equal_values_are_equal_doubles_in_every_replicate() -> None:
+    """Accuracy and prevalence-weighted recall are one fraction (trace / N): in every replicate
+    they are one double, the two rankings are identical and rho between them is exactly 1, as
+    on the board (it was [0.9999999999999998, 0.9999999999999998], and [0.994, 1.0] on the
+    SemEval-2017 demo)."""
+    gold, teams = simulate(np.random.default_rng(21), 400, n_teams=6)
+    columns = [Column("accuracy"), Column("weighted_recall"), Column("accuracy", calibrated=True)]
+    columns.append(Column("macro_recall"))
+    stability = bs.bootstrap(gold, teams, labels=LABELS, replicates=200, seed=3, columns=columns, heatmap=columns)
+    values = stability.replicate_values
+    np.testing.assert_array_equal(values[:, 0], values[:, 1])
+    np.testing.assert_array_equal(values[:, 2], values[:, 3])  # calibrated accuracy is macro recall
+    assert stability.rho[0, 1].tolist() == [1.0, 1.0]
+    assert stability.rho[2, 3].tolist() == [1.0, 1.0]
+    assert stability.rho[0, 0].tolist() == [1.0, 1.0]
 
 
 def test_same_seed_same_intervals_and_blocks_do_not_matter_for_the_shape() -> None:
@@ -293,3 +324,42 @@ def test_cli_bootstrap_needs_a_json_board(tmp_path, capsys, more) -> None:
     assert status == 2 and out == "" and "--bootstrap" in err
     status, out, err = run(capsys, gold, predictions[0], "--bootstrap", "10", "--format", "json")
     assert status == 2 and out == "" and "--bootstrap" in err
+
+
+def test_cli_writes_every_replicate_so_that_a_reader_recomputes_the_intervals(tmp_path, capsys) -> None:
+    """``--bootstrap-replicates FILE``: pandas and numpy read it, and the order statistics the
+    README names (the ceil(B·0.025)-th and ceil(B·0.975)-th of each column's values) give the
+    JSON's intervals, scores and ranks, for every column and team."""
+    import pandas as pd
+
+    gold, predictions = write_board(tmp_path)
+    replicates_file = tmp_path / "replicates.csv"
+    status, out, err = run(
+        capsys, gold, *predictions, "--bootstrap", "200", "--seed", "3", "--format", "json",
+        "--bootstrap-replicates", str(replicates_file),
+    )  # fmt: skip
+    assert status == 0, err
+    board = json.loads(out)
+    table = pd.read_csv(replicates_file)
+    assert list(table.columns) == ["replicate", "column", "team", "value", "rank"]
+    assert len(table) == 200 * len(board["teams"]) * 2 * len(board["ranks"]["raw"])
+    values = np.loadtxt(replicates_file, delimiter=",", skiprows=1, usecols=3, quotechar='"', dtype=str)
+    assert len(values) == len(table)
+    low, high = 5, 195  # of 200 ordered values
+    for section, suffix in (("raw", ""), ("calibrated", "_c")):
+        for column_id, per_team in board["intervals"][section].items():
+            for team, interval in per_team.items():
+                rows = table[(table["column"] == column_id + suffix) & (table["team"] == team)]
+                if interval["score"] is None:
+                    assert rows["value"].isna().any()
+                    continue
+                ordered = np.sort(rows["value"].to_numpy())
+                assert [ordered[low - 1], ordered[high - 1]] == interval["score"], (column_id, team)
+                ranks = np.sort(rows["rank"].to_numpy())
+                assert [ranks[low - 1], ranks[high - 1]] == interval["rank"], (column_id, team)
+
+
+def test_cli_replicates_need_the_bootstrap(tmp_path, capsys) -> None:
+    gold, predictions = write_board(tmp_path)
+    status, _, err = run(capsys, gold, *predictions, "--format", "json", "--bootstrap-replicates", "x.csv")
+    assert status == 2 and "--bootstrap-replicates" in err

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from scoring.engine import metrics as m
 from scoring.engine.calibration import calibrate, scale_prevalence, scale_to_distribution
 from tests.scoring.strategies import PROPERTY, distributions, positive_scales, supported_matrices
+from tests.scoring.values import metric, per_class
 
 
 @PROPERTY
@@ -80,7 +80,8 @@ def test_calibration_by_hand() -> None:
 @given(supported_matrices(floats=True))
 def test_calibration_does_not_change_class_recall(matrix: np.ndarray) -> None:
     """Paper 000, B.4: R_i is invariant under any prevalence scaling."""
-    np.testing.assert_allclose(m.class_recall(calibrate(matrix)), m.class_recall(matrix), rtol=1e-12, atol=1e-15)
+    recalls = per_class("recall", matrix)
+    np.testing.assert_allclose(per_class("recall", calibrate(matrix)), recalls, rtol=1e-12, atol=1e-15)
 
 
 @PROPERTY
@@ -88,14 +89,14 @@ def test_calibration_does_not_change_class_recall(matrix: np.ndarray) -> None:
 def test_macro_recall_ignores_prevalence_scaling(data: st.DataObject, matrix: np.ndarray) -> None:
     """Paper 000, B.4 and Table 5: macro recall is prevalence invariant (PIV)."""
     scaled = scale_prevalence(matrix, data.draw(positive_scales(len(matrix))))
-    assert m.macro_recall(scaled) == pytest.approx(m.macro_recall(matrix), rel=1e-12, abs=1e-15)
+    assert metric("macro_recall", scaled) == pytest.approx(metric("macro_recall", matrix), rel=1e-12, abs=1e-15)
 
 
 @PROPERTY
 @given(supported_matrices())
 def test_accuracy_of_the_calibrated_matrix_is_macro_recall(matrix: np.ndarray) -> None:
     """Paper 000, Eq. 14-16."""
-    assert m.accuracy(calibrate(matrix)) == pytest.approx(m.macro_recall(matrix), rel=1e-12, abs=1e-15)
+    assert metric("accuracy", calibrate(matrix)) == pytest.approx(metric("macro_recall", matrix), rel=1e-12, abs=1e-15)
 
 
 @PROPERTY
@@ -104,7 +105,7 @@ def test_calibrated_kappa_has_the_closed_form(matrix: np.ndarray) -> None:
     """Paper 000, Section 4: kappa(m lambda) = (c - 1/n) / (1 - 1/n), c = mass on the diagonal."""
     calibrated = calibrate(matrix)
     n, c = len(matrix), float(np.trace(calibrated))
-    assert m.kappa(calibrated) == pytest.approx((c - 1 / n) / (1 - 1 / n), rel=1e-9, abs=1e-12)
+    assert metric("kappa", calibrated) == pytest.approx((c - 1 / n) / (1 - 1 / n), rel=1e-9, abs=1e-12)
 
 
 @PROPERTY
@@ -114,7 +115,7 @@ def test_calibrated_mcc_has_the_closed_form(matrix: np.ndarray) -> None:
     calibrated = calibrate(matrix)
     n, c = len(matrix), float(np.trace(calibrated))
     b = calibrated.sum(axis=1)
-    value = m.mcc(calibrated)
+    value = metric("mcc", calibrated)
     if np.count_nonzero(b) == 1:  # the classifier predicts one class only: 1 - b.b = 0
         assert value is None
         return
@@ -127,7 +128,7 @@ def test_calibrated_mcc_has_the_closed_form(matrix: np.ndarray) -> None:
 def test_calibrated_kappa_orders_classifiers_as_macro_recall_does(data: st.DataObject, n: int) -> None:
     first = data.draw(supported_matrices(min_n=n, max_n=n))
     second = data.draw(supported_matrices(min_n=n, max_n=n))
-    recall_difference = m.macro_recall(first) - m.macro_recall(second)
+    recall_difference = metric("macro_recall", first) - metric("macro_recall", second)
     assume(abs(recall_difference) > 1e-12)
-    kappa_difference = m.kappa(calibrate(first)) - m.kappa(calibrate(second))
+    kappa_difference = metric("kappa", calibrate(first)) - metric("kappa", calibrate(second))
     assert np.sign(kappa_difference) == np.sign(recall_difference)

@@ -1,15 +1,16 @@
-"""The exact path (exact.py) against the float path (metrics.py), exactness at size, and sums of cells.
+"""Every stored value is the double nearest to its exact value; exactness at size; sums of cells.
 
 What this proves: for every registered metric and per-class measure, raw and calibrated, the
-exact functions that the suite stores agree with the float functions to rounding (rel 1e-9 or
-abs 1e-12) and are undefined (``None``) in exactly the same cases, on random count, float and
-corner-case matrices; an exact matrix reads float cells as the binary fractions they are and
+value a report stores is the double nearest to the exact value of an independent oracle written
+from the papers (``tests/scoring/oracle.py``: fractions and 400-bit mpmath), and undefined
+(``None``) in exactly the oracle's cases, on random count, float and corner-case matrices; an
+exact matrix reads float cells as the binary fractions they are and
 scales to any class distribution exactly (paper 000, Eq. 5), calibration (Eq. 6) being
 scaling to equal shares; a DP whose odds ratio underflows a double is still
 right; kappa and MCC of [[10^9, 3], [5, 7]] and [[10^12, 3], [5, 7]] are the correctly rounded
-exact values, where the float path is off from the 9th digit; and one-vs-rest counts are sums
+exact values, where float arithmetic is off from the 9th digit; and one-vs-rest counts are sums
 of cells, so a soft mass of 1e-20 survives into TN and the DP of the issue's example is
-√3/π · ln(10^-20) = −25.3896 for both classes, through the float path and through the suite.
+√3/π · ln(10^-20) = −25.3896 for both classes.
 """
 
 from __future__ import annotations
@@ -24,17 +25,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from scoring.engine import exact as x
-from scoring.engine import metrics as m
-from scoring.engine.calibration import calibrate
+from scoring.engine.canonical import ExactMatrix
 from scoring.engine.confusion import soft_confusion
-from scoring.engine.exact import ExactMatrix
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 from scoring.engine.suite import score_matrix
-from tests.scoring.strategies import PROPERTY, close, matrices, supported_matrices
+from tests.scoring import oracle
+from tests.scoring.strategies import PROPERTY, matrices, supported_matrices
+from tests.scoring.values import metric, numbers, per_class, quantities
 
 DIFFERENTIAL = settings(PROPERTY, max_examples=300)
-REL, ABS = 1e-9, 1e-12
 K = math.sqrt(3) / math.pi
 """The DP factor, written out rather than taken from the engine."""
 
@@ -47,40 +46,28 @@ about 15 digits (products stay below 2^53)."""
 ANY_MATRIX = st.one_of(matrices(), supported_matrices(), supported_matrices(floats=True), LARGE_COUNTS)
 
 
-def assert_agree(what: str, exact_value: object, float_value: object) -> None:
-    """Same undefined cases; otherwise a float that agrees to rounding."""
-    assert (exact_value is None) == (float_value is None), f"{what}: exact {exact_value}, float {float_value}"
-    if exact_value is not None:
-        assert type(exact_value) is float and math.isfinite(exact_value), f"{what}: {exact_value!r}"
-        assert close(exact_value, float_value, rel=REL, abs_tol=ABS), (
-            f"{what}: exact {exact_value}, float {float_value}"
-        )
-
-
-def assert_paths_agree(variant: str, exact_matrix: ExactMatrix, float_matrix: np.ndarray) -> None:
-    for metric in METRICS:
-        assert_agree(f"{metric.key} ({variant})", metric.exact(exact_matrix), metric.compute(float_matrix))
-    n = len(float_matrix)
-    for measure in CLASS_MEASURES:
-        exact_values, float_values = measure.exact(exact_matrix), measure.compute(float_matrix)
-        assert len(exact_values) == len(float_values) == n, measure.key
-        for i in range(n):
-            assert_agree(f"{measure.key} of class {i} ({variant})", exact_values[i], m.defined(float_values[i]))
-
-
-def assert_agree_raw_and_calibrated(matrix: np.ndarray) -> None:
+def assert_correctly_rounded(matrix: np.ndarray) -> None:
+    """Every metric and per-class measure, raw and calibrated, is the double nearest to the
+    oracle's exact value, undefined exactly where the oracle's is."""
     exact = ExactMatrix.of(matrix)
-    assert_paths_agree("raw", exact, m.as_matrix(matrix))
-    exact_calibrated, float_calibrated = exact.calibrated(), calibrate(matrix)
-    assert (exact_calibrated is None) == (float_calibrated is None)
-    if float_calibrated is not None:
-        assert_paths_agree("calibrated", exact_calibrated, float_calibrated)
+    sides = [("raw", exact, oracle.cells(matrix)), ("calibrated", exact.calibrated(), None)]
+    sides[1] = ("calibrated", sides[1][1], oracle.calibrated(sides[0][2]))
+    for side, engine_matrix, oracle_matrix in sides:
+        assert (engine_matrix is None) == (oracle_matrix is None), side
+        if engine_matrix is None:
+            continue
+        for registered in METRICS:
+            expected = oracle.nearest_double(oracle.metric(oracle_matrix, registered.key))
+            assert registered(engine_matrix) == expected, f"{registered.key} ({side}) of {matrix.tolist()}"
+        for measure in CLASS_MEASURES:
+            expected = [oracle.nearest_double(v) for v in oracle.per_class(oracle_matrix, measure.key)]
+            assert measure(engine_matrix) == expected, f"{measure.key} ({side}) of {matrix.tolist()}"
 
 
 @DIFFERENTIAL
 @given(ANY_MATRIX)
-def test_exact_and_float_paths_agree_raw_and_calibrated(matrix: np.ndarray) -> None:
-    assert_agree_raw_and_calibrated(matrix)
+def test_every_value_is_the_double_nearest_to_the_oracle_s_exact_value(matrix: np.ndarray) -> None:
+    assert_correctly_rounded(matrix)
 
 
 CORNER_CASES = {
@@ -97,16 +84,16 @@ CORNER_CASES = {
 
 
 @pytest.mark.parametrize("matrix", CORNER_CASES.values(), ids=CORNER_CASES)
-def test_exact_and_float_paths_agree_on_corner_cases(matrix: list) -> None:
-    assert_agree_raw_and_calibrated(np.asarray(matrix))
+def test_corner_cases_are_correctly_rounded(matrix: list) -> None:
+    assert_correctly_rounded(np.asarray(matrix))
 
 
-def test_exact_functions_accept_a_numpy_matrix_or_an_exact_one() -> None:
+def test_metrics_accept_a_numpy_matrix_or_an_exact_one() -> None:
     matrix = np.array([[5, 1, 0], [2, 6, 1], [3, 3, 9]])
-    for metric in METRICS:
-        assert metric.exact(matrix) == metric.exact(ExactMatrix.of(matrix)), metric.key
+    for registered in METRICS:
+        assert registered(matrix) == registered(ExactMatrix.of(matrix)), registered.key
     for measure in CLASS_MEASURES:
-        assert measure.exact(matrix) == measure.exact(ExactMatrix.of(matrix)), measure.key
+        assert measure(matrix) == measure(ExactMatrix.of(matrix)), measure.key
 
 
 # --- reading and calibrating exactly -------------------------------------------------------
@@ -177,10 +164,10 @@ def test_dp_of_an_odds_ratio_beyond_the_range_of_doubles() -> None:
     does not."""
     matrix = np.array([[1e-200, 1.0], [1.0, 1e-200]])
     expected = K * (math.log(1e-200) * 2)
-    for values in (x.class_dp(matrix), m.class_dp(matrix)):
-        assert values[0] == pytest.approx(expected, rel=1e-14)
-        assert values[1] == pytest.approx(expected, rel=1e-14)
-    assert x.macro_dp(matrix) == pytest.approx(expected, rel=1e-14)
+    values = per_class("dp", matrix)
+    assert values[0] == pytest.approx(expected, rel=1e-14)
+    assert values[1] == pytest.approx(expected, rel=1e-14)
+    assert metric("macro_dp", matrix) == pytest.approx(expected, rel=1e-14)
 
 
 # --- exact at any size (issue item 2) ----------------------------------------------------------
@@ -207,8 +194,8 @@ def kappa_and_mcc_by_hand(big: int) -> tuple[float, float]:
 def test_kappa_and_mcc_are_correctly_rounded_at_any_size(big: int) -> None:
     matrix = np.array([[big, 3], [5, 7]])
     kappa, mcc = kappa_and_mcc_by_hand(big)
-    assert x.kappa(matrix) == kappa
-    assert x.mcc(matrix) == mcc
+    assert metric("kappa", matrix) == kappa
+    assert metric("mcc", matrix) == mcc
     report = score_matrix(matrix, labels=("a", "b"))
     assert report.metrics["kappa"] == kappa
     assert report.metrics["mcc"] == mcc
@@ -247,12 +234,11 @@ def test_the_issue_dp_by_hand() -> None:
 
 def test_a_tiny_soft_mass_survives_in_the_float_path() -> None:
     matrix = issue_soft_matrix()
-    counts = m.OneVsRest.of(matrix)
-    assert counts.tn.tolist() == [1e-20, 1.0]
-    dp = m.class_dp(matrix)
+    assert numbers(quantities(matrix).one_vs_rest[3]) == [1e-20, 1.0]
+    dp = per_class("dp", matrix)
     assert dp[0] == dp[1]
     assert dp[0] == pytest.approx(ISSUE_DP, rel=1e-12)
-    assert m.macro_weighted(dp, m.uniform_weights(matrix)) == pytest.approx(ISSUE_DP, rel=1e-12)
+    assert metric("macro_dp", matrix) == pytest.approx(ISSUE_DP, rel=1e-12)
 
 
 def test_a_tiny_soft_mass_survives_in_the_suite() -> None:
@@ -268,9 +254,10 @@ TINY_OR_LARGE = st.one_of(st.just(0.0), st.just(1e-20), st.floats(min_value=1e-3
 @PROPERTY
 @given(st.integers(min_value=1, max_value=5).flatmap(lambda n: arrays(np.float64, (n, n), elements=TINY_OR_LARGE)))
 def test_one_vs_rest_counts_are_sums_of_cells(matrix: np.ndarray) -> None:
-    """Each count equals the correctly rounded sum of its cells (math.fsum) to rounding, tiny
-    masses included; never a difference of totals that a tiny mass disappears in."""
-    counts = m.OneVsRest.of(matrix)
+    """Each count is the correctly rounded sum of its cells (math.fsum), tiny masses included;
+    never a difference of totals that a tiny mass disappears in."""
+    _, fp, fn, tn = (numbers(count) for count in quantities(matrix).one_vs_rest)
+    counts = {"fp": fp, "fn": fn, "tn": tn}
     n = len(matrix)
     for i in range(n):
         others = [k for k in range(n) if k != i]
@@ -280,4 +267,28 @@ def test_one_vs_rest_counts_are_sums_of_cells(matrix: np.ndarray) -> None:
             "tn": math.fsum(matrix[a, b] for a in others for b in others),
         }
         for name, value in expected.items():
-            assert getattr(counts, name)[i] == pytest.approx(value, rel=1e-12, abs=0.0), (name, i)
+            assert counts[name][i] == value, (name, i)  # the exact sum, rounded once: fsum's
+
+
+# --- discriminant power near zero ----------------------------------------------------------------
+
+
+def test_dp_near_zero_is_correctly_rounded_and_its_mean_is_the_mean_of_equal_values() -> None:
+    """[[2500, 2499], [2501, 2500]]: both classes have the odds ratio 2500² / (2499·2501) =
+    1 + 1/6,249,999, whose DP the logarithm of a rounded ratio missed by 3·10⁶ ulps."""
+    matrix = np.array([[2500, 2499], [2501, 2500]])
+    exact = oracle.nearest_double(oracle.dp_of(*(Fraction(x) for x in (2500, 2499, 2501, 2500))))
+    assert per_class("dp", matrix).tolist() == [exact, exact]
+    assert metric("macro_dp", matrix) == exact
+    assert metric("micro_dp", matrix) == 0.0  # the pooled counts are all 5,000
+
+
+def test_dp_keeps_its_sign_at_a_trillion_items() -> None:
+    """[[10¹² - 1, 10¹²], [10¹², 10¹² + 1]]: the odds ratio is 1 - 10⁻²⁴, DP about -5.5·10⁻²⁵
+    (the logarithm of the rounded ratio 1.0 gave 0.0)."""
+    big = 10**12
+    matrix = np.array([[big - 1, big], [big, big + 1]])
+    counts = (Fraction(big - 1), Fraction(big), Fraction(big), Fraction(big + 1))
+    expected = oracle.nearest_double(oracle.dp_of(*counts))
+    assert per_class("dp", matrix).tolist() == [expected, expected]
+    assert expected == pytest.approx(-math.sqrt(3) / math.pi * 1e-24, rel=1e-9)

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 from scoring.engine import id_codes, io
 from scoring.engine import ids as id_matching
+from scoring.engine.files import alignment
 from scoring.engine.id_codes import CodeIndex, OneWidth, PlainNumbers
 from tests.scoring.strategies import PROPERTY, fit
 
@@ -615,7 +616,7 @@ def test_predictions_in_any_order_read_to_the_same_codes(
 
 def without_codes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read as before id codes: no gold file gets a coding."""
-    monkeypatch.setattr(io, "coded", lambda ids: None)
+    monkeypatch.setattr(alignment, "coded", lambda ids: None)
 
 
 def error_of(read: Callable[..., object], data: bytes, **kwargs: object) -> io.InputFileError:

@@ -268,7 +268,7 @@ def test_sorting_on_several_cores_sorts(
     monkeypatch: pytest.MonkeyPatch, cores: int, length: int, distinct: int
 ) -> None:
     monkeypatch.setattr(id_matching, "PARALLEL_SORT_ROWS", 4)
-    monkeypatch.setattr(id_matching, "_cores", lambda: cores)
+    monkeypatch.setattr(id_matching, "available_cores", lambda: cores)
     values = np.random.default_rng(length + cores).integers(0, distinct, size=length, dtype=np.uint64)
     expected = np.sort(values)
     id_matching.sort_on_all_cores(values)

@@ -26,6 +26,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from scoring.engine import io
+from scoring.engine.files import header as header_grammar
+from scoring.engine.files import rows as data_rows
 from tests.scoring.strategies import PROPERTY
 
 GOLD = b"id,label\n1,a\n2,b\n3,a\n"
@@ -118,6 +120,29 @@ def test_probability_sums_are_checked_with_the_stated_tolerance() -> None:
     assert error.template is io.PROBABILITIES_DONT_SUM
     assert error.params["tolerance"] == io.PROBABILITY_TOLERANCE
     assert error.params["total"] == pytest.approx(0.998)
+
+
+THREE = io.read_labels(b"id,label\n1,a\n2,b\n3,c\n")
+
+
+@pytest.mark.parametrize("quoted", [False, True], ids=["plain", "quoted"])
+def test_the_row_sum_rule_applies_to_the_numbers_as_written(quoted: bool) -> None:
+    """Within 0.001 of 1 as written: 0.2,0.2,0.599 (0.999) is accepted like 0.2,0.3,0.501
+    (1.001), though in doubles |0.999 - 1| is 0.0010000000000000009 > 0.001; 0.2,0.2,0.5989
+    and 0.2,0.3,0.5011 are refused on their lines."""
+
+    def file(*rows: str) -> bytes:
+        body = [
+            f'{k + 1},"{row.replace(",", chr(34) + "," + chr(34))}"' if quoted else f"{k + 1},{row}"
+            for k, row in enumerate(rows)
+        ]
+        return ("id,a,b,c\n" + "\n".join(body) + "\n").encode()
+
+    assert io.read_predictions(file("0.2,0.2,0.599", "0.2,0.3,0.501", "1,0,0"), gold=THREE).is_soft
+    for row in ("0.2,0.2,0.5989", "0.2,0.3,0.5011"):
+        error = error_of(io.read_predictions, file("1,0,0", row, "0,0,1"), gold=THREE)
+        assert error.template is io.PROBABILITIES_DONT_SUM
+        assert error.line == 3
 
 
 def test_too_many_lines() -> None:
@@ -309,12 +334,12 @@ def test_the_header_is_split_exactly_as_pandas_splits_it(text: str) -> None:
     assume(text.strip())
     line, separator = text.encode(), "\t" if "\t" in text else ","
     expected = pandas_row(line, separator)
-    count = io._count_fields(line, separator.encode())
+    count = header_grammar.count_fields(line, separator.encode())
     if expected is None:
         assert count is None
     else:
         assert count == len(expected)
-        assert [field.decode() for field in io._split_fields(line, separator.encode())] == expected
+        assert [field.decode() for field in header_grammar._split_fields(line, separator.encode())] == expected
 
 
 # --- any label works; the one ambiguous header is refused by name -----------------------------
@@ -499,9 +524,9 @@ def test_arrow_reads_a_file_without_quotes_as_pandas_does(
 ) -> None:
     """Both readers, on the same text: the same fields, or Arrow steps aside (``None``)."""
     text = line_end.join([separator.join(["id", "a", "b"]), *(separator.join(row) for row in rows)]) + line_end
-    header, source = io._read_header(text.encode(), name="run.csv", widths=(3,), described="3")
-    from_arrow = io._read_plain(header, source, kinds={}, max_rows=None)
-    from_pandas = io._read_with_pandas(header, source, name="run.csv", max_rows=None)
+    header, source = header_grammar.read_header(text.encode(), name="run.csv", widths=(3,), described="3")
+    from_arrow = data_rows._read_plain(header, source, kinds={}, max_rows=None)
+    from_pandas = data_rows._read_with_pandas(header, source, name="run.csv", max_rows=None)
     assert from_arrow is not None
     assert [column.to_pylist() for column in from_arrow] == [column.tolist() for column in from_pandas]
 
@@ -519,8 +544,8 @@ def test_arrow_reads_numbers_as_pandas_converts_them(values: list[str]) -> None:
     text, or Arrow steps aside and pandas reads the file (``None``)."""
     assume(all("," not in value for value in values))
     text = "id,a\n" + "".join(f"{row},{value}\n" for row, value in enumerate(values))
-    header, source = io._read_header(text.encode(), name="run.csv", widths=(2,), described="2")
-    from_arrow = io._read_plain(header, source, kinds={1: io.NUMBERS}, max_rows=None)
+    header, source = header_grammar.read_header(text.encode(), name="run.csv", widths=(2,), described="2")
+    from_arrow = data_rows._read_plain(header, source, kinds={1: data_rows.NUMBERS}, max_rows=None)
     expected = pd.to_numeric(np.array(values, dtype=object), errors="coerce").astype(np.float64)
     if from_arrow is not None:
         np.testing.assert_array_equal(from_arrow[1].to_numpy(), expected)
@@ -529,11 +554,11 @@ def test_arrow_reads_numbers_as_pandas_converts_them(values: list[str]) -> None:
 
 
 def test_a_file_with_quotes_or_too_many_lines_is_read_by_pandas() -> None:
-    quoted = io._read_header(b'id,label\n1,"a"\n', name="run.csv", widths=(2,), described="2")
-    assert io._read_plain(*quoted, kinds={}, max_rows=None) is None
-    plain = io._read_header(b"id,label\n1,a\n2,b\n", name="run.csv", widths=(2,), described="2")
-    assert io._read_plain(*plain, kinds={}, max_rows=1) is None
-    assert io._read_plain(*plain, kinds={}, max_rows=2) is not None
+    quoted = header_grammar.read_header(b'id,label\n1,"a"\n', name="run.csv", widths=(2,), described="2")
+    assert data_rows._read_plain(*quoted, kinds={}, max_rows=None) is None
+    plain = header_grammar.read_header(b"id,label\n1,a\n2,b\n", name="run.csv", widths=(2,), described="2")
+    assert data_rows._read_plain(*plain, kinds={}, max_rows=1) is None
+    assert data_rows._read_plain(*plain, kinds={}, max_rows=2) is not None
 
 
 def test_a_probability_out_of_range_is_quoted_as_written() -> None:

@@ -1,4 +1,4 @@
-"""Files mapped into memory rather than read (``io._mapped_plain``).
+"""Files mapped into memory rather than read (``text.mapped_plain``).
 
 What this proves, with ``io.MAP_FROM_BYTES`` lowered so that small files are mapped: a gold or
 prediction file read from its path gives exactly what the same bytes give (ids, label codes,
@@ -19,6 +19,8 @@ import numpy as np
 import pytest
 
 from scoring.engine import io
+from scoring.engine.files import header as header_grammar
+from scoring.engine.files import text
 
 GOLD = b"id,label\n1,a\n2,b\n3,a\n"
 NAME = "run.csv"
@@ -27,16 +29,16 @@ NAME = "run.csv"
 @pytest.fixture
 def mapped(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Map files of any size, and record whether each file read was mapped."""
-    monkeypatch.setattr(io, "MAP_FROM_BYTES", 0)
+    monkeypatch.setattr(text, "MAP_FROM_BYTES", 0)
     seen: list[bool] = []
-    original = io._mapped_plain
+    original = text.mapped_plain
 
     def recorded(origin: bytes | str | Path, *, max_rows: int | None) -> object:
         result = original(origin, max_rows=max_rows)
         seen.append(result is not None)
         return result
 
-    monkeypatch.setattr(io, "_mapped_plain", recorded)
+    monkeypatch.setattr(header_grammar, "mapped_plain", recorded)
     return seen
 
 
@@ -155,25 +157,25 @@ def test_exactly_the_plain_files_are_mapped(
 ) -> None:
     """Mapped, the file's bytes are all there, as written; and never when a count of lines is
     asked for (``max_rows``), or for bytes given rather than a path."""
-    monkeypatch.setattr(io, "MAP_FROM_BYTES", 0)
+    monkeypatch.setattr(text, "MAP_FROM_BYTES", 0)
     path = written(tmp_path, data)
     for origin in (path, str(path)):
-        found = io._mapped_plain(origin, max_rows=None)
+        found = text.mapped_plain(origin, max_rows=None)
         assert (found is not None) == is_mapped
         if found is not None:
             assert found[:] == data
             found.close()
-    assert io._mapped_plain(path, max_rows=10) is None
-    assert io._mapped_plain(path, max_rows=0) is None
-    assert io._mapped_plain(data, max_rows=None) is None
+    assert text.mapped_plain(path, max_rows=10) is None
+    assert text.mapped_plain(path, max_rows=0) is None
+    assert text.mapped_plain(data, max_rows=None) is None
 
 
 def test_only_files_of_at_least_map_from_bytes_are_mapped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     path = written(tmp_path, GOLD)
-    monkeypatch.setattr(io, "MAP_FROM_BYTES", len(GOLD) + 1)
-    assert io._mapped_plain(path, max_rows=None) is None
-    monkeypatch.setattr(io, "MAP_FROM_BYTES", len(GOLD))
-    found = io._mapped_plain(path, max_rows=None)
+    monkeypatch.setattr(text, "MAP_FROM_BYTES", len(GOLD) + 1)
+    assert text.mapped_plain(path, max_rows=None) is None
+    monkeypatch.setattr(text, "MAP_FROM_BYTES", len(GOLD))
+    found = text.mapped_plain(path, max_rows=None)
     assert found is not None
     found.close()
 
@@ -181,16 +183,16 @@ def test_only_files_of_at_least_map_from_bytes_are_mapped(monkeypatch: pytest.Mo
 def test_a_file_too_small_to_map_is_read(tmp_path: Path) -> None:
     """At the default threshold a small file is read, and reads as its bytes."""
     assert len(GOLD) < io.MAP_FROM_BYTES
-    assert io._mapped_plain(written(tmp_path, GOLD), max_rows=None) is None
+    assert text.mapped_plain(written(tmp_path, GOLD), max_rows=None) is None
 
 
 def test_an_empty_file_is_not_mapped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """With every size mapped (``MAP_FROM_BYTES`` 0), an empty file is still read, and refused
     as empty, as its bytes are."""
-    monkeypatch.setattr(io, "MAP_FROM_BYTES", 0)
+    monkeypatch.setattr(text, "MAP_FROM_BYTES", 0)
     path = written(tmp_path, b"")
     assert outcome(io.read_labels, b"")[:2] == ("error", io.EMPTY_FILE)
-    assert io._mapped_plain(path, max_rows=None) is None
+    assert text.mapped_plain(path, max_rows=None) is None
     assert outcome(io.read_labels, path) == outcome(io.read_labels, b"")
 
 

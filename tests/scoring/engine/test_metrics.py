@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from scoring.engine import metrics as m
 from scoring.engine import registry
 from tests.scoring.strategies import PROPERTY, count_matrices, float_matrices, matrices
+from tests.scoring.values import formula_value, metric, numbers, per_class, quantities
 
 # Rows = predicted a, b, c; columns = gold a, b, c. Every class has 10 gold items.
 M = np.array([[5, 1, 0], [2, 6, 1], [3, 3, 9]])
@@ -47,15 +48,16 @@ def approx(value: Fraction | float) -> object:
 
 
 def test_bias_prevalence_and_correct_follow_the_orientation() -> None:
-    assert m.bias(M).tolist() == BIAS
-    assert m.prevalence(M).tolist() == [10, 10, 10]
-    assert m.correct(M).tolist() == [5, 6, 9]
+    q = quantities(M)
+    assert numbers(q.bias) == BIAS
+    assert numbers(q.prevalence) == [10, 10, 10]
+    assert numbers(q.correct) == [5, 6, 9]
 
 
 def test_per_class_precision_recall_and_f1() -> None:
-    assert m.class_precision(M).tolist() == approx_list(PRECISION)
-    assert m.class_recall(M).tolist() == approx_list(RECALL)
-    assert m.class_f1(M).tolist() == approx_list([harmonic(p, r) for p, r in zip(PRECISION, RECALL, strict=True)])
+    assert per_class("precision", M).tolist() == approx_list(PRECISION)
+    assert per_class("recall", M).tolist() == approx_list(RECALL)
+    assert per_class("f1", M).tolist() == approx_list([harmonic(p, r) for p, r in zip(PRECISION, RECALL, strict=True)])
 
 
 def approx_list(values: list[Fraction]) -> object:
@@ -64,45 +66,45 @@ def approx_list(values: list[Fraction]) -> object:
 
 def test_a_class_never_predicted_nor_seen_scores_zero_and_still_counts_in_the_mean() -> None:
     absent = np.array([[2, 1, 0], [1, 3, 0], [0, 0, 0]])
-    for per_class in (m.class_precision, m.class_recall, m.class_f1):
-        assert per_class(absent)[2] == 0.0
-    assert m.macro_recall(absent) == approx(mean([Fraction(2, 3), Fraction(3, 4), Fraction(0)]))
-    assert m.macro_precision(absent) == approx(mean([Fraction(2, 3), Fraction(3, 4), Fraction(0)]))
+    for key in ("precision", "recall", "f1"):
+        assert per_class(key, absent)[2] == 0.0
+    assert metric("macro_recall", absent) == approx(mean([Fraction(2, 3), Fraction(3, 4), Fraction(0)]))
+    assert metric("macro_precision", absent) == approx(mean([Fraction(2, 3), Fraction(3, 4), Fraction(0)]))
 
 
 def test_precision_is_zero_for_a_class_never_predicted_and_recall_for_a_class_never_gold() -> None:
     never_predicted = np.array([[3, 2], [0, 0]])  # class b is gold twice, never predicted
-    assert m.class_precision(never_predicted).tolist() == [0.6, 0.0]
-    assert m.class_recall(never_predicted).tolist() == [1.0, 0.0]
+    assert per_class("precision", never_predicted).tolist() == [0.6, 0.0]
+    assert per_class("recall", never_predicted).tolist() == [1.0, 0.0]
     never_gold = never_predicted.T  # class b is predicted twice, never gold
-    assert m.class_recall(never_gold).tolist() == [0.6, 0.0]
-    assert m.class_precision(never_gold).tolist() == [1.0, 0.0]
+    assert per_class("recall", never_gold).tolist() == [0.6, 0.0]
+    assert per_class("precision", never_gold).tolist() == [1.0, 0.0]
 
 
 # --- overall metrics ------------------------------------------------------------------------
 
 
 def test_accuracy_macro_averages_and_the_two_macro_f1s() -> None:
-    assert m.accuracy(M) == approx(Fraction(20, 30))
-    assert m.macro_precision(M) == approx(mean(PRECISION))
-    assert m.macro_recall(M) == approx(mean(RECALL))
+    assert metric("accuracy", M) == approx(Fraction(20, 30))
+    assert metric("macro_precision", M) == approx(mean(PRECISION))
+    assert metric("macro_recall", M) == approx(mean(RECALL))
     f1s = [harmonic(p, r) for p, r in zip(PRECISION, RECALL, strict=True)]
-    assert m.macro_f1(M) == approx(mean(f1s))
-    assert m.macro_f1_of_averages(M) == approx(harmonic(mean(PRECISION), mean(RECALL)))
-    assert m.macro_f1_gap(M) == approx(harmonic(mean(PRECISION), mean(RECALL)) - mean(f1s))
+    assert metric("macro_f1", M) == approx(mean(f1s))
+    assert metric("macro_f1_of_averages", M) == approx(harmonic(mean(PRECISION), mean(RECALL)))
+    assert metric("macro_f1_gap", M) == approx(harmonic(mean(PRECISION), mean(RECALL)) - mean(f1s))
 
 
 def test_accuracy_is_undefined_without_items() -> None:
-    assert m.accuracy(np.zeros((2, 2))) is None
+    assert metric("accuracy", np.zeros((2, 2))) is None
 
 
 def test_generalised_means_of_recall() -> None:
     recalls = [0.5, 0.6, 0.9]
-    assert m.gmean_recall(M) == approx(math.prod(recalls) ** (1 / 3))
-    assert m.hmean_recall(M) == approx(3 / sum(1 / r for r in recalls))
+    assert metric("gmean_recall", M) == approx(math.prod(recalls) ** (1 / 3))
+    assert metric("hmean_recall", M) == approx(3 / sum(1 / r for r in recalls))
     one_class_missed = np.array([[4, 3], [0, 0]])  # recall of b is 0
-    assert m.gmean_recall(one_class_missed) == 0.0
-    assert m.hmean_recall(one_class_missed) == 0.0
+    assert metric("gmean_recall", one_class_missed) == 0.0
+    assert metric("hmean_recall", one_class_missed) == 0.0
 
 
 def one_hot(codes: np.ndarray, n: int) -> np.ndarray:
@@ -129,17 +131,17 @@ def cohen_kappa(matrix: np.ndarray) -> float:
 
 @pytest.mark.parametrize("matrix", [M, M.T, np.array([[3, 1], [4, 0]]), np.array([[0, 5, 1], [2, 0, 0], [1, 1, 0]])])
 def test_kappa_and_mcc_follow_their_textbook_definitions(matrix: np.ndarray) -> None:
-    assert m.kappa(matrix) == approx(cohen_kappa(matrix))
-    assert m.mcc(matrix) == approx(gorodkin_mcc(matrix))
+    assert metric("kappa", matrix) == approx(cohen_kappa(matrix))
+    assert metric("mcc", matrix) == approx(gorodkin_mcc(matrix))
 
 
 def test_kappa_and_mcc_are_undefined_on_degenerate_matrices() -> None:
-    assert m.kappa(np.array([[0, 0], [0, 7]])) is None  # one class, predicted and gold
-    assert m.mcc(np.array([[3, 5], [0, 0]])) is None  # one predicted class
-    assert m.mcc(np.array([[3, 0], [5, 0]])) is None  # one gold class
-    assert m.kappa(np.array([[3, 5], [0, 0]])) is not None  # kappa is defined there
-    for metric in (m.kappa, m.mcc):
-        assert metric(np.zeros((3, 3))) is None
+    assert metric("kappa", np.array([[0, 0], [0, 7]])) is None  # one class, predicted and gold
+    assert metric("mcc", np.array([[3, 5], [0, 0]])) is None  # one predicted class
+    assert metric("mcc", np.array([[3, 0], [5, 0]])) is None  # one gold class
+    assert metric("kappa", np.array([[3, 5], [0, 0]])) is not None  # kappa is defined there
+    for key in ("kappa", "mcc"):
+        assert metric(key, np.zeros((3, 3))) is None
 
 
 @PROPERTY
@@ -148,40 +150,41 @@ def test_one_predicted_class_makes_mcc_undefined_for_any_masses(matrix: np.ndarr
     """Whether MCC is defined must not depend on how sums of float masses round."""
     only_first_row = np.zeros_like(matrix)
     only_first_row[0] = matrix.sum(axis=0) + 1e-3
-    assert m.mcc(only_first_row) is None
-    assert m.mcc(only_first_row.T) is None
+    assert metric("mcc", only_first_row) is None
+    assert metric("mcc", only_first_row.T) is None
 
 
 # --- one-vs-rest measures (paper 004, Table 1) ----------------------------------------------
 
 
 def test_one_vs_rest_counts() -> None:
-    counts = m.OneVsRest.of(M)
-    assert counts.tp.tolist() == [5, 6, 9]
-    assert counts.fp.tolist() == [1, 3, 6]
-    assert counts.fn.tolist() == [5, 4, 1]
-    assert counts.tn.tolist() == [19, 17, 14]
+    tp, fp, fn, tn = quantities(M).one_vs_rest
+    assert numbers(tp) == [5, 6, 9]
+    assert numbers(fp) == [1, 3, 6]
+    assert numbers(fn) == [5, 4, 1]
+    assert numbers(tn) == [19, 17, 14]
 
 
 def test_one_vs_rest_mcc_bacc_and_dp_of_class_a() -> None:
     tp, fp, fn, tn = 5, 1, 5, 19
-    assert m.class_mcc(M)[0] == approx((tp * tn - fp * fn) / math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)))
-    assert m.class_bacc(M)[0] == approx((tp / (tp + fn) + tn / (tn + fp)) / 2)
+    margins = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    assert per_class("mcc", M)[0] == approx((tp * tn - fp * fn) / math.sqrt(margins))
+    assert per_class("bacc", M)[0] == approx((tp / (tp + fn) + tn / (tn + fp)) / 2)
     dp = math.sqrt(3) / math.pi * math.log(tp / fp * tn / fn)
-    assert m.class_dp(M)[0] == approx(dp)
+    assert per_class("dp", M)[0] == approx(dp)
     # PyCM's log10 convention gives our value divided by ln 10.
-    assert m.class_dp(M)[0] / math.log(10) == approx(math.sqrt(3) / math.pi * math.log10(tp / fp * tn / fn))
+    assert per_class("dp", M)[0] / math.log(10) == approx(math.sqrt(3) / math.pi * math.log10(tp / fp * tn / fn))
 
 
 def test_one_vs_rest_measures_are_undefined_on_a_zero_margin_or_cell() -> None:
     # class a: TP 3, FP 0 (row a has no error), so DP is undefined; MCC and BACC are defined.
     matrix = np.array([[3, 0], [2, 4]])
-    assert np.isnan(m.class_dp(matrix)[0])
-    assert not np.isnan(m.class_mcc(matrix)[0])
+    assert np.isnan(per_class("dp", matrix)[0])
+    assert not np.isnan(per_class("mcc", matrix)[0])
     # class b never gold: recall (sensitivity) has a zero denominator.
     never_gold = np.array([[3, 0], [2, 0]])
-    assert np.isnan(m.class_bacc(never_gold)[1])
-    assert np.isnan(m.class_mcc(never_gold)[1])
+    assert np.isnan(per_class("bacc", never_gold)[1])
+    assert np.isnan(per_class("mcc", never_gold)[1])
 
 
 @PROPERTY
@@ -195,45 +198,48 @@ def test_a_class_without_true_negatives_has_undefined_dp_for_any_masses(
     keep = np.zeros_like(matrix, dtype=bool)
     keep[i, :] = keep[:, i] = True
     no_negatives = np.where(keep, matrix, 0.0)
-    assert m.OneVsRest.of(no_negatives).tn[i] == 0.0
-    assert np.isnan(m.class_dp(no_negatives)[i])
-    assert m.macro_weighted(m.class_dp(no_negatives), m.uniform_weights(no_negatives)) is None
+    assert numbers(quantities(no_negatives).one_vs_rest[3])[i] == 0.0
+    assert np.isnan(per_class("dp", no_negatives)[i])
+    assert metric("macro_dp", no_negatives) is None
 
 
 # --- weighted averages (paper 004, Tables 2 and 3) ------------------------------------------
 
 
+THIRDS = [Fraction(1, 3)] * 3
+
+
+def micro(of_counts, matrix: np.ndarray, weights: list[Fraction]) -> float | None:
+    return formula_value(lambda q: m.micro_weighted(q, of_counts, weights), matrix)
+
+
+def macro(of_counts, matrix: np.ndarray, weights: list[Fraction]) -> float | None:
+    return formula_value(lambda q: m.macro_weighted(q.xp, q.of(m.per_class(of_counts)), weights), matrix)
+
+
 def test_micro_precision_recall_and_f1_equal_accuracy_with_uniform_weights() -> None:
-    weights = m.uniform_weights(M)
-    for measure in (m.class_precision, m.class_recall, m.class_f1):
-        assert m.micro_weighted(M, measure, weights) == approx(Fraction(20, 30)), measure.__name__
+    for of_counts in (m.precision_of_counts, m.recall_of_counts, m.f1_of_counts):
+        assert micro(of_counts, M, THIRDS) == approx(Fraction(20, 30)), of_counts.__name__
+        assert micro(of_counts, M, THIRDS) == metric("accuracy", M)  # the same fraction, the same double
 
 
 def test_micro_mcc_is_the_mcc_of_pooled_counts() -> None:
     tp, fp, fn, tn = 20, 10, 10, 50  # column sums of the one-vs-rest counts of M
     expected = (tp * tn - fp * fn) / math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    assert m.micro_weighted(M, m.class_mcc, m.uniform_weights(M)) == approx(expected)
+    assert micro(m.mcc_of_counts, M, THIRDS) == approx(expected)
+    assert micro(m.mcc_of_counts, M, THIRDS) == metric("micro_mcc", M)
     # Non-uniform weights weigh the counts: class a alone gives class a's own MCC.
-    assert m.micro_weighted(M, m.class_mcc, np.array([1.0, 0, 0])) == approx(m.class_mcc(M)[0])
+    assert micro(m.mcc_of_counts, M, [Fraction(1), Fraction(0), Fraction(0)]) == per_class("mcc", M)[0]
 
 
 def test_macro_weighted_average() -> None:
-    values = np.array([0.2, 0.5, np.nan])
-    assert m.macro_weighted(values, np.array([1, 3, 0])) == approx(0.25 * 0.2 + 0.75 * 0.5)
-    assert m.macro_weighted(values, np.array([1, 1, 1])) is None
-    ones = np.ones(6)
-    assert m.macro_weighted(ones, np.full(6, 1 / 6)) == 1.0  # never 1.0000000000000002
-
-
-@pytest.mark.parametrize("weights", [[0, 0, 0], [1, -1, 1], [[1, 1, 1]], [1, np.inf, 1]])
-def test_invalid_class_weights_are_rejected(weights: list) -> None:
-    with pytest.raises(ValueError, match="weights"):
-        m.normalised_weights(np.array(weights, dtype=float))
-
-
-def test_prevalence_weights_are_gold_shares() -> None:
-    assert m.prevalence_weights(np.array([[1, 0], [2, 5]])).tolist() == [3 / 8, 5 / 8]
-    assert m.prevalence_weights(np.zeros((4, 4))).tolist() == [0.25] * 4
+    matrix = np.array([[3, 0, 0], [2, 4, 0], [0, 0, 0]])  # recall (3/5, 1, 0); MCC of class c undefined
+    assert macro(m.recall_of_counts, matrix, [Fraction(1), Fraction(3), Fraction(0)]) == approx(
+        Fraction(1, 4) * Fraction(3, 5) + Fraction(3, 4)
+    )
+    assert macro(m.mcc_of_counts, matrix, [Fraction(1), Fraction(1), Fraction(1)]) is None
+    assert macro(m.mcc_of_counts, matrix, [Fraction(1), Fraction(1), Fraction(0)]) is not None  # c weighs nothing
+    assert macro(m.recall_of_counts, np.eye(6), [Fraction(1, 6)] * 6) == 1.0  # never 1.0000000000000002
 
 
 def test_unknown_class_measures_are_named_in_the_error() -> None:
@@ -261,13 +267,6 @@ def test_defined_turns_nan_and_inf_into_none() -> None:
     assert m.defined(np.inf) is None
     value = m.defined(np.float64(0.25))
     assert value == 0.25 and type(value) is float
-
-
-def test_safe_division_helpers() -> None:
-    assert m.divide_or_zero(np.array([1.0, 2.0]), np.array([0.0, 4.0])).tolist() == [0.0, 0.5]
-    assert np.isnan(m.divide_or_nan(np.array([1.0, 2.0]), np.array([0.0, 4.0]))).tolist() == [True, False]
-    assert m.harmonic_mean_of_two(0.0, 0.0) == 0.0
-    assert m.harmonic_mean_of_two(0.5, 1.0) == approx(Fraction(2, 3))
 
 
 # --- the Theorem of paper 002 --------------------------------------------------------------
@@ -320,12 +319,12 @@ def test_theorem_on_exact_fractions_and_the_engine_agrees(matrix: np.ndarray) ->
         assert (gap == 0) == (precision == recall)
         assert (gap > 0) == errs_both_ways(precision, recall)
     # The engine computes the same numbers, and its gap is 0 exactly where the Theorem says so.
-    assert m.macro_f1_of_averages(matrix) == approx(f1_of_averages)
-    assert m.macro_f1(matrix) == approx(averaged)
-    assert m.macro_f1_gap(matrix) == pytest.approx(float(gap), rel=1e-9, abs=1e-15)
-    assert m.macro_f1_gap_closed_form(matrix) == pytest.approx(float(gap), rel=1e-9, abs=1e-15)
+    assert metric("macro_f1_of_averages", matrix) == approx(f1_of_averages)
+    assert metric("macro_f1", matrix) == approx(averaged)
+    assert metric("macro_f1_gap", matrix) == pytest.approx(float(gap), rel=1e-9, abs=1e-15)
+    assert formula_value(m.macro_f1_gap_closed_form, matrix) == pytest.approx(float(gap), rel=1e-9, abs=1e-15)
     if gap == 0:
-        assert m.macro_f1_gap(matrix) < 1e-15
+        assert metric("macro_f1_gap", matrix) < 1e-15
 
 
 def test_theorem_2_fails_when_a_class_has_no_correct_item() -> None:
@@ -336,23 +335,23 @@ def test_theorem_2_fails_when_a_class_has_no_correct_item() -> None:
     assert exact_precision_recall(equal_but_p_differs_from_r) == ([Fraction(1, 2), 0], [1, 0])
     f1_of_averages, averaged = exact_macro_f1s(equal_but_p_differs_from_r)
     assert f1_of_averages == averaged == Fraction(1, 3)
-    assert m.macro_f1_gap(equal_but_p_differs_from_r) == 0.0
+    assert metric("macro_f1_gap", equal_but_p_differs_from_r) == 0.0
 
     gap_without_opposite_errors = np.array([[1, 0, 1], [0, 1, 3], [0, 0, 0]])  # P < R for a and b
     precision, recall = exact_precision_recall(gap_without_opposite_errors)
     assert not errs_both_ways(precision, recall)
     f1_of_averages, averaged = exact_macro_f1s(gap_without_opposite_errors)
     assert (f1_of_averages, averaged) == (Fraction(4, 11), Fraction(16, 45))
-    assert m.macro_f1_gap(gap_without_opposite_errors) == approx(Fraction(4, 11) - Fraction(16, 45))
+    assert metric("macro_f1_gap", gap_without_opposite_errors) == approx(Fraction(4, 11) - Fraction(16, 45))
 
 
 @PROPERTY
 @given(matrices())
 def test_gap_is_never_negative_and_within_the_supremum(matrix: np.ndarray) -> None:
-    gap = m.macro_f1_gap(matrix)
+    gap = metric("macro_f1_gap", matrix)
     assert 0.0 <= gap <= supremum(len(matrix))
-    assert m.macro_f1_of_averages(matrix) >= m.macro_f1(matrix) - 1e-12
-    assert m.macro_f1_gap_closed_form(matrix) == pytest.approx(gap, rel=1e-9, abs=1e-12)
+    assert metric("macro_f1_of_averages", matrix) >= metric("macro_f1", matrix) - 1e-12
+    assert formula_value(m.macro_f1_gap_closed_form, matrix) == pytest.approx(gap, rel=1e-9, abs=1e-12)
 
 
 @PROPERTY
@@ -360,8 +359,8 @@ def test_gap_is_never_negative_and_within_the_supremum(matrix: np.ndarray) -> No
 def test_symmetric_matrices_have_no_gap(matrix: np.ndarray) -> None:
     """m = m^T makes bias = prevalence, so P_i = R_i for every class (Theorem 2)."""
     symmetric = matrix + matrix.T
-    assert m.macro_f1_gap(symmetric) < 1e-15
-    assert m.macro_f1_gap_closed_form(symmetric) < 1e-15
+    assert metric("macro_f1_gap", symmetric) < 1e-15
+    assert formula_value(m.macro_f1_gap_closed_form, symmetric) < 1e-15
 
 
 def near_supremum(n: int, large: float = 1e6) -> np.ndarray:
@@ -376,12 +375,12 @@ def near_supremum(n: int, large: float = 1e6) -> np.ndarray:
 
 @pytest.mark.parametrize("n", range(2, 9))
 def test_the_gap_approaches_its_supremum(n: int) -> None:
-    gap = m.macro_f1_gap(near_supremum(n))
+    gap = metric("macro_f1_gap", near_supremum(n))
     assert supremum(n) - 1e-4 < gap <= supremum(n)
-    assert m.macro_f1_gap_closed_form(near_supremum(n)) == pytest.approx(gap, rel=1e-9)
+    assert formula_value(m.macro_f1_gap_closed_form, near_supremum(n)) == pytest.approx(gap, rel=1e-9)
 
 
 def test_closed_form_of_a_hollow_matrix_is_zero() -> None:
     hollow = np.array([[0, 3, 1], [2, 0, 5], [1, 1, 0]])
-    assert m.macro_f1_gap_closed_form(hollow) == 0.0
-    assert m.macro_f1(hollow) == m.macro_f1_of_averages(hollow) == 0.0
+    assert formula_value(m.macro_f1_gap_closed_form, hollow) == 0.0
+    assert metric("macro_f1", hollow) == metric("macro_f1_of_averages", hollow) == 0.0

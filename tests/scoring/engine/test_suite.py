@@ -27,9 +27,8 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from scoring.engine import metrics as m
 from scoring.engine.calibration import calibrate
-from scoring.engine.exact import ExactMatrix
+from scoring.engine.canonical import ExactMatrix
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import plain_number, score_matrix, weighted_averages
@@ -40,23 +39,21 @@ LABELS = ("a", "b", "c")
 
 
 def test_report_holds_every_metric_raw_and_calibrated() -> None:
-    """Stored values are the registry's exact functions of the matrix and of its exact
-    calibration (canonical values); the float functions agree to rounding."""
+    """Stored values are the registry's metrics of the matrix and of its exact calibration
+    (canonical values); of the displayed float calibration they agree to rounding."""
     report = score_matrix(MATRIX, labels=LABELS)
     assert list(report.metrics) == list(report.calibrated) == [metric.key for metric in METRICS]
     calibrated = calibrate(MATRIX)
     np.testing.assert_array_equal(report.calibrated_matrix, calibrated)
     exact_calibrated = ExactMatrix.of(MATRIX).calibrated()
     for metric in METRICS:
-        assert report.metrics[metric.key] == metric.exact(MATRIX)
-        assert report.calibrated[metric.key] == metric.exact(exact_calibrated)
+        assert report.metrics[metric.key] == metric(MATRIX)
+        assert report.calibrated[metric.key] == metric(exact_calibrated)
         assert close(report.metrics[metric.key], metric(MATRIX), rel=1e-12), metric.key
         assert close(report.calibrated[metric.key], metric(calibrated), rel=1e-12), metric.key
     for measure in CLASS_MEASURES:
-        assert [row[measure.key] for row in report.per_class.values()] == list(measure.exact(MATRIX))
-        assert [row[measure.key] for row in report.calibrated_per_class.values()] == list(
-            measure.exact(exact_calibrated)
-        )
+        assert [row[measure.key] for row in report.per_class.values()] == measure(MATRIX)
+        assert [row[measure.key] for row in report.calibrated_per_class.values()] == measure(exact_calibrated)
     assert report.n_items == 30
 
 
@@ -207,10 +204,8 @@ def assert_close(actual: dict[str, dict], expected: dict[str, dict]) -> None:
 
 
 def test_weighted_averages_by_hand_with_uniform_and_prevalence_weights() -> None:
-    assert m.uniform_weights(MATRIX) == pytest.approx([1 / 3, 1 / 3, 1 / 3], rel=1e-15)
-    assert m.prevalence_weights(MATRIX) == pytest.approx([10 / 30, 10 / 30, 10 / 30], rel=1e-15)
-    assert_close(weighted_averages(MATRIX, m.uniform_weights(MATRIX)), BY_HAND_UNIFORM)
-    assert_close(weighted_averages(MATRIX, m.prevalence_weights(MATRIX)), BY_HAND_UNIFORM)
+    assert_close(weighted_averages(MATRIX, np.full(3, 1 / 3)), BY_HAND_UNIFORM)
+    assert_close(weighted_averages(MATRIX, MATRIX.sum(axis=0) / MATRIX.sum()), BY_HAND_UNIFORM)
     # Weights are normalised: (7, 7, 7) is the same as (1/3, 1/3, 1/3).
     assert_close(weighted_averages(MATRIX, np.array([7.0, 7.0, 7.0])), BY_HAND_UNIFORM)
 

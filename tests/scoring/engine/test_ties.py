@@ -12,11 +12,13 @@ teams exactly as macro recall does (rho == 1.0).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from scoring.engine import metrics as m
 from scoring.engine import ranking
 from scoring.engine.suite import Report, score_matrix
 from tests.scoring.strategies import PROPERTY, count_matrices, permute_classes, supported_matrices
@@ -44,10 +46,14 @@ def report(matrix: np.ndarray, labels: tuple[str, ...] | None = None) -> Report:
     return score_matrix(matrix, labels=labels or tuple(f"k{i}" for i in range(len(matrix))))
 
 
-def test_the_float_path_shows_the_noise_of_the_issue() -> None:
+def float_macro_recall(matrix: np.ndarray) -> float:
+    return float(np.mean(np.diag(matrix) / matrix.sum(axis=0)))
+
+
+def test_float_arithmetic_shows_the_noise_of_the_issue() -> None:
     """The example is the issue's: in floats the two equal macro recalls differ."""
-    assert m.macro_recall(TEAM_A) == 0.20000000000000004
-    assert m.macro_recall(TEAM_B) == 0.19999999999999998
+    assert float_macro_recall(TEAM_A) == 0.20000000000000004
+    assert float_macro_recall(TEAM_B) == 0.19999999999999998
 
 
 def test_macro_recall_of_one_fifth_is_one_value_for_both_teams() -> None:
@@ -117,3 +123,20 @@ def test_calibrated_kappa_ranks_exactly_as_macro_recall(data: st.DataObject, n: 
         assert ranking.competition_ranks(calibrated) == ranking.competition_ranks(macro_recall), key
         if len(set(macro_recall)) >= 2:
             assert ranking.spearman(calibrated, macro_recall).rho == 1.0, key
+
+
+# Two 9-item 3-class matrices (rows predicted, columns gold) whose macro MCC is exactly
+# (-1/4 - √10/4)/3: the per-class MCCs are (-1/4, 0, -√10/4) and (-√10/4, 0, -1/4). The mean of
+# rounded per-class values split them: -0.34685647168069833 and -0.3468564716806983, ranks 2, 1.
+MACRO_MCC_TWINS = (np.array([[0, 0, 1], [0, 1, 2], [3, 2, 0]]), np.array([[0, 1, 0], [0, 1, 3], [3, 1, 0]]))
+
+
+def test_equal_macro_mccs_are_one_double_and_tie_raw_and_calibrated() -> None:
+    first, second = (report(matrix, ("a", "b", "c")) for matrix in MACRO_MCC_TWINS)
+    exact = (-0.25 - math.sqrt(10) / 4) / 3
+    assert first.metrics["macro_mcc"] == second.metrics["macro_mcc"]
+    assert first.metrics["macro_mcc"] == pytest.approx(exact, rel=1e-15)
+    assert first.calibrated["macro_mcc"] == second.calibrated["macro_mcc"]
+    for side in ("metrics", "calibrated"):
+        values = [getattr(r, side)["macro_mcc"] for r in (first, second)]
+        assert ranking.competition_ranks(values) == [1, 1]

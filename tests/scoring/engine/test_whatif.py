@@ -20,8 +20,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scoring.engine.calibration import scale_to_distribution
+from scoring.engine.canonical import ExactMatrix
 from scoring.engine.confusion import hard_confusion
-from scoring.engine.exact import ExactMatrix
 from scoring.engine.ranking import competition_ranks
 from scoring.engine.registry import CLASS_MEASURES
 from scoring.engine.suite import metric_values, score_matrix
