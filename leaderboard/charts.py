@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
+import pandas  # noqa: F401 -- plotly imports it on a figure's first use; here, it is imported once, at start-up
 import plotly.graph_objects as go
 import plotly.io as pio
 from django.utils.html import escape
