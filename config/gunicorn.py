@@ -22,13 +22,7 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.prod")
 
-
-def available_cores() -> int:
-    """Cores this process may run on (a container's CPU set, not the host's core count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+from scoring.engine.ids import available_cores
 
 
 def default_workers() -> int:

@@ -112,7 +112,7 @@ def extras(report: Report, *, weights: list[float] | None, prevalence: str | Non
         shares = target
         if as_given:
             shares = [exact_share(text, label=label) for text, label in zip(written, report.labels, strict=True)]
-        metrics = dict(scenario.at_target[""].metrics)
+        metrics = dict(scenario.suite("").metrics)
         out["scaled"] = {"prevalence": [float(share) for share in shares], "metrics": metrics}
     return out
 

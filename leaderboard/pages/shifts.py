@@ -130,7 +130,9 @@ def what_if_page(
     )
     rows, paging = items_page(every_row, [row.team for row in every_row], page=page, query=query)
     total = sum(counts)
-    all_ranks = {c.id: (board.ranks_today(c), board.ranks(c)) for c in columns}
+    index = {team: i for i, team in enumerate(board.teams)}
+    team_rows = [index[row.team] for row in rows]
+    today, at_target = board.rank_matrix_today[team_rows], board.rank_matrix[team_rows]
     return {
         "task": task,
         "phase": phase,
@@ -147,10 +149,13 @@ def what_if_page(
         "paging": paging,
         "movers": board.moves(column),
         "every_metric": [
-            (row.team, [RankCell(c, all_ranks[c.id][0][row.team], all_ranks[c.id][1][row.team]) for c in columns])
-            for row in rows
+            (
+                row.team,
+                [RankCell(c, int(a) or None, int(b) or None) for c, a, b in zip(columns, before, after, strict=True)],
+            )
+            for row, before, after in zip(rows, today.tolist(), at_target.tolist(), strict=True)
         ],
-        "columns_with_movers": sum(1 for c in columns if board.moves(c)),
+        "columns_with_movers": board.columns_with_moves(),
     }
 
 

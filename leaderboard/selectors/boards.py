@@ -135,19 +135,6 @@ def _rows_from_json(model, pks: Iterable[int], columns: Sequence[Column], part: 
     return found
 
 
-def competition_rank_matrix(values: np.ndarray) -> np.ndarray:
-    """Competition ranks (1, 2, 2, 4; best = highest) of every column of ``values`` at once,
-    0 where a value is undefined (NaN). Equal doubles tie, as :func:`ranking.competition_ranks`
-    ranks them."""
-    ranks = np.zeros(values.shape, dtype=np.int32)
-    for j in range(values.shape[1]):
-        column = values[:, j]
-        defined = ~np.isnan(column)
-        ascending = np.sort(column[defined])
-        ranks[defined, j] = len(ascending) - np.searchsorted(ascending, column[defined], side="right") + 1
-    return ranks
-
-
 @dataclass(frozen=True)
 class BoardData:
     """A phase's board on one part of its test set, as arrays: every team of the task (removed
@@ -267,7 +254,7 @@ def board_data(phase: Phase, part: str | None = None) -> BoardData:
         score_counts=score_counts,
         rescoring=rescoring,
         values=values,
-        ranks=competition_rank_matrix(values),
+        ranks=ranking.competition_rank_matrix(values),
         baseline_names=tuple(baseline.name for baseline in baselines),
         baseline_values=baseline_values,
     )

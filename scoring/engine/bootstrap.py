@@ -9,7 +9,7 @@ footnote 1). So the matrices of all teams for a block of replicates come from on
 product per gold class, ``W[:, items of class g] @ P[items of class g]``, of the resampling
 weights ``W`` (replicates × items) with the teams' prediction masses ``P`` (items × teams·n:
 one-hot rows for hard labels, probability rows for soft ones); then every ranking column, raw
-and calibrated, is computed for all matrices at once (:mod:`scoring.engine.batch`).
+and calibrated, is computed for all matrices at once (:class:`scoring.engine.canonical.StackValues`).
 
 Rules (stated here once, used by the CLI and the board's JSON):
 
@@ -30,9 +30,8 @@ Rules (stated here once, used by the CLI and the board's JSON):
   tolerance; :mod:`scoring.engine.ranking`); rho per replicate is Spearman's rho on average
   ranks over the teams defined under both columns, undefined with fewer than two such teams or
   a ranking that is all ties, as :func:`scoring.engine.ranking.spearman`. Replicate values are
-  the float formulas of :mod:`scoring.engine.batch`, not the board's canonical exact values:
-  identical predictions always tie, but two different matrices whose value is the same fraction
-  may split by an ulp (the accepted loss of floats, see :mod:`scoring.engine.exact`).
+  correctly rounded as the board's are (:class:`scoring.engine.canonical.StackValues`), so two
+  matrices whose value is the same fraction tie in a replicate as they tie on the board.
 * **Undefined.** A team's value that is undefined in a replicate has no rank there (the others
   are ranked without it). An interval (score, rank or rho) is undefined (``None``) when its
   quantity is undefined in **any** replicate: the variability of the test set then reaches a
@@ -140,7 +139,7 @@ def column_values(matrices: np.ndarray, columns: Sequence[Column], labels: Seque
     out = np.empty((len(columns), *matrices.shape[:-2]))
     for index, column in enumerate(columns):
         label = None if column.label is None else list(labels).index(column.label)
-        out[index] = stack.values(column.metric.formula, calibrated=column.calibrated, label=label)
+        out[index] = stack.values(column.metric.formula, scaled=column.calibrated, label=label)
     return out
 
 

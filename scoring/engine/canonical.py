@@ -152,12 +152,15 @@ def matrix_value(formula: Formula, matrix: np.ndarray | ExactMatrix) -> list[Val
 
 class StackValues:
     """Formulas over a stack of matrices (..., n, n) of doubles (counts, or soft masses that are
-    exact doubles), raw or prevalence-calibrated, each value correctly rounded."""
+    exact doubles), raw or scaled to a target class distribution (paper 000, Eq. 5): the shares
+    ``weights / sum(weights)``, equal shares (prevalence calibration, Eq. 6) unless given. Each
+    value correctly rounded."""
 
-    def __init__(self, matrices: np.ndarray) -> None:
+    def __init__(self, matrices: np.ndarray, weights: Sequence[int] | None = None) -> None:
         self.matrices = np.asarray(matrices, dtype=np.float64)
         self.stack_shape = self.matrices.shape[:-2]
         self.n = self.matrices.shape[-1]
+        self.weights = [1] * self.n if weights is None else [int(weight) for weight in weights]
 
     @cached_property
     def _cells(self) -> Approx:
@@ -166,7 +169,8 @@ class StackValues:
         return Approx.integers(cells) if integral else Approx(cells)
 
     @cached_property
-    def calibration_defined(self) -> np.ndarray:
+    def scaling_defined(self) -> np.ndarray:
+        """Where every class has a gold item, without which no scaling gives it a share."""
         return np.all(self.matrices.sum(axis=-2) > 0, axis=-1)
 
     @cached_property
@@ -174,16 +178,18 @@ class StackValues:
         return Quantities(self._cells, VECTOR)
 
     @cached_property
-    def calibrated(self) -> Quantities:
-        """The calibration up to a factor, which no formula sees: cells m[i, j] / prevalence(j),
-        or, for counts whose products stay exact in doubles, the integers m[i, j] times the
+    def scaled(self) -> Quantities:
+        """The scaling up to a factor, which no formula sees: cells m[i, j]·w_j / prevalence(j),
+        or, for counts whose products stay exact in doubles, the integers m[i, j]·w_j times the
         product of the other classes' prevalences. Where a class has no gold item the masses are
         garbage, and every value undefined."""
         cells = self._cells
-        defined = self.calibration_defined
+        defined = self.scaling_defined
         prevalence = np.where(defined[..., np.newaxis], self.matrices.sum(axis=-2), 1.0)  # (..., n)
-        if cells.integer_bound is not None:
+        weights = np.array(self.weights, dtype=np.float64)
+        if cells.integer_bound is not None and max(self.weights) < 2**53:
             others = np.stack([np.prod(np.delete(prevalence, j, axis=-1), axis=-1) for j in range(self.n)], axis=-1)
+            others = others * weights
             bound = float(others.max(initial=1.0)) * float(self.matrices.sum(axis=(-2, -1)).max(initial=1.0))
             if bound < 2.0**53:
                 scaled = self.matrices * others[..., np.newaxis, :]
@@ -195,27 +201,30 @@ class StackValues:
             np.where(defined, exact_prevalence.err, 0.0) if np.ndim(exact_prevalence.err) else exact_prevalence.err,
             integer_bound=exact_prevalence.integer_bound,
         )
-        return Quantities(cells / safe[np.newaxis], VECTOR)
+        shares = [Approx.of(Fraction(weight, max(self.weights))) for weight in self.weights]
+        shape = (1, self.n) + (1,) * len(self.stack_shape)  # one share per gold column j
+        share = Approx(*(np.reshape([getattr(s, part) for s in shares], shape) for part in ("hi", "lo", "err")))
+        return Quantities(cells / safe[np.newaxis] * share, VECTOR)
 
-    def values(self, formula: Formula, *, calibrated: bool, label: int | None = None) -> np.ndarray:
+    def values(self, formula: Formula, *, scaled: bool, label: int | None = None) -> np.ndarray:
         """``formula`` (a metric, or with ``label`` a per-class measure of that class) of every
-        matrix: shape of the stack, NaN where undefined."""
-        quantities = self.calibrated if calibrated else self.raw
+        matrix, raw or scaled: shape of the stack, NaN where undefined."""
+        quantities = self.scaled if scaled else self.raw
         result = quantities.of(formula)
         if label is not None:
             result = result[label]
         values, undecided = result.rounded()
-        if calibrated:
-            values = np.where(self.calibration_defined, values, np.nan)
-            undecided = undecided & self.calibration_defined
+        if scaled:
+            values = np.where(self.scaling_defined, values, np.nan)
+            undecided = undecided & self.scaling_defined
         for index in zip(*np.nonzero(undecided), strict=True):
-            values[index] = self._exact(formula, index, calibrated=calibrated, label=label)
+            values[index] = self._exact(formula, index, scaled=scaled, label=label)
         return values
 
-    def _exact(self, formula: Formula, index: tuple[int, ...], *, calibrated: bool, label: int | None) -> float:
+    def _exact(self, formula: Formula, index: tuple[int, ...], *, scaled: bool, label: int | None) -> float:
         matrix = ExactMatrix.of(self.matrices[index])
-        if calibrated:
-            matrix = matrix.calibrated()
+        if scaled:
+            matrix = matrix.scaled_to(self.weights)
         value = exact_values(formula, matrix.quantities)
         if label is not None:
             value = value[label]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.engine.canonical import rounded
+from scoring.engine.canonical import rounded, rounded_of_integers
 from scoring.engine.exact import EXACT, Q
 from scoring.engine.metrics import Value
 
@@ -42,6 +42,19 @@ def competition_ranks(values: Sequence[Value]) -> list[int | None]:
     ranks = _rankdata(-defined, method="min").astype(int) if defined.size else []
     it = iter(ranks)
     return [int(next(it)) if v is not None else None for v in values]
+
+
+def competition_rank_matrix(values: np.ndarray) -> np.ndarray:
+    """Competition ranks (1, 2, 2, 4; best = highest) of every column of ``values`` at once,
+    0 where a value is undefined (NaN). Equal doubles tie, as :func:`ranking.competition_ranks`
+    ranks them."""
+    ranks = np.zeros(values.shape, dtype=np.int32)
+    for j in range(values.shape[1]):
+        column = values[:, j]
+        defined = ~np.isnan(column)
+        ascending = np.sort(column[defined])
+        ranks[defined, j] = len(ascending) - np.searchsorted(ascending, column[defined], side="right") + 1
+    return ranks
 
 
 def average_ranks(values: Sequence[float]) -> np.ndarray:
@@ -87,20 +100,48 @@ def spearman(a: Sequence[Value], b: Sequence[Value]) -> Correlation:
     both = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
     if len(both) < 2:
         return Correlation(rho=None, n_teams=len(both))
-    da = [int(d) for d in centred_doubled_ranks(average_ranks([x for x, _ in both]))]
-    db = [int(d) for d in centred_doubled_ranks(average_ranks([y for _, y in both]))]
-    terms = [Q(sum(u * v for u, v in zip(a, b, strict=True))) for a, b in ((da, db), (da, da), (db, db))]
+    da = centred_doubled_ranks(average_ranks([x for x, _ in both]))
+    db = centred_doubled_ranks(average_ranks([y for _, y in both]))
+    # Exact in int64: |d| < n, so each sum is below n**3 (n under two million teams).
+    terms = [Q(int(np.dot(u, v))) for u, v in ((da, db), (da, da), (db, db))]
     return Correlation(rho=rounded(correlation(EXACT, *terms)), n_teams=len(both))
 
 
 def spearman_matrix(columns: Mapping[str, Sequence[Value]]) -> dict[str, dict[str, Correlation]]:
-    """Spearman's rho for every pair of metrics; ``columns`` maps a metric to its team values."""
+    """Spearman's rho for every pair of metrics; ``columns`` maps a metric to its team values.
+
+    Columns defined for the same teams (most of a board's) are ranked once each and their rhos
+    come from one product of their doubled centred ranks (integers, exact in doubles below
+    2**53), each correctly rounded as :func:`spearman` rounds it; a pair of columns defined for
+    different teams is ranked on the teams they share, pair by pair."""
     keys = list(columns)
+    arrays = {key: np.array([np.nan if v is None else v for v in columns[key]], dtype=np.float64) for key in keys}
+    groups: dict[bytes, list[str]] = {}
+    for key in keys:
+        groups.setdefault(np.isnan(arrays[key]).tobytes(), []).append(key)
     out: dict[str, dict[str, Correlation]] = {key: {} for key in keys}
+    for mask, members in groups.items():
+        defined = ~np.frombuffer(mask, dtype=bool)
+        n = int(defined.sum())
+        if n < 2 or n**3 >= 2**53:
+            for i, first in enumerate(members):
+                for second in members[i:]:
+                    out[first][second] = out[second][first] = spearman(columns[first], columns[second])
+            continue
+        centred = np.stack([centred_doubled_ranks(average_ranks(arrays[key][defined])) for key in members])
+        doubles = centred.astype(np.float64)
+        gram = np.rint(doubles @ doubles.T).astype(np.int64)
+        variance = np.diag(gram)
+        rows, columns_ = np.broadcast_to(variance[:, None], gram.shape), np.broadcast_to(variance, gram.shape)
+        rho = rounded_of_integers(correlation, gram, rows, columns_)
+        for i, first in enumerate(members):
+            for j, second in enumerate(members):
+                found = None if np.isnan(rho[i, j]) else float(rho[i, j])
+                out[first][second] = Correlation(rho=found, n_teams=n)
     for i, first in enumerate(keys):
-        for second in keys[i:]:
-            correlation = spearman(columns[first], columns[second])
-            out[first][second] = out[second][first] = correlation
+        for second in keys[i + 1 :]:
+            if second not in out[first]:
+                out[first][second] = out[second][first] = spearman(columns[first], columns[second])
     return out
 
 

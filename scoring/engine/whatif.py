@@ -10,13 +10,13 @@ P(f→i) = sum_j P(f→i | class = j)·share(j) the rate at which the classifier
 scaled matrix (Section 5: "estimated scores of macro metrics, including MCC and KAPPA, easily
 follow"). Equal shares are prevalence calibration (Eq. 6); the gold's own shares are today.
 
-Exactness: shares are exact fractions (``"0.2"`` is 1/5, ``"1/3"`` is 1/3) and the scaling is
-done in exact arithmetic (:meth:`scoring.engine.canonical.ExactMatrix.scaled_to`), the values are
-the suite's canonical ones (:mod:`scoring.engine.suite`), and the ranks come from
-:mod:`scoring.engine.ranking`. So equal shares give the very matrix calibration gives, and
-every value equals the board's calibrated (``_c``) value as the same double; the gold's shares
-scale a team's whole matrix by one factor, and every value equals today's. Ties at the target
-are exact ties, as on the board.
+Exactness: shares are exact fractions (``"0.2"`` is 1/5, ``"1/3"`` is 1/3), and every value is
+the double nearest to the formula's exact value at the exactly scaled matrix, as a report's
+values are: all teams are evaluated as one stack (:class:`scoring.engine.canonical.StackValues`,
+pairs of doubles with error bounds, exact arithmetic where those leave the rounding open), and
+the ranks come from :mod:`scoring.engine.ranking`. So equal shares give every value the
+board's calibrated (``_c``) value as the same double, and the gold's own shares give today's.
+Ties at the target are exact ties, as on the board.
 
 The target is validated (:func:`normalised_target`): one share per label, each a number above 0
 (a share of 0 would empty a gold column, and Eq. 5 scales by lambda > 0), normalised to sum to
@@ -38,6 +38,7 @@ holds each team's one-vs-rest measures at the target, with the class's target sh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -45,11 +46,11 @@ from numbers import Rational
 
 import numpy as np
 
-from scoring.engine.canonical import ExactMatrix, integer_weights
+from scoring.engine.canonical import StackValues, integer_weights
 from scoring.engine.columns import Column, ranking_columns
-from scoring.engine.metrics import Value
-from scoring.engine.ranking import RankChange, competition_ranks, rank_changes
-from scoring.engine.suite import metric_values, per_class_values
+from scoring.engine.metrics import Value, as_matrix
+from scoring.engine.ranking import RankChange, competition_rank_matrix
+from scoring.engine.registry import CLASS_MEASURES, METRICS
 
 UNIFORM = "uniform"
 """The target of equal shares: prevalence calibration (paper 000, Eq. 6)."""
@@ -69,6 +70,19 @@ CLASS_WITHOUT_GOLD = (
     "class {label!r} has no gold item, so no target can give it a share: scaling (Eq. 5) re-weights "
     "the items a class has"
 )
+
+TARGET_NOT_PLAIN = (
+    "the share {text!r} of class {label!r} is not a plain number: write a decimal with at most "
+    "{digits} digits before and after the point (0.25), a fraction of two such whole numbers (1/4), "
+    "or give the whole target as 'uniform' or 'gold'"
+)
+SHARE_DIGITS = 12
+"""The most digits a share written by a person may have on each side of its point or its bar:
+a target is a few shares, and a share of a thousand digits only makes the arithmetic slow."""
+PLAIN_SHARE = re.compile(rf"-?(?P<whole>\d{{1,{SHARE_DIGITS}}})(?:\.(?P<decimals>\d{{1,{SHARE_DIGITS}}}))?")
+FRACTION_SHARE = re.compile(rf"-?(?P<numerator>\d{{1,{SHARE_DIGITS}}})/(?P<denominator>\d{{1,{SHARE_DIGITS}}})")
+
+NUMBER_CHARACTERS = frozenset("0123456789.+-/eE")
 
 Share = Rational | float | str
 
@@ -107,19 +121,43 @@ def normalised_target(shares: Sequence[Share], *, labels: Sequence[str]) -> tupl
     return tuple(share / total for share in exact)
 
 
+def written_share(text: str, *, label: str) -> str:
+    """One share as a person writes it, checked before any arithmetic: a plain decimal
+    (``0.25``) or a fraction of two whole numbers (``1/4``), at most :data:`SHARE_DIGITS` digits
+    on each side; an exponent or a thousand digits is :data:`TARGET_NOT_PLAIN`, text that is no
+    number at all :data:`TARGET_NOT_A_NUMBER`. Returns the text, stripped."""
+    text = text.strip()
+    if PLAIN_SHARE.fullmatch(text):
+        return text
+    if fraction := FRACTION_SHARE.fullmatch(text):
+        if int(fraction["denominator"]):
+            return text
+    elif any(character.isdigit() for character in text) and set(text) <= NUMBER_CHARACTERS:
+        raise TargetError(
+            TARGET_NOT_PLAIN, text=text[:40] + ("…" if len(text) > 40 else ""), label=label, digits=SHARE_DIGITS
+        )
+    raise TargetError(TARGET_NOT_A_NUMBER, text=text, label=label)
+
+
 def parse_target(text: str, *, labels: Sequence[str], gold_counts: Sequence[int]) -> tuple[Fraction, ...]:
     """A target as a person writes it: comma-separated shares in label order (``0.2,0.3,0.5``,
     ``1/3,1/3,1/3``, or any positive weights such as ``2,3,5``), :data:`UNIFORM`, or
-    :data:`GOLD` (the shares of ``gold_counts``, the gold's items per class). Normalised and
-    validated by :func:`normalised_target`; :data:`CLASS_WITHOUT_GOLD` for :data:`GOLD` when a
-    class has no gold item."""
+    :data:`GOLD` (the shares of ``gold_counts``, the gold's items per class). Each share is
+    checked by :func:`written_share`, then the target normalised and validated by
+    :func:`normalised_target`; :data:`CLASS_WITHOUT_GOLD` for :data:`GOLD` when a class has no
+    gold item."""
     keyword = text.strip().lower()
     if keyword == UNIFORM:
         return normalised_target([1] * len(labels), labels=labels)
     if keyword == GOLD:
         refuse_classes_without_gold(labels, gold_counts)
         return normalised_target([int(count) for count in gold_counts], labels=labels)
-    return normalised_target(text.split(","), labels=labels)
+    parts = text.split(",")
+    if len(parts) != len(labels):
+        raise TargetError(TARGET_LENGTH, expected=len(labels), labels=", ".join(labels), got=len(parts))
+    return normalised_target(
+        [written_share(part, label=label) for part, label in zip(parts, labels, strict=True)], labels=labels
+    )
 
 
 def refuse_classes_without_gold(labels: Sequence[str], gold_masses: Sequence[int]) -> None:
@@ -127,6 +165,12 @@ def refuse_classes_without_gold(labels: Sequence[str], gold_masses: Sequence[int
     empty = next((label for label, mass in zip(labels, gold_masses, strict=True) if not mass), None)
     if empty is not None:
         raise TargetError(CLASS_WITHOUT_GOLD, label=empty)
+
+
+def predicted_share(q):
+    """P(f→i) of paper 000's Eq. 27 at the target: how often class i is predicted, as a share of
+    the scaled matrix's mass."""
+    return q.xp.ratio_or_undefined(q.bias, q.total)
 
 
 @dataclass(frozen=True)
@@ -139,21 +183,27 @@ class Suite:
     calibrated: None = None
     calibrated_per_class: None = None
 
-    @classmethod
-    def of(cls, matrix: ExactMatrix, labels: tuple[str, ...]) -> Suite:
-        return cls(metrics=metric_values(matrix), per_class=per_class_values(matrix, labels))
+
+Values = Mapping[tuple[str, str | None], np.ndarray]
+"""Every metric (``(key, None)``) and every per-class measure (``(key, label)``) of every team,
+in team order, NaN where undefined."""
 
 
 @dataclass(frozen=True)
 class WhatIf:
-    """Every team's ranking columns today and at the target distribution, and who moves."""
+    """Every team's values today and at the target distribution, their ranks under every raw
+    ranking column, and who moves."""
 
     labels: tuple[str, ...]
     teams: tuple[str, ...]
     target: tuple[Fraction, ...]
     """The target's shares, exact, in label order, summing to 1."""
-    today: Mapping[str, Suite]
-    at_target: Mapping[str, Suite]
+    today: Values
+    at_target: Values
+    """As :data:`Values`, with ``("predicted", label)``, Eq. 27's P(f→i), besides."""
+    rank_matrix_today: np.ndarray
+    rank_matrix: np.ndarray
+    """Competition ranks (teams × :meth:`columns`, 0 where undefined) today and at the target."""
 
     def columns(self) -> list[Column]:
         """The board's raw ranking columns, each re-estimated at the target."""
@@ -161,25 +211,54 @@ class WhatIf:
 
     def values(self, column: Column) -> list[Value]:
         """The teams' values at the target, in team order (``None`` where undefined)."""
-        return [column.value(self.at_target[team]) for team in self.teams]
+        return _plain(self.at_target[column.key, column.label])
 
     def values_today(self, column: Column) -> list[Value]:
         """The teams' values today: the board's values under ``column``."""
-        return [column.value(self.today[team]) for team in self.teams]
+        return _plain(self.today[column.key, column.label])
+
+    def suite(self, team: str, *, today: bool = False) -> Suite:
+        """One team's every metric and per-class measure at the target (or today); at the
+        target, each class's ``support`` is its target share and ``predicted`` Eq. 27's P(f→i)."""
+        values = self.today if today else self.at_target
+        row = self.teams.index(team)
+
+        def value(key: str, label: str | None) -> Value:
+            return _plain(values[key, label][row])
+
+        per_class = {}
+        for label, share in zip(self.labels, self.target, strict=True):
+            per_class[label] = {measure.key: value(measure.key, label) for measure in CLASS_MEASURES}
+            if not today:
+                per_class[label] |= {"support": float(share), "predicted": value("predicted", label)}
+        return Suite(metrics={metric.key: value(metric.key, None) for metric in METRICS}, per_class=per_class)
+
+    def _ranks(self, matrix: np.ndarray, column: Column) -> dict[str, int | None]:
+        ranks = matrix[:, self.columns().index(column)].tolist()
+        return {team: rank or None for team, rank in zip(self.teams, ranks, strict=True)}
 
     def ranks(self, column: Column) -> dict[str, int | None]:
         """Competition ranks at the target (1, 2, 2, 4), ``None`` for an undefined value."""
-        return dict(zip(self.teams, competition_ranks(self.values(column)), strict=True))
+        return self._ranks(self.rank_matrix, column)
 
     def ranks_today(self, column: Column) -> dict[str, int | None]:
         """Competition ranks today: the board's ranks under ``column``."""
-        return dict(zip(self.teams, competition_ranks(self.values_today(column)), strict=True))
+        return self._ranks(self.rank_matrix_today, column)
 
     def moves(self, column: Column) -> list[RankChange]:
         """The teams whose rank differs at the target, largest moves first: ``rank_a`` is today's
         rank, ``rank_b`` the rank at the target, ``shift > 0`` a team that climbs."""
-        changes = rank_changes(self.teams, self.values_today(column), self.values(column))
-        return [change for change in changes if change.rank_a != change.rank_b]
+        index = self.columns().index(column)
+        today, at_target = self.rank_matrix_today[:, index], self.rank_matrix[:, index]
+        changes = [
+            RankChange(team=self.teams[row], rank_a=int(today[row]) or None, rank_b=int(at_target[row]) or None)
+            for row in np.flatnonzero(today != at_target)
+        ]
+        return sorted(changes, key=lambda c: (c.shift is None, -abs(c.shift or 0), c.rank_a or 0))
+
+    def columns_with_moves(self) -> int:
+        """Under how many columns some team's rank differs at the target."""
+        return int(np.any(self.rank_matrix_today != self.rank_matrix, axis=0).sum())
 
     def as_json(self) -> dict:
         """The what-if's JSON object (see the module docstring)."""
@@ -199,32 +278,60 @@ class WhatIf:
                 column.id: [{"team": c.team, "from": c.rank_a, "to": c.rank_b} for c in self.moves(column)]
                 for column in columns
             },
-            "per_class": {team: self.at_target[team].per_class for team in self.teams},
+            "per_class": {team: self.suite(team).per_class for team in self.teams},
         }
 
 
-def what_if(
-    matrices: Mapping[str, np.ndarray | ExactMatrix], *, labels: Sequence[str], target: Sequence[Share]
-) -> WhatIf:
-    """Every team (``matrices``: team → confusion matrix, rows predicted, columns gold, in
-    ``labels`` order; teams in the mapping's order) scored today and at ``target``, a share per
-    label (any positive weights, normalised; see :func:`normalised_target`).
+def _plain(values: np.ndarray) -> list[Value] | Value:
+    if np.ndim(values) == 0:
+        return None if np.isnan(values) else float(values)
+    return [None if np.isnan(value) else float(value) for value in values]
+
+
+def every_value(stack: StackValues, labels: Sequence[str], *, scaled: bool) -> dict[tuple[str, str | None], np.ndarray]:
+    """Every metric and per-class measure of every matrix of ``stack``, raw or at its target."""
+    out = {(metric.key, None): stack.values(metric.formula, scaled=scaled) for metric in METRICS}
+    formulas = [(measure.key, measure.formula) for measure in CLASS_MEASURES]
+    if scaled:
+        formulas.append(("predicted", predicted_share))
+    for key, formula in formulas:
+        for index, label in enumerate(labels):
+            out[key, label] = stack.values(formula, scaled=scaled, label=index)
+    return out
+
+
+def what_if(matrices: Mapping[str, np.ndarray], *, labels: Sequence[str], target: Sequence[Share]) -> WhatIf:
+    """Every team (``matrices``: team → confusion matrix of counts or soft masses, rows
+    predicted, columns gold, in ``labels`` order; teams in the mapping's order) scored today and
+    at ``target``, a share per label (any positive weights, normalised; see
+    :func:`normalised_target`). All teams are one stack (:class:`StackValues`): each value the
+    double nearest to its exact value at the exactly scaled matrix, as a report's.
 
     Raises :class:`TargetError` for a bad target, or :data:`CLASS_WITHOUT_GOLD` naming the first
     class that some team's matrix holds no gold mass for.
     """
     labels = tuple(labels)
     shares = normalised_target(target, labels=labels)
-    weights = integer_weights(shares)
-    exact = {team: ExactMatrix.of(matrix) for team, matrix in matrices.items()}
-    for matrix in exact.values():
-        if len(labels) != matrix.n:
-            raise ValueError(f"{len(labels)} labels for a {matrix.n}x{matrix.n} matrix")
-        refuse_classes_without_gold(labels, matrix.prevalence)
+    stack = np.array([as_matrix(matrix) for matrix in matrices.values()], dtype=np.float64).reshape(
+        len(matrices), len(labels), len(labels)
+    )
+    if matrices and stack.shape[1:] != (len(labels), len(labels)):
+        raise ValueError(f"{len(labels)} labels for {stack.shape[1]}x{stack.shape[2]} matrices")
+    for matrix in stack:
+        refuse_classes_without_gold(labels, matrix.sum(axis=0).tolist())
+    values = StackValues(stack, weights=integer_weights(shares))
+    today, at_target = every_value(values, labels, scaled=False), every_value(values, labels, scaled=True)
+    columns = ranking_columns(labels, calibrated=False)
+
+    def rank_matrix(values: Values) -> np.ndarray:
+        return competition_rank_matrix(np.array([values[c.key, c.label] for c in columns]).reshape(len(columns), -1).T)
+
     return WhatIf(
         labels=labels,
-        teams=tuple(exact),
+        teams=tuple(matrices),
         target=shares,
-        today={team: Suite.of(matrix, labels) for team, matrix in exact.items()},
-        at_target={team: Suite.of(matrix.scaled_to(weights), labels) for team, matrix in exact.items()},
+        today=today,
+        at_target=at_target,
+        rank_matrix_today=rank_matrix(today),
+        rank_matrix=rank_matrix(at_target),
     )

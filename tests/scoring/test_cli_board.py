@@ -441,6 +441,7 @@ def test_a_bad_gold_file_stops_the_board(small, tmp_path, capsys):
         ),
         (["--prevalence", "1,0,1"], "--prevalence: the share of class 'b' is 0: every class needs a share above 0"),
         (["--prevalence", "1,x,1"], "--prevalence: the share 'x' of class 'b' is not a number"),
+        (["--prevalence", "1e-300000,1,1"], "--prevalence: the share '1e-300000' of class 'a' is not a plain number"),
         (["--prevalence", "uniform", "--format", "latex"], "--prevalence re-ranks a text or JSON board"),
         (["--prevalence", "uniform", "--metrics", "kappa_c"], "--prevalence re-estimates raw columns"),
     ],

@@ -231,6 +231,8 @@ def test_a_missing_file_is_a_json_400(world):
         ("/api/tasks/toy/leaderboard?sort=no_such_metric", 400, problems.UNKNOWN_COLUMN.code),
         ("/api/tasks/toy/leaderboard?calibrated=maybe", 400, problems.BAD_REQUEST.code),
         ("/api/tasks/toy/correlations?set=some", 400, problems.BAD_REQUEST.code),
+        ("/api/tasks/toy/what-if?prevalence=1e-300000,0.5,0.5", 400, problems.BAD_TARGET.code),
+        ("/api/tasks/toy/what-if?prevalence=1,x,1", 400, problems.BAD_TARGET.code),
     ],
 )
 def test_errors_are_json_with_a_message(world, path, status, code):

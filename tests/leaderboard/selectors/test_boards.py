@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from leaderboard.models import Baseline, Phase, Submission, Team
-from leaderboard.selectors.boards import board_data, columns_of, competition_rank_matrix, counting_submissions
+from leaderboard.selectors.boards import board_data, columns_of, counting_submissions
 from leaderboard.services.teams import team_create
 from scoring.engine import ranking
 from scoring.engine.columns import score_fields
@@ -115,12 +115,3 @@ def test_a_board_reads_packed_values_and_the_json_only_of_rows_without_them(make
     np.testing.assert_array_equal(fallback.values, packed.values)
     np.testing.assert_array_equal(fallback.ranks, packed.ranks)
     np.testing.assert_array_equal(fallback.baseline_values, packed.baseline_values)
-
-
-def test_ranks_of_every_column_at_once_are_the_engines_competition_ranks():
-    rng = np.random.default_rng(3)
-    values = rng.choice([0.1, 0.2, 0.2, 0.5, np.nan], size=(40, 6))
-    ranks = competition_rank_matrix(values)
-    for j in range(values.shape[1]):
-        expected = ranking.competition_ranks([None if np.isnan(v) else v for v in values[:, j]])
-        assert [int(r) or None for r in ranks[:, j]] == expected

@@ -54,6 +54,21 @@ def test_a_target_that_cannot_be_used_is_said_and_uniform_is_shown(client, board
     assert "Showing the uniform target instead" in response.content.decode()
 
 
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("1e-300000,0.5,0.5", "the share '1e-300000' of class 'a' is not a plain number"),
+        ("1" * 5000 + ",1,1", "is not a plain number: write a decimal with at most 12 digits"),
+        ("-0.1,0.5,0.6", "the share of class 'a' is -0.1: every class needs a share above 0"),
+    ],
+)
+def test_a_share_no_person_writes_is_refused_before_any_arithmetic(client, board_task, target, said):
+    response = page(client, board_task, target=target)
+    assert response.status_code == 200
+    assert said in response.context["problem"]
+    assert response.context["is_uniform"]
+
+
 def test_the_form_posts_one_share_per_class(client, board_task):
     response = client.get(reverse("leaderboard:what_if", args=[board_task.slug]), {"share": ["2", "3", "5"]})
     assert [share for _, share, _ in response.context["shares"]] == [0.2, 0.3, 0.5]

@@ -1,6 +1,6 @@
 """The two routes of :mod:`scoring.engine.canonical` give the same doubles.
 
-What this proves: for every registered metric and per-class measure, raw and calibrated, the
+What this proves: for every registered metric and per-class measure, raw, calibrated and scaled to other targets, the
 vectorised route over a stack of matrices (pairs of doubles with error bounds, the bootstrap's)
 gives the very double that the exact route gives for each matrix alone (what a report stores),
 with NaN exactly where the exact value is undefined, on random counts (many zeros), random
@@ -40,10 +40,11 @@ def matrix_stack(n: int, seed: int) -> np.ndarray:
     return np.array([*counts.astype(np.float64), *soft, *degenerate_matrices(n), *extra], dtype=np.float64)
 
 
-def exact_of(matrix: np.ndarray, formula, *, calibrated: bool) -> list | float | None:
+def exact_of(matrix: np.ndarray, formula, *, weights: list[int] | None) -> list | float | None:
+    """The exact route: raw when ``weights`` is None, else scaled to them (Eq. 5)."""
     exact = ExactMatrix.of(matrix)
-    if calibrated:
-        exact = exact.calibrated()
+    if weights is not None:
+        exact = exact.scaled_to(weights)
         if exact is None:
             return None
     return exact_values(formula, exact.quantities)
@@ -55,18 +56,28 @@ def assert_same(stack_values: np.ndarray, exact: list, what: str) -> None:
     assert mismatched.size == 0, f"{what}: {stack_values[mismatched[:3]]} != {expected[mismatched[:3]]}"
 
 
-@pytest.mark.parametrize("calibrated", [False, True], ids=["raw", "calibrated"])
+TARGETS = {
+    "raw": None,
+    "calibrated": [1, 1, 1, 1, 1],
+    "small weights": [2, 3, 5, 7, 11],
+    "weights past 2^53": [10**20 + 1, 3, 10**17, 7, 1],
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("n", [1, 2, 3, 5])
-def test_the_stack_route_gives_the_exact_route_s_doubles(n: int, calibrated: bool) -> None:
+def test_the_stack_route_gives_the_exact_route_s_doubles(n: int, target: str) -> None:
+    weights = None if TARGETS[target] is None else TARGETS[target][:n]
     matrices = matrix_stack(n, seed=n)
-    stack = StackValues(matrices)
+    stack = StackValues(matrices, weights=weights if target != "calibrated" else None)
+    scaled = weights is not None
     for metric in METRICS:
-        values = stack.values(metric.formula, calibrated=calibrated)
-        assert_same(values, [exact_of(m, metric.formula, calibrated=calibrated) for m in matrices], metric.key)
+        values = stack.values(metric.formula, scaled=scaled)
+        assert_same(values, [exact_of(m, metric.formula, weights=weights) for m in matrices], metric.key)
     for measure in CLASS_MEASURES:
-        exact = [exact_of(m, measure.formula, calibrated=calibrated) for m in matrices]
+        exact = [exact_of(m, measure.formula, weights=weights) for m in matrices]
         for label in range(n):
-            values = stack.values(measure.formula, calibrated=calibrated, label=label)
+            values = stack.values(measure.formula, scaled=scaled, label=label)
             assert_same(values, [None if e is None else e[label] for e in exact], f"{measure.key}[{label}]")
 
 
@@ -74,5 +85,5 @@ def test_the_stack_keeps_its_leading_axes() -> None:
     matrices = matrix_stack(3, seed=7)[:24].reshape(4, 6, 3, 3)
     stack = StackValues(matrices)
     kappa = next(metric for metric in METRICS if metric.key == "kappa")
-    assert stack.values(kappa.formula, calibrated=False).shape == (4, 6)
-    assert stack.values(kappa.formula, calibrated=True).shape == (4, 6)
+    assert stack.values(kappa.formula, scaled=False).shape == (4, 6)
+    assert stack.values(kappa.formula, scaled=True).shape == (4, 6)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -105,6 +106,32 @@ def test_spearman_matrix_is_symmetric_with_a_unit_diagonal() -> None:
     assert matrix["x"]["y"].n_teams == 3
 
 
+@PROPERTY
+@given(
+    data=st.data(),
+    teams=st.integers(min_value=0, max_value=40),
+    n_columns=st.integers(min_value=1, max_value=7),
+)
+def test_the_matrix_of_many_columns_is_each_pair_s_spearman(data, teams, n_columns) -> None:
+    """The matrix ranks columns defined for the same teams together (one product of their
+    ranks); each of its rhos is the very double :func:`ranking.spearman` gives for the pair,
+    whether the columns share their undefined teams or not, with ties or without."""
+    levels = st.sampled_from([None, 0.25, 0.5, 0.75, 1 / 3])
+    shared_gaps = data.draw(st.lists(st.booleans(), min_size=teams, max_size=teams))
+    columns = {}
+    for index in range(n_columns):
+        values = data.draw(st.lists(st.one_of(levels, st.floats(0, 1)), min_size=teams, max_size=teams))
+        if data.draw(st.booleans()):  # most columns of a board are undefined for the same teams
+            values = [
+                None if gap else (0.5 if value is None else value)
+                for value, gap in zip(values, shared_gaps, strict=True)
+            ]
+        columns[f"m{index}"] = values
+    matrix = ranking.spearman_matrix(columns)
+    for first, second in itertools.product(columns, repeat=2):
+        assert matrix[first][second] == ranking.spearman(columns[first], columns[second]), (first, second)
+
+
 TEAMS = ["A", "B", "C", "D"]
 
 
@@ -154,3 +181,12 @@ def test_swapped_pairs_by_hand() -> None:
 def test_spearman_sees_only_the_order(values: list[int]) -> None:
     assert ranking.spearman(values, [-v for v in values]).rho == pytest.approx(-1.0)
     assert ranking.spearman(values, [v**3 + 7 for v in values]).rho == pytest.approx(1.0)
+
+
+def test_ranks_of_every_column_at_once_are_the_competition_ranks():
+    rng = np.random.default_rng(3)
+    values = rng.choice([0.1, 0.2, 0.2, 0.5, np.nan], size=(40, 6))
+    ranks = ranking.competition_rank_matrix(values)
+    for j in range(values.shape[1]):
+        expected = ranking.competition_ranks([None if np.isnan(v) else v for v in values[:, j]])
+        assert [int(r) or None for r in ranks[:, j]] == expected

@@ -93,7 +93,7 @@ def test_a_soft_teams_own_shares_change_nothing(matrix: np.ndarray) -> None:
     labels = tuple(f"class {i}" for i in range(len(matrix)))
     exact = ExactMatrix.of(matrix)
     scenario = what_if({"team": matrix}, labels=labels, target=[Fraction(p) for p in exact.prevalence])
-    today, at_target = scenario.today["team"], scenario.at_target["team"]
+    today, at_target = scenario.suite("team", today=True), scenario.suite("team")
     assert at_target.metrics == today.metrics
     for label in labels:  # the measures, not the masses: support and predicted become shares
         assert all(at_target.per_class[label][m.key] == today.per_class[label][m.key] for m in CLASS_MEASURES)
@@ -110,7 +110,7 @@ def test_equal_shares_are_calibration_exactly(board) -> None:
         assert scenario.values(column) == calibrated, column.id
         assert list(scenario.ranks(column).values()) == competition_ranks(calibrated)
     for team in scenario.teams:
-        assert scenario.at_target[team].per_class == scored[team].calibrated_per_class
+        assert scenario.suite(team).per_class == scored[team].calibrated_per_class
 
 
 @pytest.mark.parametrize("text", ["uniform", "Uniform", "1,1,1", "1/3,1/3,1/3", "0.5, 0.5, 0.5", "7,7,7"])
@@ -118,7 +118,7 @@ def test_equal_shares_however_written_are_calibration(text: str) -> None:
     target = parse_target(text, labels=LABELS, gold_counts=[40, 30, 50])
     assert integer_weights(target) == [1, 1, 1]
     scenario = what_if({"even": EVEN}, labels=LABELS, target=target)
-    assert scenario.at_target["even"].metrics == score_matrix(EVEN, labels=LABELS).calibrated
+    assert scenario.suite("even").metrics == score_matrix(EVEN, labels=LABELS).calibrated
 
 
 def test_decimal_shares_are_read_exactly() -> None:
@@ -150,13 +150,13 @@ def test_precision_at_the_target_is_eq_27() -> None:
     assert predicted[0] == Fraction(3, 10)
     assert precision[0] == Fraction(1, 2)
     scenario = what_if({"even": EVEN}, labels=LABELS, target=["0.2", "0.3", "0.5"])
-    per_class = scenario.at_target["even"].per_class
+    per_class, today = scenario.suite("even").per_class, scenario.suite("even", today=True).per_class
     for i, label in enumerate(LABELS):
-        assert per_class[label]["recall"] == float(recall[i]) == scenario.today["even"].per_class[label]["recall"]
+        assert per_class[label]["recall"] == float(recall[i]) == today[label]["recall"]
         assert per_class[label]["precision"] == float(precision[i])
         assert per_class[label]["support"] == float(shares[i])
         assert per_class[label]["predicted"] == float(predicted[i])
-    metrics = scenario.at_target["even"].metrics
+    metrics = scenario.suite("even").metrics
     assert metrics["macro_precision"] == float(sum(precision) / 3)
     accuracy = sum(r * s for r, s in zip(recall, shares, strict=True))
     assert metrics["accuracy"] == float(accuracy)
@@ -203,7 +203,7 @@ def test_exact_scaling_agrees_with_the_float_scaling(data: st.DataObject, board)
     scenario = what_if(matrices, labels=labels, target=list(shares))
     for team, matrix in matrices.items():
         floats = metric_values(scale_to_distribution(matrix, shares))
-        for key, value in scenario.at_target[team].metrics.items():
+        for key, value in scenario.suite(team).metrics.items():
             assert close(value, floats[key], rel=1e-6, abs_tol=1e-9), (team, key)
 
 
