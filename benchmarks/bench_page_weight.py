@@ -13,14 +13,21 @@ Bytes are what Chromium received for the page and everything it loaded (the DevT
 (plotly.js included) have run. Every page is loaded once untimed first (the server's caches and
 templates warm), then ``--runs`` times; the table shows the median and the slowest run.
 
+With ``--teams N``, N more teams join the demo's board first, each with one scored run on its
+current phase (random confusion matrices with the demo gold's class counts, written as rows
+by ``tools.factory``): the pages of a board of thousands of teams, as their first visitor
+meets them.
+
 Nothing is asserted; the server, the browser and the directory are gone at the end.
 
     python benchmarks/bench_page_weight.py
+    python benchmarks/bench_page_weight.py --teams 3000
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import importlib.util
 import os
 import platform
@@ -35,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import django
+import numpy as np
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
@@ -50,6 +58,7 @@ BUDGET_DCL_MS = 500.0
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="timed first visits per page")
+    parser.add_argument("--teams", type=int, default=0, help="teams added to the demo's board")
     return parser.parse_args(argv)
 
 
@@ -71,10 +80,14 @@ django.setup()
 
 from django.conf import settings  # noqa: E402 (Django is set up first)
 from django.core.management import call_command  # noqa: E402
+from django.utils import timezone  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG  # noqa: E402
-from leaderboard.models import Submission  # noqa: E402
+from leaderboard.models import StoredFile, Submission, Task  # noqa: E402
+from leaderboard.results_cache import results_changed  # noqa: E402
+from leaderboard.uploads import stored_gold  # noqa: E402
+from tools import factory  # noqa: E402
 
 MEMBER = "team-a"
 """The demo user whose submission page is loaded (a member of Team A)."""
@@ -108,9 +121,30 @@ def pages() -> list[tuple[str, str, bool]]:
         ("metric page (macR)", f"/tasks/{SLUG}/metrics/macro_recall/", False),
         ("disagreements, Table 8 set", f"/tasks/{SLUG}/disagreements/?set=paper", False),
         ("disagreements, all metrics", f"/tasks/{SLUG}/disagreements/?set=all", False),
+        ("what-if, 0.2 / 0.3 / 0.5", f"/tasks/{SLUG}/what-if/?target=0.2,0.3,0.5", False),
         (f"submission page ({MEMBER})", submission.get_absolute_url(), True),
         ("references", "/references/", False),
     ]
+
+
+def more_teams(count: int) -> None:
+    """``count`` more teams on the demo's board, each with one scored run on its current phase."""
+    task = Task.objects.get(slug=SLUG)
+    phase = task.current_phase()
+    gold_counts = np.bincount(stored_gold(phase).codes, minlength=len(task.labels))
+    rng = np.random.default_rng(2017)
+    teams = factory.teams_create(task=task, count=count, name="Team {n:05d}")
+    shared_file = StoredFile.of(name="run.csv", content=b"id,label\n")
+    shared_file.save()
+    at = min(timezone.now(), phase.closes_at) - dt.timedelta(hours=1)
+    runs = [
+        factory.ScoredRun(
+            team=team, file=shared_file, matrix=factory.random_confusion_matrix(rng, gold_counts=gold_counts), at=at
+        )
+        for team in teams
+    ]
+    factory.scored_submissions_create(task=task, runs=runs, batch_size=1000, phase=phase)
+    results_changed(task.pk)
 
 
 def free_port() -> int:
@@ -206,6 +240,8 @@ def table(rows: list[Row]) -> str:
 def main(args: argparse.Namespace) -> None:
     call_command("migrate", interactive=False, verbosity=0)
     call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    if args.teams:
+        more_teams(args.teams)
     call_command("collectstatic", interactive=False, verbosity=0)
     measured = pages()  # before Playwright's event loop, where the ORM may not run
     port = free_port()
@@ -237,7 +273,8 @@ def main(args: argparse.Namespace) -> None:
     print(
         f"Demo set-up (config.settings.dev, DEBUG off, runserver, {settings.STORAGES['staticfiles']['BACKEND']}, "
         f"{brotli}); headless Chromium {chromium_version}, fresh context per visit, loopback; "
-        f"{args.runs} timed visits per page after one untimed; Python {platform.python_version()}, "
+        f"{args.runs} timed visits per page after one untimed; {args.teams} teams added to the demo's; "
+        f"Python {platform.python_version()}, "
         f"nproc {os.cpu_count()}.\n"
     )
     print(table(rows))

@@ -1,19 +1,27 @@
-"""How fast the result pages answer on a 500-team board, in process, through Django's test Client.
+"""How the results pages answer as a board grows: 50, 500, 3,000 and 10,000 teams.
 
-The set-up: a task of three labels, ``--teams`` teams, each with ``--older`` older scored
-submissions and a latest one, written directly as Submission rows whose scores come from
-``scoring.engine.suite.score_matrix`` on random confusion matrices (seconds, not minutes).
-It runs against a throw-away database of its own: a SQLite file in a temporary directory, or,
-when ``DATABASE_URL`` names a PostgreSQL server, the database ``leaderboard_pagebench`` on that
-server, created and dropped by this script (the database the URL names is only used to
-connect; none of its tables is touched).
+For each size, a task of three classes with a 1,200-item gold file split 50/50 into a public
+and a private part (so that the shake-up page exists), one scored run per team (written
+directly as rows by ``tools.factory``, with per-item predictions and the parts' scores, as the
+scorer writes them), and one participant, ``member``, whose team is one of them. Then, for
+every results page and download, for an anonymous visitor and for the logged-in participant
+(the shake-up, which only the organisers see while the phase runs, for the organiser):
 
-It times the leaderboard (cold cache: cleared before every request; warm cache), the CSV
-export and the disagreements page (cold and warm), and prints p50/p95 as a Markdown table.
-Nothing is asserted.
+- **cold**: the first read after a new score. The participant uploads a real prediction file
+  through the upload service; it is scored inside the request, as on the embedded set-up, and
+  its transaction bumps the task's results version, so the next read finds nothing cached
+  for the phase. Each upload is timed too: the cost of one new score (validation, scoring,
+  its writes and the invalidation).
+- **warm**: the same page read again, nothing written in between.
 
-    python benchmarks/bench_pages.py
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/test python benchmarks/bench_pages.py
+In process, through Django's test client (no HTTP, no network), on a SQLite file of its own
+(or, when ``DATABASE_URL`` names a PostgreSQL server, a database ``leaderboard_pagebench``
+created and dropped on it), with the local-memory cache; bootstrap intervals are off. The
+medians of ``--requests`` reads are printed as a Markdown table; nothing is asserted. One
+core, as the figures in benchmarks/README.md were measured::
+
+    taskset -c 0 python benchmarks/bench_pages.py
+    taskset -c 0 python benchmarks/bench_pages.py --teams 3000 --requests 5
 """
 
 from __future__ import annotations
@@ -37,18 +45,32 @@ sys.path.insert(0, str(BASE_DIR))
 
 BENCH_DATABASE = "leaderboard_pagebench"
 LABELS = ("negative", "neutral", "positive")
-GOLD = b"id,label\n1,negative\n2,neutral\n3,positive\n"
-GOLD_COUNTS = (3_972, 5_937, 2_375)
-"""The class counts of the random confusion matrices: the demo's (SemEval-2017 Task 4A)."""
-SLUG = "pagebench"
+GOLD_COUNTS = (400, 600, 200)
+PASSWORD = "pagebench-password"
+PAGES = (
+    ("board", "leaderboard/"),
+    ("board, calibrated", "leaderboard/?calibrated=1"),
+    ("metric page (κ)", "metrics/kappa/"),
+    ("disagreements", "disagreements/"),
+    ("what-if, equal shares", "what-if/"),
+    ("what-if, 0.2 / 0.3 / 0.5", "what-if/?target=0.2,0.3,0.5"),
+    ("shake-up", "shake-up/"),
+    ("CSV download", "leaderboard.csv"),
+    ("JSON download", "leaderboard.json"),
+    ("LaTeX download", "leaderboard.tex"),
+    ("API board", "/api/tasks/{slug}/leaderboard"),
+    ("API correlations", "/api/tasks/{slug}/correlations"),
+    ("API what-if", "/api/tasks/{slug}/what-if?prevalence=0.2,0.3,0.5"),
+)
+ORGANISERS_ONLY = {"shake-up"}
+"""Pages that only the organisers see while the phase runs: their logged-in visitor is the
+organiser, and there is no anonymous reading."""
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--teams", type=int, default=500)
-    parser.add_argument("--older", type=int, default=1, help="older scored submissions per team")
-    parser.add_argument("--requests", type=int, default=20, help="requests per measure")
-    parser.add_argument("--counting", default="latest", choices=("latest", "best", "chosen"))
+    parser.add_argument("--teams", default="50,500,3000,10000", help="board sizes, comma-separated")
+    parser.add_argument("--requests", type=int, default=3, help="reads per measure (cold and warm each)")
     return parser.parse_args(argv)
 
 
@@ -62,8 +84,8 @@ def is_postgres(url: str) -> bool:
 
 
 def bench_database_url(server_url: str, scratch: Path) -> str:
-    """The URL of a database of our own: a SQLite file in ``scratch``, or ``BENCH_DATABASE`` on
-    the PostgreSQL server that ``server_url`` names."""
+    """A database of our own: a SQLite file in ``scratch``, or ``BENCH_DATABASE`` on the
+    PostgreSQL server that ``server_url`` names (only used to connect)."""
     if not is_postgres(server_url):
         return f"sqlite:///{scratch / 'pagebench.sqlite3'}"
     return server_url.rsplit("/", 1)[0] + f"/{BENCH_DATABASE}"
@@ -88,7 +110,7 @@ os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
 os.environ["LEADERBOARD_VAR_DIR"] = str(SCRATCH / "var")
 django.setup()
 
-from django.core.cache import cache  # noqa: E402 (Django is set up first)
+from django.contrib.auth import get_user_model  # noqa: E402 (Django is set up first)
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, connections  # noqa: E402
 from django.test import Client  # noqa: E402
@@ -96,92 +118,124 @@ from django.test.utils import setup_test_environment  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from leaderboard.models import StoredFile, Task  # noqa: E402
+from leaderboard.services.submissions import submission_create  # noqa: E402
+from leaderboard.services.teams import team_create  # noqa: E402
 from tools import factory  # noqa: E402
 
 
-def build(args: argparse.Namespace, rng: np.random.Generator) -> Task:
-    now = timezone.now()
-    task = factory.task_create(
-        slug=SLUG,
-        title="Page benchmark",
-        description="benchmarks/bench_pages.py",
-        labels=LABELS,
-        gold_content=GOLD,
-        organiser_password="pagebench-password",
-        opens_at=now - timedelta(days=2),
-        closes_at=now + timedelta(days=1),
-        counting=args.counting,
-    )
-    teams = factory.teams_create(task=task, count=args.teams, name="Team {n:03d} <&>")
-    shared_file = StoredFile.of(name="run.csv", content=b"id,label\n")
-    shared_file.save()
-    factory.scored_submissions_create(
-        task=task,
-        runs=[
+class Board:
+    """One board of ``teams`` teams, its participant and its organiser, logged in."""
+
+    def __init__(self, teams: int, rng: np.random.Generator) -> None:
+        now = timezone.now()
+        self.slug = f"t{teams}"
+        ids = factory.item_ids(sum(GOLD_COUNTS))
+        gold = rng.permutation(np.repeat(np.arange(len(LABELS)), GOLD_COUNTS))
+        self.task = factory.task_create(
+            slug=self.slug,
+            title=f"Page benchmark, {teams} teams",
+            description="benchmarks/bench_pages.py",
+            labels=LABELS,
+            gold_content=factory.labels_csv(ids, LABELS, gold),
+            organiser_password=PASSWORD,
+            organiser_name=f"organiser-{teams}",
+            opens_at=now - timedelta(days=2),
+            closes_at=now + timedelta(days=1),
+            private_percent=50,
+            max_per_day=1_000_000,
+            max_total=1_000_000,
+        )
+        others = factory.teams_create(task=self.task, count=teams - 1, name="Team {n:05d}")
+        shared_file = StoredFile.of(name="run.csv", content=b"id,label\n")
+        shared_file.save()
+        runs = [
             factory.ScoredRun(
                 team=team,
                 file=shared_file,
                 matrix=factory.random_confusion_matrix(rng, gold_counts=GOLD_COUNTS),
-                at=now - timedelta(hours=age_h + 1),
+                at=now - timedelta(hours=1),
             )
-            for team in teams
-            for age_h in range(args.older, -1, -1)
-        ],
-        batch_size=500,
-    )
-    return task
+            for team in others
+        ]
+        factory.scored_submissions_create(task=self.task, runs=runs, batch_size=1000)
+        self.member = get_user_model().objects.create_user(f"member-{teams}", password=PASSWORD)
+        team_create(task=self.task, user=self.member, name="Member's team")
+        predicted = np.where(rng.random(len(gold)) < 0.7, gold, rng.integers(0, len(LABELS), len(gold)))
+        self.upload = factory.labels_csv(ids, LABELS, predicted)
+        self.new_score()
+        self.visitors = {"anonymous": Client(), "participant": Client(), "organiser": Client()}
+        self.visitors["participant"].force_login(self.member)
+        self.visitors["organiser"].force_login(self.task.organisers.first())
 
-
-def percentiles(samples_ms: list[float]) -> tuple[float, float]:
-    p50, p95 = np.percentile(samples_ms, [50, 95])
-    return float(p50), float(p95)
-
-
-def time_requests(client, path: str, *, count: int, before: Callable[[], None] | None = None) -> list[float]:
-    client.get(path)  # warm imports, template loading and connections
-    samples = []
-    for _ in range(count):
-        if before:
-            before()
+    def new_score(self) -> float:
+        """The participant uploads a run, scored inside the call; milliseconds it took."""
         started = time.perf_counter()
-        response = client.get(path)
-        samples.append((time.perf_counter() - started) * 1000)
+        submission_create(task=Task.objects.get(slug=self.slug), user=self.member, name="run.csv", content=self.upload)
+        return (time.perf_counter() - started) * 1000
+
+    def path(self, page: str) -> str:
+        return page.format(slug=self.slug) if page.startswith("/") else f"/tasks/{self.slug}/{page}"
+
+    def read(self, visitor: str, page: str) -> float:
+        started = time.perf_counter()
+        response = self.visitors[visitor].get(self.path(page))
+        elapsed = (time.perf_counter() - started) * 1000
         if response.status_code != 200:
-            raise RuntimeError(f"{path} answered HTTP {response.status_code}")
-    return samples
+            raise RuntimeError(f"{self.path(page)} answered HTTP {response.status_code} to the {visitor}")
+        return elapsed
+
+
+def measure(board: Board, requests: int) -> tuple[dict, list[float]]:
+    """Per page and visitor, the median cold and warm read; every upload's time."""
+    uploads: list[float] = []
+    found = {}
+    for name, page in PAGES:
+        visitors = ("organiser",) if name in ORGANISERS_ONLY else ("anonymous", "participant")
+        for visitor in visitors:
+            board.read(visitor, page)  # the process warmed up for this page: imports, templates
+            cold = []
+            for _ in range(requests):
+                uploads.append(board.new_score())
+                cold.append(board.read(visitor, page))
+            warm = [board.read(visitor, page) for _ in range(requests)]
+            found[name, "anonymous" if visitor == "anonymous" else "logged in"] = (
+                float(np.median(cold)),
+                float(np.median(warm)),
+            )
+    return found, uploads
 
 
 def main(args: argparse.Namespace) -> int:
+    sizes = [int(size) for size in args.teams.split(",")]
     drop = recreate_database(SERVER_URL)
+    results, upload_times = {}, {}
     try:
         setup_test_environment()
         call_command("migrate", verbosity=0)
-        started = time.perf_counter()
-        build(args, np.random.default_rng(2017))
-        print(f"set-up: {args.teams} teams built in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-
-        client = Client()
-        board = f"/tasks/{SLUG}/leaderboard/"
-        measures = [
-            ("leaderboard, cold cache", board, cache.clear),
-            ("leaderboard, warm cache", board, None),
-            ("leaderboard calibrated, warm cache", board + "?calibrated=1", None),
-            ("CSV export", f"/tasks/{SLUG}/leaderboard.csv", None),
-            ("disagreements, cold cache", f"/tasks/{SLUG}/disagreements/", cache.clear),
-            ("disagreements, warm cache", f"/tasks/{SLUG}/disagreements/", None),
-        ]
-        print(
-            f"\n{connection.vendor} · {args.teams} teams × {args.older + 1} scored submissions · "
-            f"counting {args.counting} · {args.requests} requests per row\n"
-        )
-        print("| page | p50 | p95 |\n| --- | ---: | ---: |")
-        for what, path, before in measures:
-            p50, p95 = percentiles(time_requests(client, path, count=args.requests, before=before))
-            print(f"| {what} | {p50:,.0f} ms | {p95:,.0f} ms |")
+        rng = np.random.default_rng(2017)
+        for size in sizes:
+            started = time.perf_counter()
+            board = Board(size, rng)
+            print(f"set-up: {size} teams in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+            results[size], upload_times[size] = measure(board, args.requests)
         connections.close_all()
     finally:
         drop()
         shutil.rmtree(SCRATCH, ignore_errors=True)
+    print(
+        f"\n{connection.vendor} · teams {', '.join(f'{size:,}' for size in sizes)} · median of {args.requests} "
+        "reads · cold: the first read after a new score · warm: the next reads\n"
+    )
+    header = " | ".join(f"{size:,} teams" for size in sizes)
+    print(f"| page | visitor | {header} |\n| --- | --- |{' ---: |' * len(sizes)}")
+    for name, _ in PAGES:
+        visitors = ("logged in",) if name in ORGANISERS_ONLY else ("anonymous", "logged in")
+        for visitor in visitors:
+            cells = " | ".join("{:,.0f} / {:,.0f} ms".format(*results[size][name, visitor]) for size in sizes)
+            shown = "organiser" if name in ORGANISERS_ONLY else visitor
+            print(f"| {name} | {shown} | {cells} |")
+    uploads = " | ".join(f"{np.median(upload_times[size]):,.0f} ms" for size in sizes)
+    print(f"| one new score (upload, scoring, writes, invalidation) | participant | {uploads} |")
     return 0
 
 

@@ -4,7 +4,7 @@ library only (Python 3.10+): copy it anywhere.
 
     export LEADERBOARD_URL=https://leaderboard.example.org LEADERBOARD_TOKEN=lbt_...
     python leaderboard_client.py submit TASK predictions.csv [--description "run 2"]
-    python leaderboard_client.py board TASK [--calibrated] [--sort macro_f1] [--columns macro_f1,kappa]
+    python leaderboard_client.py board TASK [--calibrated] [--sort macro_f1] [--columns macro_f1,kappa] [--page 2]
 
 ``submit`` uploads (showing progress), waits for the score and prints what the task's feedback
 policy lets you see as a table; ``board`` prints the leaderboard. Create a token on the site
@@ -159,6 +159,8 @@ def board(client: Client, args, out) -> int:
         f"/tasks/{urllib.parse.quote(args.task)}/leaderboard",
         calibrated="true" if args.calibrated else None,
         sort=args.sort,
+        page=args.page,
+        per_page=args.per_page,
     )
     ids = [column["id"] for column in data["columns"]]
     wanted = (
@@ -177,6 +179,8 @@ def board(client: Client, args, out) -> int:
     ]
     out.write(f"{data['task']['title']}: sorted by {data['sort']}; value (rank)\n")
     out.write(table(["team", "kind", *shown], rows) + "\n")
+    if data["pages"] > 1:
+        out.write(f"Page {data['page']} of {data['pages']} ({data['teams']} teams): --page N for another\n")
     return 0
 
 
@@ -196,6 +200,8 @@ def parser() -> argparse.ArgumentParser:
     show.add_argument("--calibrated", action="store_true", help="the prevalence-calibrated columns")
     show.add_argument("--sort", help="a column id, e.g. kappa or recall[neutral]")
     show.add_argument("--columns", help="comma-separated column ids to show")
+    show.add_argument("--page", type=int, default=1, help="which page of teams (default 1)")
+    show.add_argument("--per-page", type=int, default=100, help="teams a page, at most 1000 (0: every team)")
     return main
 
 

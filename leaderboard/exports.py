@@ -84,6 +84,7 @@ def participants_csv(teams) -> str:
 
 def board_csv(board: Board) -> str:
     header = ["team", "kind", "status", "submission"]
+    ids = [column.id for column in board.columns]
     for column in board.columns:
         header += [column.id, f"{column.id} rank"]
     out = io.StringIO()
@@ -91,8 +92,8 @@ def board_csv(board: Board) -> str:
     writer.writerow([csv_cell(cell) for cell in header])
     for row in export_rows(board):
         cells: list[Any] = [row.name, row.kind, row.status, row.submission]
-        for column in board.columns:
-            cells += [json_value(row.values[column.id]), row.ranks[column.id]]
+        for key in ids:
+            cells += [json_value(row.values[key]), row.ranks[key]]
         writer.writerow([csv_cell(cell) for cell in cells])
     return out.getvalue()
 
@@ -111,12 +112,13 @@ def column_json(column: Column) -> dict[str, Any]:
 
 def board_json(board: Board) -> str:
     """The JSON download: :func:`board_data` as text (``null`` for undefined)."""
-    return json.dumps(board_data(board), ensure_ascii=False, indent=1, allow_nan=False)
+    return json.dumps(board_data(board), ensure_ascii=False, allow_nan=False)
 
 
 def board_data(board: Board) -> dict[str, Any]:
     """The board as plain data: the task, the phase, the columns and every row's values and ranks."""
     task, phase = board.task, board.phase
+    ids = [column.id for column in board.columns]
     data = {
         "task": {
             "slug": task.slug,
@@ -142,8 +144,8 @@ def board_data(board: Board) -> dict[str, Any]:
                 "kind": row.kind,
                 "status": row.status,
                 "submission": row.submission,
-                "values": {column.id: json_value(row.values[column.id]) for column in board.columns},
-                "ranks": {column.id: row.ranks[column.id] for column in board.columns},
+                "values": {key: json_value(row.values[key]) for key in ids},
+                "ranks": {key: row.ranks[key] for key in ids},
             }
             for row in export_rows(board)
         ],

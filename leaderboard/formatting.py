@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.utils.html import conditional_escape, format_html
@@ -58,6 +59,20 @@ def shift_arrow(shift: int | None) -> SafeString:
     if shift < 0:
         return format_html('<span class="shift shift-down" title="drops {} places">▼ {}</span>', -shift, -shift)
     return mark_safe('<span class="shift shift-same" title="same place">=</span>')
+
+
+def rank_cells(today: Sequence[int], at_target: Sequence[int]) -> SafeString:
+    """A row of table cells, one per column: the rank at the target (0: undefined, shown "—"),
+    with an arrow where it moved from today's; written here, not in a template, because a page
+    holds thousands of them."""
+    cells = []
+    for before, after in zip(today, at_target, strict=True):
+        text = str(after) if after else "—"
+        if before and after and before != after:
+            cells.append(f'<td class="num moved">{text} {shift_arrow(int(before - after))}</td>')
+        else:
+            cells.append(f'<td class="num">{text}</td>')
+    return mark_safe("".join(cells))  # integers and the arrows' fixed markup: nothing to escape
 
 
 def organiser_banner(phase_name: str, closes_at, feedback: str) -> SafeString:

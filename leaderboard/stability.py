@@ -159,10 +159,13 @@ def inputs_digest(phase: Phase, data: BoardData | None = None) -> str:
 def stability_compute(*, phase_id: int) -> str:
     """Compute and store the intervals of the phase's current scores (idempotent: nothing to
     do when the stored ones are current); returns what happened, for the logs. If the scores
-    changed while it ran, it asks for the intervals again."""
+    changed while it ran, it asks for the intervals again. With ``BOOTSTRAP_REPLICATES`` 0 the
+    intervals are off and nothing is computed."""
     phase = Phase.objects.select_related("task").filter(pk=phase_id).first()
     if phase is None:
         return "gone"
+    if settings.BOOTSTRAP_REPLICATES < 1:
+        return "off"
     replicates, seed = settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED
     # The digest first, the scores after: the result can only be newer than its stamp, and a
     # newer result under an older stamp is shown as stale, never a stale one as current.

@@ -28,6 +28,7 @@ from leaderboard.services import tasks as task_service
 from leaderboard.services import teams as team_service
 from leaderboard.uploads import stored_gold
 from scoring.engine.items import codes_with_matrix
+from scoring.engine.split import part_matrices
 from scoring.engine.suite import score_matrix
 
 TEAM_NAME = "Team {n:03d}"
@@ -82,12 +83,14 @@ def task_create(
     organiser_password: str,
     opens_at: datetime,
     closes_at: datetime,
+    organiser_name: str = "organiser",
     **options: Any,
 ) -> Task:
-    """A task through the services, organised by a new user ``organiser``, ranked by macro recall
-    (the primary metric of SemEval-2017 Task 4A); ``options`` go to ``task_service.task_create``."""
+    """A task through the services, organised by a new user ``organiser_name``, ranked by macro
+    recall (the primary metric of SemEval-2017 Task 4A); ``options`` go to
+    ``task_service.task_create``."""
     return task_service.task_create(
-        organiser=get_user_model().objects.create_user("organiser", password=organiser_password),
+        organiser=get_user_model().objects.create_user(organiser_name, password=organiser_password),
         slug=slug,
         title=title,
         description=description,
@@ -149,8 +152,9 @@ def scored_submissions_create(
 
     Each gets per-item predictions that give its matrix against the phase's gold codes (each
     gold class's predictions in a random order, from ``seed``), as an upload scored by the
-    scoring task would have, so that bootstrap intervals can be computed; a matrix whose
-    columns do not sum to the gold counts gets none (its row then shows no interval)."""
+    scoring task would have, so that bootstrap intervals can be computed, and, on a phase with
+    a split test set, the scores of each part; a matrix whose columns do not sum to the gold
+    counts gets none of these (its row then shows no interval)."""
     phase = phase or task.current_phase()
     gold = stored_gold(phase).codes
     rng = np.random.default_rng(seed)
@@ -172,6 +176,11 @@ def scored_submissions_create(
             items = codes_with_matrix(run.matrix, gold, rng)
         except ValueError:
             items = None
-        submission.apply(score_matrix(run.matrix, labels=task.labels), items=items)
+        parts = None
+        if phase.private_percent and items is not None:
+            seed = phase.split_seed_number
+            matrices = part_matrices(gold, items, len(task.labels), percent=phase.private_percent, seed=seed)
+            parts = {part: score_matrix(matrix, labels=task.labels) for part, matrix in matrices.items()}
+        submission.apply(score_matrix(run.matrix, labels=task.labels), items=items, parts=parts)
         submissions.append(submission)
     return Submission.objects.bulk_create(submissions, batch_size=batch_size)

@@ -324,20 +324,28 @@ def correlations(
 
 
 @api.get("/tasks/{slug}/what-if", response={200: schemas.WhatIfOut, **ERRORS}, tags=["boards"], by_alias=True)
-def what_if(request: HttpRequest, slug: str, prevalence: str = "uniform", phase: str | None = None):
+def what_if(
+    request: HttpRequest,
+    slug: str,
+    prevalence: str = "uniform",
+    phase: str | None = None,
+    page: int = Query(1, ge=1),
+    per_page: int = Query(100, ge=0, le=1000),
+):
     """Every team of a phase's board (default the current phase) re-scored at another class
     distribution of the gold (paper 000, Eq. 5 and 26-27): ``prevalence`` is shares in label
     order (``0.2,0.3,0.5``, fractions such as ``1/3``, any positive weights), ``uniform`` (the
     calibrated scores) or ``gold`` (today's). Per ranking column, each team's value and rank at
-    the target and its rank today; the teams that move; per class, each team's measures there."""
+    the target and its rank today; the teams that move; per class, each team's measures there.
+    Teams in the order of the primary metric at the target, ``per_page`` a page (``page``; 0:
+    every team on one page)."""
     found = _board_phase(request, slug, phase)
     labels = list(found.task.labels)
     try:
         target = parse_target(prevalence, labels=labels, gold_counts=shifts_page.gold_counts(found))
     except TargetError as error:
         raise ApiError.of(400, problems.BAD_TARGET, details=str(error)) from None
-    data = shifts_page.what_if_board(phase=found, target=target).as_json()
-    return {"phase": found.slug, **data}
+    return {"phase": found.slug, **shifts_page.what_if_api(phase=found, target=target, page=page, per_page=per_page)}
 
 
 # Submissions

@@ -200,12 +200,16 @@ class SubmissionOut(Schema):
 class WhatIfOut(Schema):
     phase: str
     target: dict[str, float] = Field(description="the target's share of each class, normalised to sum to 1")
+    page: int = Field(description="this page of the teams (from 1), in the order of the primary metric at the target")
+    pages: int = Field(description="how many pages of per_page teams there are")
+    teams: int = Field(description="how many teams have a scored submission on the board")
     columns: dict[str, dict[str, dict[str, float | int | None]]] = Field(
-        description="per raw column id, per team: its value and rank at the target, and its rank today"
+        description="per raw column id, per team of the page: its value and rank at the target, and its rank today"
     )
     moved: dict[str, list[dict[str, str | int | None]]] = Field(
-        description="per column id, the teams whose rank differs at the target: team, from, to"
+        description="per column id, the teams of the page whose rank differs at the target: team, from, to"
     )
     per_class: dict[str, dict[str, dict[str, float | None]]] = Field(
-        description="per team, per class: the per-class measures at the target, its share and predicted rate"
+        description="per team of the page, per class: the per-class measures at the target, its share and its "
+        "predicted rate"
     )

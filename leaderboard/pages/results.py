@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -36,6 +37,8 @@ from scoring.engine import ranking
 from scoring.engine.columns import Column
 from scoring.engine.latex import latex_table
 from scoring.engine.registry import PROPERTY_NAMES
+
+T = TypeVar("T")
 
 PAGE_SIZE = 100
 """Teams on one page of a board (a SemEval task's whole board fits on one)."""
@@ -216,6 +219,14 @@ def board_page(
     }
 
 
+def api_page(items: Sequence[T], *, page: int, per_page: int) -> tuple[Sequence[T], int, int]:
+    """The API's paging: page ``page`` (from 1, clamped to the last) of ``per_page`` items (0:
+    all on one page), the page's number and how many pages there are."""
+    pages = max(1, math.ceil(len(items) / per_page)) if per_page else 1
+    page = min(max(1, page), pages)
+    return (items[(page - 1) * per_page : page * per_page] if per_page else items), page, pages
+
+
 def board_api(*, phase: Phase, calibrated: bool, sort: str | None, page: int, per_page: int) -> dict[str, Any]:
     """The API's leaderboard: the JSON download's rows for the raw or calibrated columns sorted
     by ``sort``, a page at a time (``per_page`` 0: every row), and the intervals in the CLI's
@@ -229,9 +240,7 @@ def board_api(*, phase: Phase, calibrated: bool, sort: str | None, page: int, pe
     found = cached(phase, "api-board", (calibrated, sort_id), rows)
     teams = [row for row in found["rows"] if row["kind"] == "team"]
     baselines = [row for row in found["rows"] if row["kind"] != "team"]
-    pages = max(1, math.ceil(len(teams) / per_page)) if per_page else 1
-    page = min(max(1, page), pages)
-    shown = teams[(page - 1) * per_page : page * per_page] if per_page else teams
+    shown, page, pages = api_page(teams, page=page, per_page=per_page)
 
     def intervals() -> dict[str, Any]:
         found = stability.intervals_of(phase=phase, data=board_data_of(phase))

@@ -11,10 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Phase, Submission
-from leaderboard.pages.results import board_data_of, items_page
+from leaderboard.formatting import rank_cells
+from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Phase
+from leaderboard.pages.results import api_page, board_data_of, items_page
 from leaderboard.results_cache import cached
-from leaderboard.selectors.boards import columns_of, primary_column
+from leaderboard.selectors.boards import columns_of, counting_submissions, primary_column
 from leaderboard.uploads import kept_gold
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
@@ -46,20 +47,6 @@ class RankMove:
         return places_climbed(self.rank_before, self.rank_after)
 
 
-@dataclass(frozen=True)
-class RankCell:
-    """A team's rank under one metric today and at the target."""
-
-    column: Column
-    today: int | None
-    at_target: int | None
-
-    @property
-    def shift(self) -> int | None:
-        """Places climbed at the target (negative: dropped); ``None`` where a rank is undefined."""
-        return places_climbed(self.today, self.at_target)
-
-
 def rank_moves(teams: Sequence[str], before: Sequence[Value], after: Sequence[Value]) -> list[RankMove]:
     """Each team's competition rank and value under ``before`` and ``after``, in the order of
     the ranking ``after`` (undefined last, ties by name)."""
@@ -88,18 +75,41 @@ def what_if_board(*, phase: Phase, target: tuple[Fraction, ...]) -> WhatIf:
 
     def build() -> WhatIf:
         data = board_data_of(phase)
-        rows = np.flatnonzero(data.scored)
-        ids = [int(data.submission_ids[row]) for row in rows]
-        scores = {
-            pk: submission
-            for pk, submission in Submission.objects.only("id", "confusion_matrix", "parts").in_bulk(ids).items()
-        }
+        fields = ("confusion_matrix",) if data.part == ALL_ITEMS else ("parts",)
+        counting = counting_submissions(phase, fields=fields, part=data.part)
         matrices = {
-            data.names[row]: scores[pk].part(data.part).confusion_matrix for row, pk in zip(rows, ids, strict=True)
+            data.names[row]: counting[int(data.team_ids[row])].part(data.part).confusion_matrix
+            for row in np.flatnonzero(data.scored)
         }
         return what_if(matrices, labels=phase.task.labels, target=target)
 
     return cached(phase, "what-if", tuple(str(share) for share in target), build)
+
+
+def what_if_order(*, phase: Phase, board: WhatIf, column: Column) -> list[RankMove]:
+    """Every team of a what-if under ``column``, in the order of its ranking at the target, with
+    its rank and value today and there (cached)."""
+    return cached(
+        phase,
+        "what-if-moves",
+        (*(str(share) for share in board.target), column.id),
+        lambda: rank_moves(board.teams, board.values_today(column), board.values(column)),
+    )
+
+
+def what_if_api(*, phase: Phase, target: tuple[Fraction, ...], page: int, per_page: int) -> dict[str, Any]:
+    """The API's what-if: a page of the teams (``per_page`` 0: all), in the order of the primary
+    metric at the target, as :meth:`WhatIf.as_json` writes them (cached a page at a time)."""
+    board = what_if_board(phase=phase, target=target)
+    order = [row.team for row in what_if_order(phase=phase, board=board, column=primary_column(phase.task))]
+    shown, page, pages = api_page(order, page=page, per_page=per_page)
+    key = (*(str(share) for share in target), page, per_page)
+    return {
+        **cached(phase, "api-what-if", key, lambda: board.as_json(teams=shown)),
+        "page": page,
+        "pages": pages,
+        "teams": len(order),
+    }
 
 
 def what_if_page(
@@ -122,12 +132,7 @@ def what_if_page(
     board = what_if_board(phase=phase, target=target)
     columns = board.columns()
     column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
-    every_row = cached(
-        phase,
-        "what-if-moves",
-        (*(str(share) for share in target), column.id),
-        lambda: rank_moves(board.teams, board.values_today(column), board.values(column)),
-    )
+    every_row = what_if_order(phase=phase, board=board, column=column)
     rows, paging = items_page(every_row, [row.team for row in every_row], page=page, query=query)
     total = sum(counts)
     index = {team: i for i, team in enumerate(board.teams)}
@@ -149,11 +154,7 @@ def what_if_page(
         "paging": paging,
         "movers": board.moves(column),
         "every_metric": [
-            (
-                row.team,
-                [RankCell(c, int(a) or None, int(b) or None) for c, a, b in zip(columns, before, after, strict=True)],
-            )
-            for row, before, after in zip(rows, today.tolist(), at_target.tolist(), strict=True)
+            (row.team, rank_cells(before, after)) for row, before, after in zip(rows, today, at_target, strict=True)
         ],
         "columns_with_movers": board.columns_with_moves(),
     }

@@ -320,7 +320,8 @@ class Board:
 
 def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) -> list[Entry]:
     """The teams of ``rows`` as entries with their values and ranks under ``columns``."""
-    indices = [data.index[column.id] for column in columns]
+    ids = [column.id for column in columns]
+    indices = [data.index[key] for key in ids]
     entries = []
     for row in rows:
         values, ranks = data.values[row, indices], data.ranks[row, indices]
@@ -329,8 +330,8 @@ def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) 
                 name=data.names[row],
                 team_id=int(data.team_ids[row]),
                 submission_id=int(data.submission_ids[row]) or None,
-                values={c.id: (None if np.isnan(v) else float(v)) for c, v in zip(columns, values, strict=True)},
-                ranks={c.id: (int(r) or None) for c, r in zip(columns, ranks, strict=True)},
+                values={key: (None if v != v else v) for key, v in zip(ids, values.tolist(), strict=True)},
+                ranks={key: (r or None) for key, r in zip(ids, ranks.tolist(), strict=True)},
                 being_rescored=bool(data.rescoring[row]),
             )
         )

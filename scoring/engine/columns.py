@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Protocol
 
 from scoring.engine.metrics import Value
@@ -58,7 +59,7 @@ class Column:
     def is_per_class(self) -> bool:
         return self.label is not None
 
-    @property
+    @cached_property
     def id(self) -> str:
         base = self.key if self.label is None else f"{self.key}[{self.label}]"
         return base + (CALIBRATED_SUFFIX if self.calibrated else "")

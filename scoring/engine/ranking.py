@@ -166,7 +166,13 @@ def rank_changes(teams: Sequence[str], a: Sequence[Value], b: Sequence[Value]) -
         RankChange(team=team, rank_a=ra, rank_b=rb)
         for team, ra, rb in zip(teams, competition_ranks(a), competition_ranks(b), strict=True)
     ]
-    return sorted(changes, key=lambda c: (c.shift is None, -abs(c.shift or 0), c.rank_a or 0))
+    return sorted(changes, key=largest_first)
+
+
+def largest_first(change: RankChange) -> tuple:
+    """The order of rank changes: the largest moves first, then by the first rank; a team
+    undefined under either metric last."""
+    return (change.shift is None, -abs(change.shift or 0), change.rank_a or 0)
 
 
 def swapped_pairs(teams: Sequence[str], a: Sequence[Value], b: Sequence[Value]) -> list[tuple[str, str]]:

@@ -49,7 +49,7 @@ import numpy as np
 from scoring.engine.canonical import StackValues, integer_weights
 from scoring.engine.columns import Column, ranking_columns
 from scoring.engine.metrics import Value, as_matrix
-from scoring.engine.ranking import RankChange, competition_rank_matrix
+from scoring.engine.ranking import RankChange, competition_rank_matrix, largest_first
 from scoring.engine.registry import CLASS_MEASURES, METRICS
 
 UNIFORM = "uniform"
@@ -220,18 +220,18 @@ class WhatIf:
     def suite(self, team: str, *, today: bool = False) -> Suite:
         """One team's every metric and per-class measure at the target (or today); at the
         target, each class's ``support`` is its target share and ``predicted`` Eq. 27's P(f→i)."""
+        values, row = self.today if today else self.at_target, self.teams.index(team)
+        metrics = {metric.key: _plain(values[metric.key, None][row]) for metric in METRICS}
+        return Suite(metrics=metrics, per_class=self._per_class(row, today=today))
+
+    def _per_class(self, row: int, *, today: bool = False) -> dict[str, dict[str, Value]]:
         values = self.today if today else self.at_target
-        row = self.teams.index(team)
-
-        def value(key: str, label: str | None) -> Value:
-            return _plain(values[key, label][row])
-
         per_class = {}
         for label, share in zip(self.labels, self.target, strict=True):
-            per_class[label] = {measure.key: value(measure.key, label) for measure in CLASS_MEASURES}
+            per_class[label] = {measure.key: _plain(values[measure.key, label][row]) for measure in CLASS_MEASURES}
             if not today:
-                per_class[label] |= {"support": float(share), "predicted": value("predicted", label)}
-        return Suite(metrics={metric.key: value(metric.key, None) for metric in METRICS}, per_class=per_class)
+                per_class[label] |= {"support": float(share), "predicted": _plain(values["predicted", label][row])}
+        return per_class
 
     def _ranks(self, matrix: np.ndarray, column: Column) -> dict[str, int | None]:
         ranks = matrix[:, self.columns().index(column)].tolist()
@@ -254,31 +254,39 @@ class WhatIf:
             RankChange(team=self.teams[row], rank_a=int(today[row]) or None, rank_b=int(at_target[row]) or None)
             for row in np.flatnonzero(today != at_target)
         ]
-        return sorted(changes, key=lambda c: (c.shift is None, -abs(c.shift or 0), c.rank_a or 0))
+        return sorted(changes, key=largest_first)
 
     def columns_with_moves(self) -> int:
         """Under how many columns some team's rank differs at the target."""
         return int(np.any(self.rank_matrix_today != self.rank_matrix, axis=0).sum())
 
-    def as_json(self) -> dict:
-        """The what-if's JSON object (see the module docstring)."""
-        columns = self.columns()
+    def as_json(self, teams: Sequence[str] | None = None) -> dict:
+        """The what-if's JSON object (see the module docstring), of every team or of ``teams``
+        (a page of them: their values and ranks, which of them move, their per-class measures)."""
+        index = {team: row for row, team in enumerate(self.teams)}
+        rows = list(range(len(self.teams))) if teams is None else [index[team] for team in teams]
+        names = [self.teams[row] for row in rows]
 
-        def column_json(column: Column) -> dict:
-            today, at_target = self.ranks_today(column), self.ranks(column)
-            return {
-                team: {"value": value, "rank": at_target[team], "rank_today": today[team]}
-                for team, value in zip(self.teams, self.values(column), strict=True)
+        def column_json(position: int, column: Column) -> tuple[dict, list]:
+            values = _plain(self.at_target[column.key, column.label][rows])
+            today = self.rank_matrix_today[rows, position].tolist()
+            at_target = self.rank_matrix[rows, position].tolist()
+            cells = {
+                team: {"value": value, "rank": rank or None, "rank_today": before or None}
+                for team, value, rank, before in zip(names, values, at_target, today, strict=True)
             }
+            moved = [
+                RankChange(t, a or None, b or None) for t, a, b in zip(names, today, at_target, strict=True) if a != b
+            ]
+            moved.sort(key=largest_first)
+            return cells, [{"team": c.team, "from": c.rank_a, "to": c.rank_b} for c in moved]
 
+        columns = {column.id: column_json(position, column) for position, column in enumerate(self.columns())}
         return {
             "target": {label: float(share) for label, share in zip(self.labels, self.target, strict=True)},
-            "columns": {column.id: column_json(column) for column in columns},
-            "moved": {
-                column.id: [{"team": c.team, "from": c.rank_a, "to": c.rank_b} for c in self.moves(column)]
-                for column in columns
-            },
-            "per_class": {team: self.suite(team).per_class for team in self.teams},
+            "columns": {key: cells for key, (cells, _) in columns.items()},
+            "moved": {key: moved for key, (_, moved) in columns.items()},
+            "per_class": {self.teams[row]: self._per_class(row) for row in rows},
         }
 
 

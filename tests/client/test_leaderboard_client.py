@@ -66,6 +66,22 @@ def test_board_prints_the_leaderboard(client_module, live_server, participant, t
     assert any("baseline" in line for line in lines)
 
 
+def test_board_pages_through_the_teams(client_module, live_server, participant):
+    task, _ = participant  # B scored, A not yet: two teams on the board
+    pages = [
+        run(client_module, "--url", live_server.url, "board", task.slug, "--per-page", "1", "--page", str(page))[1]
+        for page in (1, 2)
+    ]
+    assert [page.splitlines()[-1] for page in pages] == [
+        "Page 1 of 2 (2 teams): --page N for another",
+        "Page 2 of 2 (2 teams): --page N for another",
+    ]
+    firsts = [next(line.split()[0] for line in page.splitlines()[3:] if "team" in line.split()) for page in pages]
+    assert sorted(firsts) == ["A", "B"]
+    status, whole = run(client_module, "--url", live_server.url, "board", task.slug)
+    assert status == 0 and "Page " not in whole
+
+
 def test_refusals_are_printed_with_their_message(client_module, live_server, participant, tmp_path, capsys):
     task, secret = participant
     bad = tmp_path / "bad.csv"

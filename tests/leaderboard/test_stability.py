@@ -19,6 +19,7 @@ from scoring.engine.board import interval_json
 from scoring.engine.bootstrap import bootstrap
 from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.items import items_confusion, pack_items, unpack_items
+from scoring.engine.split import part_masks
 from tests.conftest import MOSTLY_A, PERFECT
 from tools import factory
 
@@ -123,6 +124,24 @@ def test_factory_rows_get_items_consistent_with_their_matrix(task):
     submission.refresh_from_db()
     gold = stored_gold(task.current_phase()).codes
     assert items_confusion(gold, submission.item_predictions(), 3).tolist() == matrix.tolist()
+
+
+def test_factory_rows_on_a_split_phase_get_each_part_s_scores(make_task):
+    task = make_task(private_percent=50)
+    phase = task.current_phase()
+    [team] = factory.teams_create(task=task, count=1)
+    file = StoredFile.of(name="run.csv", content=b"id,label\n")
+    file.save()
+    matrix = np.array([[3, 1, 0], [1, 1, 0], [0, 0, 2]])
+    [submission] = factory.scored_submissions_create(
+        task=task, runs=[factory.ScoredRun(team=team, file=file, matrix=matrix, at=timezone.now())], batch_size=10
+    )
+    submission.refresh_from_db()
+    gold = stored_gold(phase).codes
+    masks = part_masks(len(gold), percent=50, seed=phase.split_seed_number)
+    for part, mask in masks.items():
+        expected = items_confusion(gold[mask], submission.item_predictions()[mask], 3)
+        assert submission.part(part).confusion_matrix == expected.tolist()
 
 
 # --- the background computation ------------------------------------------------------------------

@@ -3,9 +3,13 @@ today's ranking (paper 000, Eq. 5 and 26-27)."""
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
+
 import pytest
 from django.urls import reverse
 
+from leaderboard.pages import shifts as shifts_page
 from leaderboard.selectors.boards import leaderboard
 from tests.leaderboard.support import teams_upload
 
@@ -72,3 +76,25 @@ def test_a_share_no_person_writes_is_refused_before_any_arithmetic(client, board
 def test_the_form_posts_one_share_per_class(client, board_task):
     response = client.get(reverse("leaderboard:what_if", args=[board_task.slug]), {"share": ["2", "3", "5"]})
     assert [share for _, share, _ in response.context["shares"]] == [0.2, 0.3, 0.5]
+
+
+def test_the_table_of_every_metric_shows_each_rank_at_the_target_and_its_move(client, board_task):
+    response = page(client, board_task, target="0.8,0.1,0.1", metric="accuracy")
+    html = response.content.decode()
+    table = html[html.index('class="table compact whatif-all"') :]
+    what_if = shifts_page.what_if_board(
+        phase=board_task.current_phase(), target=(Fraction(4, 5), Fraction(1, 10), Fraction(1, 10))
+    )
+    columns = what_if.columns()
+    moves = 0
+    for team in PREDICTIONS:
+        row = table[table.index(f'<th scope="row">{team}</th>') :].split("</tr>", 1)[0]
+        cells = re.findall(r'<td class="num( moved)?">([^<]*)', row)
+        assert len(cells) == len(columns)
+        today, at_target = what_if.ranks_today, what_if.ranks
+        for column, (moved, text) in zip(columns, cells, strict=True):
+            rank, before = at_target(column)[team], today(column)[team]
+            assert text.strip() == (str(rank) if rank else "—")
+            assert bool(moved) == (rank is not None and before is not None and rank != before)
+            moves += bool(moved)
+    assert moves  # at 80 % class a, some team moves under some metric
