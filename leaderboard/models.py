@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -447,10 +448,11 @@ class Scored(models.Model):
         for name, value in stored_scores(report).items():
             setattr(self, name, value)
         self.parts = {part: stored_scores(scores) for part, scores in parts.items()} if parts else None
-        columns = ranking_columns(report.labels, calibrated=None)
-        packed = [report, *(parts[part] for part in self.PACKED_PARTS[1:])] if parts else [report]
-        self.board_values = np.stack([self.vector_of(columns, scores) for scores in packed]).astype("<f8").tobytes()
-        self.board_layout = self.layout_of(columns)
+        self.pack(report.labels)
+
+    def pack(self, labels: Sequence[str]) -> None:
+        """Pack the stored scores for the board (:func:`packed_scores`)."""
+        self.board_values, self.board_layout = packed_scores(self, labels)
 
     def clear_scores(self) -> None:
         """Forget the scores (not saved), e.g. when scoring against a new gold file failed."""
@@ -460,20 +462,28 @@ class Scored(models.Model):
 
     @staticmethod
     def layout_of(columns) -> str:
-        """A short name of a list of columns and their order."""
-        return hashlib.sha256("\n".join(column.id for column in columns).encode()).hexdigest()[:16]
+        """A short name of a list of columns and their order (each packed row holds their values,
+        then the confusion matrix of the columns' classes, row by row)."""
+        return hashlib.sha256("\n".join(["matrix", *(column.id for column in columns)]).encode()).hexdigest()[:16]
 
     @staticmethod
-    def vector_of(columns, scores) -> np.ndarray:
-        """The values of ``columns`` in ``scores``, NaN where undefined (or no scores)."""
-        return np.array([np.nan if (v := column.value(scores)) is None else v for column in columns], dtype=np.float64)
+    def row_of(columns, scores, n_classes: int) -> np.ndarray:
+        """The values of ``columns`` in ``scores`` (NaN where undefined, or no scores), then the
+        cells of its ``n_classes`` × ``n_classes`` confusion matrix, row by row (NaN without one)."""
+        n = n_classes
+        values = [np.nan if (v := column.value(scores)) is None else v for column in columns]
+        matrix = getattr(scores, "confusion_matrix", None) if scores is not None else None
+        cells = np.full(n * n, np.nan) if matrix is None else np.asarray(matrix, dtype=np.float64).ravel()
+        return np.concatenate([np.array(values, dtype=np.float64), cells])
 
-    def board_vector(self, layout: str, part: str, n_columns: int) -> np.ndarray | None:
-        """The packed values of ``part`` if they are of ``layout`` (else ``None``: read the JSON)."""
-        if self.board_layout != layout or self.board_values is None:
+    @classmethod
+    def unpacked(cls, values: bytes | None, stored_layout: str, *, layout: str, part: str, width: int):
+        """The packed row of ``part`` in ``values`` if they are of ``layout`` (else ``None``:
+        read the JSON)."""
+        if stored_layout != layout or values is None:
             return None
-        packed = np.frombuffer(bytes(self.board_values), dtype="<f8").reshape(-1, n_columns)
-        index = self.PACKED_PARTS.index(part)
+        packed = np.frombuffer(bytes(values), dtype="<f8").reshape(-1, width)
+        index = cls.PACKED_PARTS.index(part)
         return packed[index] if index < len(packed) else None
 
     def calibrated_matrix(self) -> list[list[float]] | None:
@@ -487,6 +497,20 @@ class Scored(models.Model):
             return self
         stored = (self.parts or {}).get(name)
         return None if stored is None else PartScores(**stored)
+
+
+def packed_scores(scored, labels: Sequence[str]) -> tuple[bytes, str]:
+    """What a board reads of a scored row (its fields only: a migration's historical model
+    will do): for every item, then (with a split) for the public and the private part, the
+    values of every ranking column of ``labels`` and the confusion matrix's cells, as
+    little-endian doubles; and the name of that layout."""
+    columns = ranking_columns(labels, calibrated=None)
+    if scored.parts:
+        shown = [scored, *(PartScores(**scored.parts[part]) for part in Scored.PACKED_PARTS[1:])]
+    else:
+        shown = [scored]
+    rows = [Scored.row_of(columns, scores, len(labels)) for scores in shown]
+    return np.stack(rows).astype("<f8").tobytes(), Scored.layout_of(columns)
 
 
 class SubmissionQuerySet(models.QuerySet):

@@ -15,7 +15,7 @@ from leaderboard.formatting import rank_cells
 from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Phase
 from leaderboard.pages.results import api_page, board_data_of, items_page
 from leaderboard.results_cache import cached
-from leaderboard.selectors.boards import columns_of, counting_submissions, primary_column
+from leaderboard.selectors.boards import columns_of, primary_column
 from leaderboard.uploads import kept_gold
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
@@ -75,13 +75,12 @@ def what_if_board(*, phase: Phase, target: tuple[Fraction, ...]) -> WhatIf:
 
     def build() -> WhatIf:
         data = board_data_of(phase)
-        fields = ("confusion_matrix",) if data.part == ALL_ITEMS else ("parts",)
-        counting = counting_submissions(phase, fields=fields, part=data.part)
-        matrices = {
-            data.names[row]: counting[int(data.team_ids[row])].part(data.part).confusion_matrix
-            for row in np.flatnonzero(data.scored)
-        }
-        return what_if(matrices, labels=phase.task.labels, target=target)
+        rows = np.flatnonzero(data.scored & np.isfinite(data.matrices).all(axis=(1, 2)))  # a part not scored: none
+        return what_if(
+            dict(zip([data.names[row] for row in rows], data.matrices[rows], strict=True)),
+            labels=phase.task.labels,
+            target=target,
+        )
 
     return cached(phase, "what-if", tuple(str(share) for share in target), build)
 
@@ -177,7 +176,7 @@ def shakeup_page(
         phase,
         "shake-up",
         (),
-        lambda: [(c, ranking.spearman(public.column_values(c), final.column_values(c))) for c in columns],
+        lambda: [(c, ranking.spearman(public.column_array(c), final.column_array(c))) for c in columns],
     )
     return {
         "task": task,

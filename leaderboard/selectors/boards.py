@@ -25,7 +25,17 @@ from django.db.models import Value as SQLValue
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, RowNumber
 
-from leaderboard.models import ALL_ITEMS, Baseline, Counting, Phase, Scored, Submission, Task, Team
+from leaderboard.models import (
+    ALL_ITEMS,
+    Baseline,
+    Counting,
+    Phase,
+    Scored,
+    Submission,
+    SubmissionQuerySet,
+    Task,
+    Team,
+)
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
 from scoring.engine.columns import Column, score_fields
@@ -101,37 +111,32 @@ def counting_submissions(
     part = part or phase.shown_part()
     if part != ALL_ITEMS and set(fields) & set(ALL_SCORE_FIELDS):
         fields = (*(f for f in fields if f not in ALL_SCORE_FIELDS), "parts")
-    scored = phase.submissions.rankable().only(
+    rows = counting_rows(phase, part).only(
         "id", "phase_id", "team_id", "created_at", "scored_gold_version", "chosen", *fields
     )
+    return {submission.team_id: submission for submission in rows}
+
+
+def counting_rows(phase: Phase, part: str) -> SubmissionQuerySet:
+    """The query of :func:`counting_submissions`: each team's counting submission on ``part``."""
+    scored = phase.submissions.rankable()
     order = _counting_order(phase, part)
     if connections[scored.db].features.can_distinct_on_fields:
-        rows = scored.order_by("team_id", *order).distinct("team_id")
-    else:
-        first = Window(RowNumber(), partition_by=[F("team_id")], order_by=order)
-        rows = scored.annotate(place_in_team=first).filter(place_in_team=1).order_by()
-    return {submission.team_id: submission for submission in rows}
+        return scored.order_by("team_id", *order).distinct("team_id")
+    first = Window(RowNumber(), partition_by=[F("team_id")], order_by=order)
+    return scored.annotate(place_in_team=first).filter(place_in_team=1).order_by()
 
 
 # --- a board as arrays --------------------------------------------------------------------------
 
-BOARD_FIELDS = ("board_values", "board_layout", "score_count", "scored_gold_version")
-"""What :func:`board_data` reads of a counting submission (never its JSON, while its packed
-values are of the current layout)."""
 
-
-def _values_of(scored: Scored, columns: Sequence[Column], layout: str, part: str) -> np.ndarray | None:
-    """The packed values of ``part`` stored with ``scored`` if they are of this ``layout``."""
-    return scored.board_vector(layout, part, len(columns))
-
-
-def _rows_from_json(model, pks: Iterable[int], columns: Sequence[Column], part: str) -> dict[int, np.ndarray]:
-    """Values read from the JSON scores, for rows packed under another layout (or before
+def _rows_from_json(model, pks: Iterable[int], columns: Sequence[Column], part: str, n: int) -> dict[int, np.ndarray]:
+    """Packed rows read from the JSON scores, for rows packed under another layout (or before
     values were packed): slower, and exact all the same."""
-    fields = ALL_SCORE_FIELDS if part == ALL_ITEMS else ("parts",)
+    fields = ("confusion_matrix", *ALL_SCORE_FIELDS) if part == ALL_ITEMS else ("parts",)
     found = {}
     for row in model.objects.filter(pk__in=list(pks)).only("id", *fields):
-        found[row.pk] = Scored.vector_of(columns, row.part(part))
+        found[row.pk] = Scored.row_of(columns, row.part(part), n)
     return found
 
 
@@ -140,7 +145,8 @@ class BoardData:
     """A phase's board on one part of its test set, as arrays: every team of the task (removed
     teams left out), its counting submission's id and values under every ranking column (raw,
     then calibrated: ``columns``), NaN where undefined or where the team has no scored
-    submission, and its competition rank under each (0: none); then the baselines."""
+    submission, and its competition rank under each (0: none), and its confusion matrix on the
+    part (NaN without one); then the baselines."""
 
     phase_id: int
     part: str
@@ -154,6 +160,8 @@ class BoardData:
     """Scored against an older gold file; its scores stand until the new ones are written."""
     values: np.ndarray
     ranks: np.ndarray
+    matrices: np.ndarray
+    """Teams × n × n: each counting submission's confusion matrix (rows predicted, columns gold)."""
     baseline_names: tuple[str, ...] = ()
     baseline_values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
@@ -187,6 +195,10 @@ class BoardData:
         found = int(self.ranks[row, self.index[column.id]])
         return found or None
 
+    def column_array(self, column: Column) -> np.ndarray:
+        """The values of ``column`` of every team, NaN where undefined."""
+        return self.values[:, self.index[column.id]]
+
     def column_values(self, column: Column, rows: np.ndarray | None = None) -> list[Value]:
         """The values of ``column`` (of ``rows``, default every team), ``None`` where undefined."""
         found = self.values[:, self.index[column.id]] if rows is None else self.values[rows, self.index[column.id]]
@@ -206,57 +218,58 @@ class BoardData:
         return None if np.isnan(found) else float(found)
 
 
+PACKED = ("id", "board_values", "board_layout")
+"""What :func:`board_data` reads of a scored row (never its JSON, while its packed values are of
+the current layout)."""
+
+
+def _packed_rows(model, rows: Sequence[tuple | None], columns: Sequence[Column], part: str, n: int) -> np.ndarray:
+    """The packed values and matrix on ``part`` of each row (``(pk, board_values, board_layout)``;
+    NaN for ``None``), read from the JSON scores where they are of another layout."""
+    layout, width = Scored.layout_of(columns), len(columns) + n * n
+    out = np.full((len(rows), width), np.nan)
+    unpacked: dict[int, int] = {}
+    for index, row in enumerate(rows):
+        if row is None:
+            continue
+        packed = Scored.unpacked(row[1], row[2], layout=layout, part=part, width=width)
+        if packed is None:
+            unpacked[row[0]] = index
+        else:
+            out[index] = packed
+    for pk, packed in _rows_from_json(model, unpacked, columns, part, n).items():
+        out[unpacked[pk]] = packed
+    return out
+
+
 def board_data(phase: Phase, part: str | None = None) -> BoardData:
-    """The phase's board on ``part`` (default: the part it shows now), in three queries."""
+    """The phase's board on ``part`` (default: the part it shows now), in three queries, as
+    plain rows (no model instance per team)."""
     part = part or phase.shown_part()
     columns = tuple(columns_of(phase.task, calibrated=None))
-    layout = Scored.layout_of(columns)
-    counting = counting_submissions(phase, fields=BOARD_FIELDS, part=part)
+    k, n = len(columns), len(phase.task.labels)
+    counting = {
+        row[0]: row[1:]
+        for row in counting_rows(phase, part).values_list("team_id", *PACKED, "score_count", "scored_gold_version")
+    }
     teams = list(Team.objects.filter(task=phase.task_id, removed_at__isnull=True).values_list("pk", "name"))
-    n, k = len(teams), len(columns)
-    values = np.full((n, k), np.nan)
-    submission_ids = np.zeros(n, dtype=np.int64)
-    score_counts = np.zeros(n, dtype=np.int64)
-    rescoring = np.zeros(n, dtype=bool)
-    unpacked: dict[int, int] = {}
-    for row, (team_id, _) in enumerate(teams):
-        submission = counting.get(team_id)
-        if submission is None:
-            continue
-        submission_ids[row] = submission.pk
-        score_counts[row] = submission.score_count
-        rescoring[row] = submission.scored_gold_version != phase.gold_version
-        vector = _values_of(submission, columns, layout, part)
-        if vector is None:
-            unpacked[submission.pk] = row
-        else:
-            values[row] = vector
-    for pk, vector in _rows_from_json(Submission, unpacked, columns, part).items():
-        values[unpacked[pk]] = vector
-    baselines = list(Baseline.objects.filter(phase=phase).order_by("name").only("id", "name", *BOARD_FIELDS[:2]))
-    baseline_values = np.full((len(baselines), k), np.nan)
-    missing = {}
-    for row, baseline in enumerate(baselines):
-        vector = _values_of(baseline, columns, layout, part)
-        if vector is None:
-            missing[baseline.pk] = row
-        else:
-            baseline_values[row] = vector
-    for pk, vector in _rows_from_json(Baseline, missing, columns, part).items():
-        baseline_values[missing[pk]] = vector
+    submissions = [counting.get(team_id) for team_id, _ in teams]
+    packed = _packed_rows(Submission, submissions, columns, part, n)
+    baselines = list(Baseline.objects.filter(phase=phase).order_by("name").values_list(*PACKED, "name"))
     return BoardData(
         phase_id=phase.pk,
         part=part,
         columns=columns,
         team_ids=np.array([team for team, _ in teams], dtype=np.int64),
         names=tuple(name for _, name in teams),
-        submission_ids=submission_ids,
-        score_counts=score_counts,
-        rescoring=rescoring,
-        values=values,
-        ranks=ranking.competition_rank_matrix(values),
-        baseline_names=tuple(baseline.name for baseline in baselines),
-        baseline_values=baseline_values,
+        submission_ids=np.array([row[0] if row else 0 for row in submissions], dtype=np.int64),
+        score_counts=np.array([row[3] if row else 0 for row in submissions], dtype=np.int64),
+        rescoring=np.array([bool(row) and row[4] != phase.gold_version for row in submissions], dtype=bool),
+        values=packed[:, :k],
+        ranks=ranking.competition_rank_matrix(packed[:, :k]),
+        matrices=packed[:, k:].reshape(len(teams), n, n),
+        baseline_names=tuple(row[3] for row in baselines),
+        baseline_values=_packed_rows(Baseline, baselines, columns, part, n)[:, :k],
     )
 
 

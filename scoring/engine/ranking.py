@@ -92,19 +92,29 @@ class Correlation:
     n_teams: int
 
 
-def spearman(a: Sequence[Value], b: Sequence[Value]) -> Correlation:
-    """Spearman's rho over the teams defined under both metrics (average ranks for ties).
+def spearman(a: Sequence[Value] | np.ndarray, b: Sequence[Value] | np.ndarray) -> Correlation:
+    """Spearman's rho over the teams defined under both metrics (average ranks for ties);
+    undefined values are ``None`` (or NaN in an array).
 
     ``rho`` is ``None`` when fewer than two teams remain or one ranking is all ties.
     """
-    both = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
-    if len(both) < 2:
-        return Correlation(rho=None, n_teams=len(both))
-    da = centred_doubled_ranks(average_ranks([x for x, _ in both]))
-    db = centred_doubled_ranks(average_ranks([y for _, y in both]))
+    a, b = as_array(a), as_array(b)
+    both = ~np.isnan(a) & ~np.isnan(b)
+    n = int(both.sum())
+    if n < 2:
+        return Correlation(rho=None, n_teams=n)
+    da = centred_doubled_ranks(average_ranks(a[both]))
+    db = centred_doubled_ranks(average_ranks(b[both]))
     # Exact in int64: |d| < n, so each sum is below n**3 (n under two million teams).
     terms = [Q(int(np.dot(u, v))) for u, v in ((da, db), (da, da), (db, db))]
-    return Correlation(rho=rounded(correlation(EXACT, *terms)), n_teams=len(both))
+    return Correlation(rho=rounded(correlation(EXACT, *terms)), n_teams=n)
+
+
+def as_array(values: Sequence[Value] | np.ndarray) -> np.ndarray:
+    """Values as doubles, NaN where undefined."""
+    if isinstance(values, np.ndarray):
+        return values.astype(np.float64, copy=False)
+    return np.array([np.nan if value is None else value for value in values], dtype=np.float64)
 
 
 def spearman_matrix(columns: Mapping[str, Sequence[Value]]) -> dict[str, dict[str, Correlation]]:
@@ -115,7 +125,7 @@ def spearman_matrix(columns: Mapping[str, Sequence[Value]]) -> dict[str, dict[st
     2**53), each correctly rounded as :func:`spearman` rounds it; a pair of columns defined for
     different teams is ranked on the teams they share, pair by pair."""
     keys = list(columns)
-    arrays = {key: np.array([np.nan if v is None else v for v in columns[key]], dtype=np.float64) for key in keys}
+    arrays = {key: as_array(columns[key]) for key in keys}
     groups: dict[bytes, list[str]] = {}
     for key in keys:
         groups.setdefault(np.isnan(arrays[key]).tobytes(), []).append(key)
@@ -126,7 +136,7 @@ def spearman_matrix(columns: Mapping[str, Sequence[Value]]) -> dict[str, dict[st
         if n < 2 or n**3 >= 2**53:
             for i, first in enumerate(members):
                 for second in members[i:]:
-                    out[first][second] = out[second][first] = spearman(columns[first], columns[second])
+                    out[first][second] = out[second][first] = spearman(arrays[first], arrays[second])
             continue
         centred = np.stack([centred_doubled_ranks(average_ranks(arrays[key][defined])) for key in members])
         doubles = centred.astype(np.float64)
@@ -141,7 +151,7 @@ def spearman_matrix(columns: Mapping[str, Sequence[Value]]) -> dict[str, dict[st
     for i, first in enumerate(keys):
         for second in keys[i + 1 :]:
             if second not in out[first]:
-                out[first][second] = out[second][first] = spearman(columns[first], columns[second])
+                out[first][second] = out[second][first] = spearman(arrays[first], arrays[second])
     return out
 
 

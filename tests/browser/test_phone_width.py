@@ -103,11 +103,15 @@ def test_the_board_on_a_phone(chromium, demo):
     assert not tip.is_visible()
 
     page.fill("#team-filter", "team h")
-    assert page.locator("tbody tr.team-row:visible").count() == 1
-    assert page.locator("#team-filter-status").inner_text() == "1 of 8 teams shown"
-    page.fill("#team-filter", "")
-    page.locator("[data-jump-mine]").tap()
-    assert page.evaluate("document.activeElement.closest('tr').classList.contains('mine')")
+    with page.expect_navigation():
+        page.locator(".board-search button[type=submit]").tap()
+    found = page.locator("tbody:not(.my-team) tr.team-row")
+    assert found.count() == 1 and "Team H" in found.locator("th").inner_text()
+    assert page.locator(".paging-summary").inner_text().startswith("1 team whose name holds “team h”")
+    assert page.locator("tbody.my-team tr.mine").count() == 1  # one's own team stays in sight
+    with page.expect_navigation():
+        page.get_by_role("link", name="Jump to my team").tap()
+    assert page.evaluate("document.querySelector(':target').classList.contains('mine')")
     context.close()
 
 

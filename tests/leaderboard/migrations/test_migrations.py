@@ -1,4 +1,4 @@
-"""The phases migration keeps everything a task held: a task made before phases existed gets one
+"""Migrations that move data. The phases migration keeps everything a task held: a task made before phases existed gets one
 phase, "evaluation", with its old gold file, dates, limits and policies, and its submissions,
 baselines and each team's chosen submission move into it (migrations 0008–0010)."""
 
@@ -7,12 +7,16 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 
+import numpy as np
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from leaderboard.models import Baseline, Phase, Submission, Task
+from leaderboard.models import Baseline, Phase, Scored, Submission, Task, stored_scores
+from leaderboard.selectors.boards import board_data
+from scoring.engine.columns import ranking_columns
+from scoring.engine.suite import score_matrix
 from tests.conftest import GOLD, MOSTLY_A, PERFECT
 
 BEFORE_PHASES = ("leaderboard", "0007_organiser_actions")
@@ -92,5 +96,49 @@ def test_a_task_from_before_phases_gets_one_evaluation_phase_with_everything_in_
         assert (submissions[first.pk].chosen, submissions[second.pk].chosen) == (True, False)
         assert Baseline.objects.get(pk=baseline.pk).phase == phase
         assert Phase.objects.count() == 1
+    finally:
+        migrate(latest())
+
+
+BEFORE_PACKING = ("leaderboard", "0018_board_values")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_scored_before_packing_are_packed_for_the_board():
+    """Migration 0019: a scored submission and a baseline of a split phase, stored as JSON only,
+    read from their packed rows afterwards, each value and matrix as the JSON holds it."""
+    labels = ["a", "b", "c"]
+    whole, public, private = (np.array(m) for m in ([[3, 1, 0], [1, 2, 0], [0, 0, 1]], [[2, 0, 0], [1, 1, 0], [0, 0, 0]], [[1, 1, 0], [0, 1, 0], [0, 0, 1]]))
+    try:
+        old = migrate([BEFORE_PACKING])
+        task = old.get_model("leaderboard", "Task").objects.create(slug="old", title="Old", labels=labels)
+        now = timezone.now()
+        phase = old.get_model("leaderboard", "Phase").objects.create(
+            task=task, slug="evaluation", name="Evaluation", gold_file=stored(old, "gold.csv", GOLD),
+            opens_at=now - dt.timedelta(days=2), closes_at=now + dt.timedelta(days=2), private_percent=50,
+        )
+        team = old.get_model("leaderboard", "Team").objects.create(task=task, name="Alpha", name_key="alpha")
+        parts = {"public": stored_scores(score_matrix(public, labels=labels)), "private": stored_scores(score_matrix(private, labels=labels))}
+        submission = old.get_model("leaderboard", "Submission").objects.create(
+            phase=phase, team=team, file=stored(old, "run.csv", PERFECT), kind="hard", status="scored",
+            parts=parts, **stored_scores(score_matrix(whole, labels=labels)),
+        )
+        old.get_model("leaderboard", "Baseline").objects.create(
+            phase=phase, kind="majority", name="Majority", **stored_scores(score_matrix(whole, labels=labels))
+        )
+
+        migrate(latest())
+
+        migrated = Submission.objects.get(pk=submission.pk)
+        columns = ranking_columns(labels, calibrated=None)
+        assert migrated.board_layout == Scored.layout_of(columns)
+        phase = Phase.objects.get(pk=phase.pk)
+        for part, matrix in (("all", whole), ("public", public), ("private", private)):
+            data = board_data(phase, part)
+            expected = [column.value(migrated.part(part)) for column in columns]
+            assert [None if np.isnan(v) else float(v) for v in data.values[0]] == expected
+            assert data.matrices[0].tolist() == matrix.tolist()
+            assert data.baseline_values.shape == (1, len(columns))
+        assert Baseline.objects.get().board_layout == Scored.layout_of(columns)
     finally:
         migrate(latest())
