@@ -10,6 +10,7 @@ and teams with no submission whose names would be formulas in a spreadsheet.
 from __future__ import annotations
 
 import csv
+import gzip
 import datetime as dt
 import html
 import io
@@ -88,6 +89,15 @@ def test_public_board_is_visible_to_anyone(client, board_task):
     response = client.get(url("leaderboard", board_task))
     assert response.status_code == 200
     assert "Perfect" in response.content.decode()
+
+
+@pytest.mark.parametrize("name", ["leaderboard", "leaderboard_csv", "disagreements"])
+def test_pages_and_downloads_travel_gzipped_to_browsers_that_accept_it(client, board_task, name):
+    plain = client.get(url(name, board_task))
+    packed = client.get(url(name, board_task), headers={"accept-encoding": "gzip, deflate, br"})
+    assert "Content-Encoding" not in plain and packed["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.content) == plain.content
+    assert "Accept-Encoding" in packed["Vary"]
 
 
 @pytest.mark.parametrize("name", ["leaderboard", "leaderboard_csv", "leaderboard_json", "disagreements"])
