@@ -11,7 +11,7 @@ from typing import Any
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from scoring.engine.formatting import UNDEFINED, VALUE_DIGITS, as_number, mass_text, value_text
+from scoring.engine.formatting import UNDEFINED, VALUE_DIGITS, as_number, mass_text, rho_text, value_text
 
 UNDEFINED_HTML = mark_safe(f'<span class="undefined">{UNDEFINED}</span>')
 NO_RANK_BADGE = mark_safe('<span class="rank rank-none" title="no rank: undefined">–</span>')
@@ -26,6 +26,11 @@ def value_html(value: Any, digits: int = VALUE_DIGITS) -> SafeString | str:
     if isinstance(value, str):
         return conditional_escape(value)
     return UNDEFINED_HTML if as_number(value) is None else value_text(value, digits)
+
+
+def rho_html(value: Any) -> SafeString | str:
+    """A rank correlation for a page (see :func:`scoring.engine.formatting.rho_text`)."""
+    return UNDEFINED_HTML if as_number(value) is None else rho_text(value)
 
 
 def mass_html(value: Any) -> SafeString | str:

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",  # intcomma: 3,008 teams
     "django_tasks",
     "axes",
     "ninja",  # the JSON API (leaderboard/api); listed so its docs page uses its bundled Swagger UI, not a CDN

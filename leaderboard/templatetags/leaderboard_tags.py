@@ -19,6 +19,7 @@ register = template.Library()
 
 register.filter("metric_value", formatting.value_html)
 register.filter("mass", formatting.mass_html)
+register.filter("rho", formatting.rho_html)
 register.filter("property_mark", formatting.property_mark)
 register.simple_tag(formatting.rank_badge, name="rank_badge")
 register.simple_tag(formatting.shift_arrow, name="shift_arrow")

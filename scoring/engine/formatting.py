@@ -40,8 +40,16 @@ def value_text(value: Any, digits: int = VALUE_DIGITS) -> str:
 
 
 def rho_text(rho: Any) -> str:
-    """A rank correlation: two decimals, or ``undefined``."""
-    return value_text(rho, RHO_DIGITS)
+    """A rank correlation: two decimals, or ``undefined``; a rho that is not exactly 1 (or -1)
+    gets the decimals it needs not to read as one (0.997, not 1.00: two rankings that differ
+    must not look identical)."""
+    number = as_number(rho)
+    if number is None:
+        return UNDEFINED
+    digits = RHO_DIGITS
+    while abs(number) != 1 and abs(float(fixed(number, digits))) == 1 and digits < 17:
+        digits += 1
+    return fixed(number, digits)
 
 
 def mass_text(value: Any, digits: int = MASS_DIGITS) -> str:

@@ -10,8 +10,8 @@ and teams with no submission whose names would be formulas in a spreadsheet.
 from __future__ import annotations
 
 import csv
-import gzip
 import datetime as dt
+import gzip
 import html
 import io
 import json
