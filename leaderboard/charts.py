@@ -106,6 +106,17 @@ def _rho_interval_text(intervals: Intervals | None, first: Column, second: Colum
     return f"<br>95% interval {text}" + (" (previous scores; being recomputed)" if intervals.stale else "")
 
 
+def rho_cell_text(rho: float | None) -> str:
+    """A heatmap cell's rho in at most five characters: two decimals, and ``>.99`` (``<-.99``)
+    for a rho that two decimals would show as 1.00 (-1.00) but is not; hover gives it whole."""
+    if rho is None:
+        return ""
+    text = rho_text(rho)
+    if len(text.lstrip("-")) <= 4:
+        return text
+    return ">.99" if rho > 0 else "<-.99"
+
+
 def correlation_heatmap(
     *,
     columns: Sequence[Column],
@@ -122,7 +133,7 @@ def correlation_heatmap(
     hover_names = [_hover_name(c) for c in columns]
     cells = [[matrix[row.id][col.id] for col in columns] for row in columns]
     z = [[cell.rho for cell in row] for row in cells]
-    text = [["" if cell.rho is None else rho_text(cell.rho) for cell in row] for row in cells]
+    text = [[rho_cell_text(cell.rho) for cell in row] for row in cells]
     customdata = [
         [
             [

@@ -405,6 +405,14 @@ def test_heatmap_of_the_papers_set_has_the_right_rho(client, board_task):
     assert heatmap_cell(figure, board_task, "macro_recall", "mcc")[1][3] == len(PREDICTIONS) - 1
 
 
+@pytest.mark.parametrize(
+    ("rho", "cell"),
+    [(1.0, "1.00"), (0.9974, ">.99"), (0.994, "0.99"), (-0.9999, "<-.99"), (-1.0, "-1.00"), (None, "")],
+)
+def test_a_heatmap_cell_never_reads_one_for_a_rho_that_is_not(rho, cell):
+    assert charts.rho_cell_text(rho) == cell
+
+
 def test_heatmap_of_all_metrics_leaves_undefined_cells_blank(client, board_task):
     content = client.get(url("disagreements", board_task), {"set": "all"}).content.decode()
     figure = embedded_figure(content, "correlation-heatmap-data")
