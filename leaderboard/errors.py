@@ -156,3 +156,30 @@ SHAKE_UP_AFTER_CLOSE = Problem(
     "The final ranking, and how it differs from the public board, is shown once the phase closes "
     "({closes_at:%Y-%m-%d %H:%M} UTC).",
 )
+
+# Subtasks, primary and contrastive runs
+CONTRASTIVE_NEEDS_CHOSEN = Problem(
+    "CONTRASTIVE_NEEDS_CHOSEN",
+    "A phase with contrastive runs ({runs}) counts each team's primary run: set what counts to the submission "
+    "the team chose.",
+)
+HAS_SUBTASKS = Problem(
+    "HAS_SUBTASKS",
+    "The task “{task}” is divided into subtasks, which hold its phases: add the phase to one of them.",
+)
+SUBTASK_OF_SUBTASK = Problem(
+    "SUBTASK_OF_SUBTASK", "“{task}” is a subtask itself: add the new subtask to “{parent}”, the task it belongs to."
+)
+HAS_PHASES = Problem(
+    "HAS_PHASES",
+    "The task “{task}” has phases of its own, so it is one leaderboard: create a task divided into subtasks and "
+    "add this one's phases there as its subtasks.",
+)
+NO_CONTRASTIVE_RUNS = Problem(
+    "NO_CONTRASTIVE_RUNS", "The {phase} phase takes no contrastive runs: a team's runs there are not marked."
+)
+BAD_RUN_MARK = Problem(
+    "BAD_RUN_MARK",
+    "A run is marked primary or contrastive 1 to {runs} in the {phase} phase; {mark!r} is none of these.",
+)
+RUN_FAILED = Problem("RUN_FAILED", "Submission #{id} failed: a failed run cannot be marked.")

@@ -33,7 +33,8 @@ class ExportRow:
 
 
 def export_rows(board: Board) -> list[ExportRow]:
-    """Teams with a scored submission in board order, then the others, then the baselines."""
+    """Teams with a scored submission in board order, each followed by its contrastive runs
+    (never ranked), then the others, then the baselines."""
 
     def team(entry: Entry) -> ExportRow:
         scored = entry.submission_id is not None
@@ -46,7 +47,23 @@ def export_rows(board: Board) -> list[ExportRow]:
             ranks=entry.ranks,
         )
 
-    rows = [team(entry) for entry in (*board.scored, *board.unscored)]
+    runs: dict[int, list[Entry]] = {}
+    for entry in board.contrastive:
+        runs.setdefault(entry.team_id, []).append(entry)
+    rows = []
+    for entry in (*board.scored, *board.unscored):
+        rows.append(team(entry))
+        rows += [
+            ExportRow(
+                run.name,
+                "contrastive",
+                f"contrastive run {run.contrastive}, not ranked",
+                run.submission_id,
+                run.values,
+                dict.fromkeys(run.values),
+            )
+            for run in runs.get(entry.team_id, ())
+        ]
     rows += [
         ExportRow(entry.name, "baseline", "baseline, not ranked", None, entry.values, dict.fromkeys(entry.values))
         for entry in board.baselines
@@ -123,6 +140,7 @@ def board_data(board: Board) -> dict[str, Any]:
         "task": {
             "slug": task.slug,
             "title": task.title,
+            "parent": task.parent.slug if task.parent_id else None,
             "labels": list(task.labels),
             "primary_metric": task.primary_metric,
             "counting": phase.counting,

@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 
 from leaderboard import errors
 from leaderboard.addresses import client_address
-from leaderboard.models import Phase, Task, Team, metric_choices
+from leaderboard.models import PRIMARY, Phase, Task, Team, metric_choices
 from leaderboard.names import canonical_name
 from leaderboard.services.notifications import email_send_later
 from leaderboard.services.tasks import (
@@ -39,7 +39,8 @@ DATETIME_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="
 
 
 class TaskSettingsForm(forms.ModelForm):
-    """The task's own settings; each phase has its own form."""
+    """The task's own settings; each phase has its own form. A subtask's registration and terms
+    are its parent's; a task divided into subtasks ranks nothing itself (no primary metric)."""
 
     class Meta:
         model = Task
@@ -50,6 +51,10 @@ class TaskSettingsForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["primary_metric"].choices = metric_choices()
         self.fields["terms"].widget = forms.Textarea(attrs={"rows": 6})
+        if self.instance.is_subtask:
+            del self.fields["registration"], self.fields["terms"]
+        elif self.instance.pk and self.instance.subtasks.exists():
+            del self.fields["primary_metric"]
 
 
 class PhaseSettingsForm(forms.ModelForm):
@@ -82,13 +87,20 @@ class PhaseSettingsForm(forms.ModelForm):
     def clean_final_part(self) -> str:
         return self.cleaned_data.get("final_part") or self.instance.final_part
 
+    def clean_contrastive_runs(self) -> int:
+        value = self.cleaned_data.get("contrastive_runs")
+        return self.instance.contrastive_runs if value is None else value
+
 
 def optional_split(form: forms.ModelForm) -> None:
-    """The public/private split is optional on every phase form (blank: no split, or as it is)."""
+    """The public/private split and contrastive runs are optional on every phase form (blank:
+    none, or as they are)."""
     form.fields["private_percent"].required = False
     form.fields["private_percent"].label = "Private share of the test set (%)"
     form.fields["final_part"].required = False
     form.fields["final_part"].label = "Final ranking on"
+    form.fields["contrastive_runs"].required = False
+    form.fields["contrastive_runs"].label = "Contrastive runs per team"
 
 
 def _feedback_from_visibility(form: forms.ModelForm) -> None:
@@ -188,6 +200,9 @@ class TaskCreateForm(forms.ModelForm):
     def clean_final_part(self) -> str:
         return self.cleaned_data.get("final_part") or Phase.FinalPart.PRIVATE
 
+    def clean_contrastive_runs(self) -> int:
+        return self.cleaned_data.get("contrastive_runs") or 0
+
     def cleaned_labels(self) -> list[str]:
         raw = self.cleaned_data["labels"].replace(",", "\n")
         return [line.strip() for line in raw.splitlines() if line.strip()]
@@ -212,6 +227,35 @@ class TaskCreateForm(forms.ModelForm):
         }
 
 
+class SubtaskCreateForm(TaskCreateForm):
+    """A new subtask of a task divided into subtasks: a task's form without registration and
+    terms, which are the parent's."""
+
+    field_order = [name for name in TaskCreateForm.field_order if name not in ("registration", "terms")]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        del self.fields["registration"], self.fields["terms"]
+
+    def service_arguments(self) -> dict:
+        self.cleaned_data.update(registration=Task.Registration.OPEN, terms="")
+        return super().service_arguments()
+
+
+class TaskWithSubtasksForm(forms.ModelForm):
+    """A task divided into subtasks: what they share (registration, terms, teams, announcements);
+    each subtask is added from the task's page with its labels, metric and phases."""
+
+    class Meta:
+        model = Task
+        fields = ["title", "slug", "description", "registration", "terms"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 6}), "terms": forms.Textarea(attrs={"rows": 4})}
+        help_texts = {"slug": "the task's address: letters, digits, hyphens"}
+
+    def validate_unique(self) -> None:
+        """The service says when the address is taken, in its own words."""
+
+
 class PhaseFileForm(forms.Form):
     title = forms.CharField(max_length=120, required=False, help_text="e.g. test inputs (no labels), licence")
     file = UploadField(label="File", help_text="shown to everyone who can see the task; never the gold file")
@@ -230,11 +274,27 @@ class TeamJoinForm(forms.Form):
 
 
 class SubmissionForm(forms.Form):
+    """An upload; in a phase with contrastive runs (``phase``), what the run is."""
+
     file = UploadField(
         label="Prediction file",
         help_text="CSV or TSV: id,label — or id plus one probability column per label",
     )
     description = forms.CharField(max_length=200, required=False, help_text="optional: what this run is")
+    mark = forms.ChoiceField(
+        label="Run",
+        required=False,
+        help_text="the primary run counts; contrastive runs are listed under the team, never ranked",
+    )
+
+    def __init__(self, *args, phase: Phase | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = phase.run_marks() if phase is not None else []
+        if choices:
+            self.fields["mark"].choices = choices
+            self.fields["mark"].initial = PRIMARY
+        else:
+            del self.fields["mark"]
 
 
 def email_field(**options) -> forms.EmailField:

@@ -36,6 +36,12 @@ from scoring.engine.suite import Report
 ALL_ITEMS, PUBLIC_PART, PRIVATE_PART = "all", "public", "private"
 """What a phase's scores are computed on: every item, or one part of a split test set."""
 MAX_PRIVATE_PERCENT = 90
+MAX_CONTRASTIVE_RUNS = 9
+PRIMARY = "primary"
+"""A team's primary run in a phase with contrastive runs: its chosen submission, the one that counts."""
+UNMARKED = "unmarked"
+CONTRASTIVE_MARK = "contrastive-"
+"""Followed by k: the team's contrastive run k."""
 DEFAULT_MAX_PER_DAY = 5
 DEFAULT_MAX_TOTAL = 100
 DESCRIPTION_MAX_LENGTH = 200
@@ -66,7 +72,7 @@ class StoredFile(models.Model):
 class Counting(models.TextChoices):
     LATEST = "latest", "the latest scored submission"
     BEST = "best", "the best scored submission under the primary metric"
-    CHOSEN = "chosen", "the submission the team chose (else the latest)"
+    CHOSEN = "chosen", "the submission the team chose, its primary run (else the latest)"
 
 
 class Visibility(models.TextChoices):
@@ -92,10 +98,24 @@ class Registration(models.TextChoices):
 
 class Task(models.Model):
     """A shared task: its labels and primary metric, its organisers, its terms and how people
-    register, and its phases."""
+    register, and its phases.
+
+    A task may hold **subtasks** (SemEval-2017 Task 4 had five): each is a task of its own
+    (``parent`` set) with its labels, primary metric, phases and boards, while registration,
+    terms, organisers, teams and announcements are the parent's, its :attr:`root`. A task with
+    subtasks holds no phases itself; a task without any is its own single subtask."""
 
     Registration = Registration
 
+    parent = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="subtasks",
+        help_text="the task this one is a subtask of: its registration, terms, organisers, teams and announcements "
+        "are the parent's",
+    )
     slug = models.SlugField(unique=True, max_length=60)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -140,6 +160,29 @@ class Task(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("leaderboard:task_detail", args=[self.slug])
 
+    @property
+    def root(self) -> Task:
+        """The task people register for and form teams in: the parent of a subtask, else itself."""
+        return self.parent if self.parent_id else self
+
+    @property
+    def is_subtask(self) -> bool:
+        return self.parent_id is not None
+
+    @property
+    def full_title(self) -> str:
+        """The title, after its parent's for a subtask: what names it outside its pages."""
+        return f"{self.parent.title}: {self.title}" if self.parent_id else self.title
+
+    @property
+    def is_divided(self) -> bool:
+        """Divided into subtasks: it has no labels (nor phases) of its own."""
+        return not self.is_subtask and not self.labels
+
+    def family_ids(self) -> list[int]:
+        """This task's id and its subtasks' (a subtask has none)."""
+        return [self.pk, *self.subtasks.values_list("pk", flat=True)]
+
     def ordered_phases(self) -> list[Phase]:
         """The phases in time order (prefetched ``phases`` are used as they are)."""
         return sorted(self.phases.all(), key=lambda phase: phase.opens_at)
@@ -157,12 +200,22 @@ class Task(models.Model):
         return next((phase for phase in self.ordered_phases() if phase.is_open(now)), None)
 
     def is_over(self, now=None) -> bool:
-        """Every phase has closed: teams can no longer be formed, joined or renamed."""
+        """Every phase (of every subtask) has closed: teams can no longer be formed, joined or
+        renamed."""
         now = now or timezone.now()
-        return all(phase.is_closed(now) for phase in self.ordered_phases())
+        phases = self.root.every_phase()
+        return bool(phases) and all(phase.is_closed(now) for phase in phases)
+
+    def every_phase(self) -> list[Phase]:
+        """The phases of this task and of its subtasks, in time order."""
+        phases = Phase.objects.filter(task_id__in=self.family_ids()).select_related("task")
+        return sorted(phases, key=lambda phase: phase.opens_at)
 
     def is_organiser(self, user) -> bool:
-        return user.is_authenticated and (user.is_staff or self.organisers.filter(pk=user.pk).exists())
+        """Organisers of a subtask are its parent's."""
+        if not user.is_authenticated:
+            return False
+        return user.is_staff or self.root.organisers.filter(pk=user.pk).exists()
 
     @property
     def submissions(self) -> SubmissionQuerySet:
@@ -171,9 +224,11 @@ class Task(models.Model):
 
     @property
     def needs_registration(self) -> bool:
-        """People take part only once registered: the task has terms to accept, or organisers
-        approve each participant. Otherwise anyone signed in may form a team and upload."""
-        return self.registration == Registration.APPROVAL or bool(self.terms.strip())
+        """People take part only once registered: the task (the parent of a subtask) has terms
+        to accept, or organisers approve each participant. Otherwise anyone signed in may form a
+        team and upload."""
+        root = self.root
+        return root.registration == Registration.APPROVAL or bool(root.terms.strip())
 
 
 class Phase(models.Model):
@@ -230,6 +285,12 @@ class Phase(models.Model):
         default=FinalPart.PRIVATE,
         help_text="with a split: what the final ranking, after the close, is computed on",
     )
+    contrastive_runs = models.PositiveSmallIntegerField(
+        default=0,
+        validators=[MaxValueValidator(MAX_CONTRASTIVE_RUNS)],
+        help_text="how many contrastive runs a team may mark besides its primary run (SemEval's practice): "
+        "listed under the team on the board, never ranked; 0 for none. The primary run is the one that counts.",
+    )
 
     class Meta:
         ordering = ["task", "opens_at"]
@@ -282,6 +343,18 @@ class Phase(models.Model):
     @property
     def has_split(self) -> bool:
         return self.private_percent > 0
+
+    def run_marks(self) -> list[tuple[str, str]]:
+        """The marks a run may have here (none without contrastive runs), as form choices."""
+        if not self.contrastive_runs:
+            return []
+        runs = [(f"{CONTRASTIVE_MARK}{k}", f"contrastive run {k}") for k in range(1, self.contrastive_runs + 1)]
+        return [(PRIMARY, "primary run (it counts)"), *runs, (UNMARKED, "not marked")]
+
+    def clean(self) -> None:
+        """A phase with contrastive runs counts each team's primary run: its chosen submission."""
+        if self.contrastive_runs and self.counting != Counting.CHOSEN:
+            raise errors.CONTRASTIVE_NEEDS_CHOSEN.error("counting", runs=self.contrastive_runs)
 
     @property
     def public_percent(self) -> int:
@@ -517,9 +590,13 @@ class SubmissionQuerySet(models.QuerySet):
     def scored(self) -> SubmissionQuerySet:
         return self.filter(status=Submission.Status.SCORED)
 
-    def rankable(self) -> SubmissionQuerySet:
-        """Scored, not disqualified, of a team not removed: what a board may rank."""
+    def shown(self) -> SubmissionQuerySet:
+        """Scored, not disqualified, of a team not removed: what a board may show."""
         return self.scored().filter(disqualified_at__isnull=True, team__removed_at__isnull=True)
+
+    def rankable(self) -> SubmissionQuerySet:
+        """What a board may rank: shown, and not a contrastive run."""
+        return self.shown().filter(contrastive__isnull=True)
 
     def counted_against_limits(self) -> SubmissionQuerySet:
         """Every stored submission counts, except those that failed scoring for our fault."""
@@ -583,7 +660,14 @@ class Submission(Scored):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     disqualified_reason = models.TextField(blank=True, help_text="shown on the leaderboard")
-    chosen = models.BooleanField(default=False, help_text="the team chose it to count in its phase")
+    chosen = models.BooleanField(
+        default=False, help_text="the team chose it to count in its phase (its primary run, where runs are marked)"
+    )
+    contrastive = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="marked by its team as contrastive run 1, 2, ... of its phase: listed under the team, never ranked",
+    )
     items = models.BinaryField(
         null=True,
         blank=True,
@@ -601,7 +685,15 @@ class Submission(Scored):
         constraints = [
             models.UniqueConstraint(
                 fields=["team", "phase"], condition=Q(chosen=True), name="one_chosen_submission_per_phase"
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["team", "phase", "contrastive"],
+                condition=Q(contrastive__isnull=False),
+                name="one_submission_per_contrastive_mark",
+            ),
+            models.CheckConstraint(
+                condition=Q(contrastive__isnull=True) | Q(chosen=False), name="a_contrastive_run_is_not_primary"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -614,6 +706,13 @@ class Submission(Scored):
     def task(self) -> Task:
         """Its phase's task (derived: a submission cannot name another task than its phase's)."""
         return self.phase.task
+
+    @property
+    def run_mark(self) -> str:
+        """:data:`PRIMARY` (its team's chosen submission), contrastive k, or :data:`UNMARKED`."""
+        if self.contrastive:
+            return f"{CONTRASTIVE_MARK}{self.contrastive}"
+        return PRIMARY if self.chosen else UNMARKED
 
     def is_scored_against(self, gold_version: int) -> bool:
         """Scored, and against this version of the gold file."""

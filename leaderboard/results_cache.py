@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.core.cache import cache
-from django.db.models import F
+from django.db.models import F, Q
 
 from leaderboard.models import Phase, Task
 
@@ -51,10 +51,12 @@ KEY_PREFIX = "results:v1"
 
 
 def results_changed(task: Task | int) -> None:
-    """Something every results page of ``task`` may show has changed: raise the task's version.
-    Call it inside the transaction of the change (the version and the change commit together)."""
+    """Something every results page of ``task`` (and of its subtasks) may show has changed:
+    raise their versions. Call it inside the transaction of the change (the version and the
+    change commit together)."""
     task_id = task if isinstance(task, int) else task.pk
-    Task.objects.filter(pk=task_id).update(results_version=F("results_version") + 1)
+    family = Q(pk=task_id) | Q(parent_id=task_id)  # a team's change shows on every subtask's boards
+    Task.objects.filter(family).update(results_version=F("results_version") + 1)
 
 
 def entry_key(phase: Phase, piece: str, params: tuple = ()) -> str:

@@ -198,21 +198,29 @@ def _phase_out(phase: Phase) -> dict:
         "closes_at": phase.closes_at,
         "max_per_day": phase.max_per_day,
         "max_total": phase.max_total,
+        "contrastive_runs": phase.contrastive_runs,
         "is_open": phase.is_open(),
         "results_public": phase.results_public(),
     }
 
 
+_PHASE_FIELDS = tuple(schemas.PhaseOut.model_fields)
+
+
 def _task_out(request: HttpRequest, task: Task, teams: int) -> dict:
-    """A task with its phases; the fields of the current phase are repeated at the top level."""
+    """A task with its phases; the fields of the current phase are repeated at the top level
+    (``null`` for a task of subtasks, which has no phases of its own)."""
     current = task.current_phase()
+    phase_fields = dict.fromkeys(_PHASE_FIELDS) if current is None else _phase_out(current)
     return {
         "slug": task.slug,
         "title": task.title,
+        "parent": task.parent.slug if task.parent_id else None,
+        "subtasks": [subtask.slug for subtask in task.subtasks.all()],
         "labels": list(task.labels),
         "primary_metric": task.primary_metric,
-        **{key: value for key, value in _phase_out(current).items() if key not in ("slug", "name")},
-        "phase": current.slug,
+        **{key: value for key, value in phase_fields.items() if key not in ("slug", "name")},
+        "phase": current.slug if current else None,
         "phases": [_phase_out(phase) for phase in task.ordered_phases()],
         "teams": teams,
         "url": request.build_absolute_uri(task.get_absolute_url()),
@@ -229,7 +237,11 @@ def _submission_url(request: HttpRequest, submission: Submission) -> str:
 @api.get("/tasks", response={200: list[schemas.TaskOut], **ERRORS}, tags=["tasks"])
 def task_list(request: HttpRequest):
     """Every task with its phases, as the home page lists them."""
-    return [_task_out(request, task, len(task.teams.all())) for task in participation.listed_tasks()]
+    return [
+        _task_out(request, listed, len(task.teams.all()))
+        for task in participation.listed_tasks()
+        for listed in (task, *task.subtasks.all())
+    ]
 
 
 @api.get("/tasks/{slug}", response={200: schemas.TaskDetailOut, **ERRORS}, tags=["tasks"])
@@ -244,7 +256,7 @@ def task_detail(request: HttpRequest, slug: str):
     sections = {section.phase.pk: section for section in page["sections"]}
     quota = sections[current.pk].quota if current.pk in sections and current.is_open() else None
     return {
-        **_task_out(request, task, task.teams.count()),
+        **_task_out(request, task, task.root.teams.count()),
         "description": task.description,
         "you": {
             "team": team.name if team else None,

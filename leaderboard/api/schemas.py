@@ -28,6 +28,7 @@ class PhaseOut(Schema):
     closes_at: dt.datetime
     max_per_day: int
     max_total: int
+    contrastive_runs: int
     is_open: bool
     results_public: bool
 
@@ -35,18 +36,21 @@ class PhaseOut(Schema):
 class TaskOut(Schema):
     slug: str
     title: str
+    parent: str | None = Field(description="the task this one is a subtask of (its teams and registration), if any")
+    subtasks: list[str] = Field(description="the slugs of its subtasks, if it has any (it then has no phases)")
     labels: list[str]
     primary_metric: str
-    phase: str = Field(description="the current phase: the one open now, else the latest to have opened")
-    counting: str = Field(description="of the current phase")
-    visibility: str = Field(description="of the current phase")
-    feedback: str = Field(description="of the current phase")
-    opens_at: dt.datetime = Field(description="of the current phase")
-    closes_at: dt.datetime = Field(description="of the current phase")
-    max_per_day: int = Field(description="of the current phase")
-    max_total: int = Field(description="of the current phase")
-    is_open: bool = Field(description="the current phase takes uploads now")
-    results_public: bool = Field(description="the current phase's board is public")
+    phase: str | None = Field(description="the current phase: the one open now, else the latest to have opened")
+    counting: str | None = Field(description="of the current phase")
+    visibility: str | None = Field(description="of the current phase")
+    feedback: str | None = Field(description="of the current phase")
+    opens_at: dt.datetime | None = Field(description="of the current phase")
+    closes_at: dt.datetime | None = Field(description="of the current phase")
+    max_per_day: int | None = Field(description="of the current phase")
+    max_total: int | None = Field(description="of the current phase")
+    contrastive_runs: int | None = Field(description="of the current phase: contrastive runs a team may mark")
+    is_open: bool | None = Field(description="the current phase takes uploads now")
+    results_public: bool | None = Field(description="the current phase's board is public")
     phases: list[PhaseOut] = Field(description="every phase, in time order")
     teams: int
     url: str = Field(description="the task's page")
@@ -90,6 +94,7 @@ class ColumnOut(Schema):
 class BoardTaskOut(Schema):
     slug: str
     title: str
+    parent: str | None = Field(description="the task this board's task is a subtask of, if any")
     labels: list[str]
     primary_metric: str
     counting: str
@@ -97,7 +102,9 @@ class BoardTaskOut(Schema):
 
 class BoardRowOut(Schema):
     name: str
-    kind: str = Field(description="team or baseline (baselines are never ranked)")
+    kind: str = Field(
+        description="team, contrastive (a team's contrastive run, after its row) or baseline: only teams are ranked"
+    )
     status: str
     submission: int | None
     values: dict[str, Number]

@@ -71,12 +71,14 @@ def board_rows(
     rank_intervals: np.ndarray | None = None,
     stale: bool = False,
     mine: int | None = None,
+    contrastive: bool = False,
 ) -> list[SafeString]:
     """The ``<tr>`` of each team of ``rows`` (rows of ``data``): a team with a scored
     submission has its rank under ``sort``, its name, its rank interval under ``sort`` when
     ``rank_intervals`` are given (per row of ``data``: best and worst, -1 for none) and a value
     and rank per column; a team without one says so. The visitor's own team (``mine``, a team
-    id) is marked."""
+    id) is marked. With ``contrastive``, each team's contrastive runs follow its row: values,
+    never ranks."""
     indices = [data.index[column.id] for column in columns]
     sort_index = data.index[sort.id]
     openings = _openings(columns, primary=primary, sort=sort)
@@ -129,6 +131,32 @@ def board_rows(
                 RESCORING_TAG if data.rescoring[row] else "",
                 own,
                 interval,
+                cells,
+            )
+        )
+        if contrastive:
+            shown += _contrastive_rows(data, row, indices, openings, intervals=rank_intervals is not None)
+    return shown
+
+
+def _contrastive_rows(data: BoardData, row: int, indices: list[int], openings, *, intervals: bool) -> list[SafeString]:
+    """The rows of the contrastive runs of the team of ``row``."""
+    shown = []
+    for run in data.contrastive_of(row):
+        values = data.contrastive_values[run, indices]
+        cells = _cells(
+            [value_html(None if np.isnan(value) else float(value)) for value in values],
+            [BASELINE_PLACEHOLDER] * len(indices),
+            openings,
+        )
+        shown.append(
+            format_html(
+                '<tr class="contrastive-row">{}<th scope="row" class="col-team">{} '
+                '<span class="contrastive-note">contrastive run {}, not ranked</span></th>{}{}</tr>',
+                BASELINE_RANK_CELL,
+                data.names[row],
+                int(data.contrastive_marks[run]),
+                mark_safe('<td class="col-interval"></td>' if intervals else ""),
                 cells,
             )
         )

@@ -13,12 +13,14 @@ from django.utils import timezone
 
 from leaderboard import charts
 from leaderboard.models import Counting, Phase, PhaseFile, Submission, Task
+from leaderboard.pages.results import board_data_of
 from leaderboard.permissions import can_view_board, is_member
 from leaderboard.samples import format_rules
 from leaderboard.selectors.boards import (
     columns_of,
     counting_submissions,
     leaderboard,
+    primary_column,
 )
 from leaderboard.selectors.feedback import Level, feedback_level, primary_text
 from leaderboard.selectors.participation import (
@@ -104,7 +106,8 @@ def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
         "feedback": level,
         "primary_text": primary_text(submission, level),
         "primary_metric": BY_KEY[task.primary_metric],
-        "can_choose": phase.counting == Counting.CHOSEN and not phase.is_closed(),
+        "can_choose": phase.counting == Counting.CHOSEN and not phase.contrastive_runs and not phase.is_closed(),
+        "run_marks": phase.run_marks() if not phase.is_closed() else [],
         "part": phase.shown_part(),
     }
     if submission.status != Submission.Status.SCORED or not level.shows_metrics:
@@ -179,9 +182,10 @@ def _team_rows(*, phase: Phase, team, user, level: Level) -> tuple[list[Submissi
 
 
 def team_sections(*, task: Task, team, user, now: dt.datetime) -> list[PhaseSection]:
-    """The team's part of every phase that has opened, the latest first."""
+    """The team's part of every phase that has opened (of every subtask, for a task divided
+    into them), the latest first."""
     sections = []
-    for phase in reversed(task.ordered_phases()):
+    for phase in reversed(task.every_phase() if task.is_divided else task.ordered_phases()):
         if not phase.has_opened(now):
             continue
         level = feedback_level(phase=phase, user=user)
@@ -215,6 +219,37 @@ def timeline(*, task: Task, user, now: dt.datetime) -> list[PhaseStep]:
     return steps
 
 
+@dataclass(frozen=True)
+class SubtaskStep:
+    """A subtask on its parent's page: its current phase, whether it is open, and, where this
+    person may see that phase's board, the teams ranked first under its primary metric."""
+
+    task: Task
+    phase: Phase | None
+    state: str
+    leaders: list[str] | None
+
+
+def subtask_steps(*, task: Task, user, now: dt.datetime) -> list[SubtaskStep]:
+    """Each subtask of a task divided into subtasks, with its winners so far (ties all named)."""
+    steps = []
+    for subtask in task.subtasks.prefetch_related("phases").order_by("slug"):
+        subtask.parent = task
+        phase = subtask.current_phase(now)
+        if phase is None:
+            steps.append(SubtaskStep(subtask, None, "upcoming", None))
+            continue
+        phase.task = subtask
+        state = "open" if phase.is_open(now) else ("closed" if phase.is_closed(now) else "upcoming")
+        leaders = None
+        if state != "upcoming" and can_view_board(user, phase):
+            data = board_data_of(phase)
+            first = data.ranks[:, data.index[primary_column(subtask).id]] == 1
+            leaders = sorted(data.names[row] for row in first.nonzero()[0])
+        steps.append(SubtaskStep(subtask, phase, state, leaders))
+    return steps
+
+
 def task_page(*, task: Task, user) -> dict[str, Any]:
     """A task's page: its description, its phases on a timeline with their data files, sample
     submissions and boards, the person's team and its submissions in each phase (which counts,
@@ -240,7 +275,9 @@ def task_page(*, task: Task, user) -> dict[str, Any]:
         "registration": registration_of(task=task, user=user),
         "participation_problem": None if is_organiser else participation_problem(task=task, user=user),
         "may_download": may_download,
-        "announcements": list(task.announcements.all()),
+        "announcements": list(task.root.announcements.all()),
+        "divided": task.is_divided,
+        "subtasks": subtask_steps(task=task, user=user, now=now) if task.is_divided else [],
     }
     if is_organiser:
         latest = visible_submissions(task=task, user=user)[:ORGANISER_SUBMISSIONS_SHOWN]

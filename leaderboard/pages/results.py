@@ -164,11 +164,18 @@ def _my_row(data: BoardData, team_id: int | None) -> int | None:
 
 
 def board_page(
-    *, phase: Phase, calibrated: bool, sort: str | None, page: str | None, query: str | None, team_id: int | None
+    *,
+    phase: Phase,
+    calibrated: bool,
+    sort: str | None,
+    page: str | None,
+    query: str | None,
+    team_id: int | None,
+    contrastive: bool = True,
 ) -> dict[str, Any]:
     """A phase's leaderboard: its columns, the sorted column, one page of rows as ready HTML
-    (or the rows a search finds), the visitor's own team's row wherever it stands, and the
-    baselines."""
+    (or the rows a search finds), each team's contrastive runs under it unless ``contrastive``
+    is false, the visitor's own team's row wherever it stands, and the baselines."""
     task = phase.task
     data = board_data_of(phase)
     columns = columns_of(task, calibrated=calibrated)
@@ -191,7 +198,9 @@ def board_page(
         "phase": phase,
         "columns": columns,
         "sort": sort_column,
-        "rows": board_rows.board_rows(data, rows, **render),
+        "rows": board_rows.board_rows(data, rows, **render, contrastive=contrastive),
+        "contrastive": contrastive,
+        "has_contrastive": len(data.contrastive_ids) > 0,
         "my_row": board_rows.board_rows(data, [mine], **render)[0] if mine_elsewhere else None,
         "my_page": my_place // PAGE_SIZE + 1 if my_place is not None else None,
         "my_team_id": team_id if mine is not None else None,
@@ -238,17 +247,22 @@ def board_api(*, phase: Phase, calibrated: bool, sort: str | None, page: int, pe
         return exports.board_data(board)  # the download's very shape, built in one place
 
     found = cached(phase, "api-board", (calibrated, sort_id), rows)
-    teams = [row for row in found["rows"] if row["kind"] == "team"]
-    baselines = [row for row in found["rows"] if row["kind"] != "team"]
+    teams: list[list[dict]] = []  # each team's row, then its contrastive runs' rows
+    for row in found["rows"]:
+        if row["kind"] == "team":
+            teams.append([row])
+        elif row["kind"] == "contrastive":
+            teams[-1].append(row)
+    baselines = [row for row in found["rows"] if row["kind"] == "baseline"]
     shown, page, pages = api_page(teams, page=page, per_page=per_page)
 
     def intervals() -> dict[str, Any]:
         found = stability.intervals_of(phase=phase, data=board_data_of(phase))
-        return found.as_api(teams={row["name"] for row in shown})
+        return found.as_api(teams={rows[0]["name"] for rows in shown})
 
     return {
         **found,
-        "rows": shown + baselines,
+        "rows": [row for rows in shown for row in rows] + baselines,
         "sort": sort_id,
         "calibrated": calibrated,
         "page": page,
@@ -258,13 +272,18 @@ def board_api(*, phase: Phase, calibrated: bool, sort: str | None, page: int, pe
     }
 
 
-def export(*, phase: Phase, kind: str, calibrated: bool | None = None, sort: str | None = None) -> str:
+def export(
+    *, phase: Phase, kind: str, calibrated: bool | None = None, sort: str | None = None, contrastive: bool = True
+) -> str:
     """A board download (cached): ``csv`` or ``json`` (every column), or ``tex`` (the columns the
-    page shows, raw or calibrated, in its order)."""
+    page shows, raw or calibrated, in its order); the teams' contrastive runs, never ranked,
+    with them unless ``contrastive`` is false."""
     sort_id = sorted_by(phase.task, columns_of(phase.task, calibrated=calibrated), sort).id
 
     def compute() -> str:
         board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id)
+        if not contrastive:
+            board.contrastive = []
         if kind == "csv":
             return exports.board_csv(board)
         if kind == "json":
@@ -273,10 +292,11 @@ def export(*, phase: Phase, kind: str, calibrated: bool | None = None, sort: str
             teams=[entry.name for entry in board.scored],
             columns=board.columns,
             values={column.id: [entry.values[column.id] for entry in board.scored] for column in board.columns},
-            title=f"{phase.task.title} ({phase.name})",
+            title=f"{phase.task.full_title} ({phase.name})",
+            unranked=[(f"{run.name} (contrastive {run.contrastive})", run.values) for run in board.contrastive],
         )
 
-    return cached(phase, f"export-{kind}", (calibrated, sort_id), compute)
+    return cached(phase, f"export-{kind}", (calibrated, sort_id, contrastive), compute)
 
 
 @dataclass(frozen=True)

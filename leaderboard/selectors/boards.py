@@ -164,6 +164,16 @@ class BoardData:
     """Teams × n × n: each counting submission's confusion matrix (rows predicted, columns gold)."""
     baseline_names: tuple[str, ...] = ()
     baseline_values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    contrastive_teams: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The row of the team of each contrastive run (runs a team marked contrastive: shown under
+    it, never ranked), in the order of the teams, then of their marks."""
+    contrastive_marks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    contrastive_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    contrastive_values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+    def contrastive_of(self, row: int) -> np.ndarray:
+        """The indices of the contrastive runs of the team of ``row``."""
+        return np.flatnonzero(self.contrastive_teams == row)
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -252,10 +262,18 @@ def board_data(phase: Phase, part: str | None = None) -> BoardData:
         row[0]: row[1:]
         for row in counting_rows(phase, part).values_list("team_id", *PACKED, "score_count", "scored_gold_version")
     }
-    teams = list(Team.objects.filter(task=phase.task_id, removed_at__isnull=True).values_list("pk", "name"))
+    task_id = phase.task.parent_id or phase.task_id  # a subtask's teams are its parent's
+    teams = list(Team.objects.filter(task=task_id, removed_at__isnull=True).values_list("pk", "name"))
     submissions = [counting.get(team_id) for team_id, _ in teams]
     packed = _packed_rows(Submission, submissions, columns, part, n)
     baselines = list(Baseline.objects.filter(phase=phase).order_by("name").values_list(*PACKED, "name"))
+    team_rows = {team_id: row for row, (team_id, _) in enumerate(teams)}
+    marked = []  # the contrastive runs: none, without a query, where the phase takes none
+    if phase.contrastive_runs:
+        fields = ("team_id", "contrastive", *PACKED)
+        marked = phase.submissions.shown().filter(contrastive__isnull=False).values_list(*fields)
+    runs = sorted((team_rows[team_id], mark, row) for team_id, mark, *row in marked if team_id in team_rows)
+    contrastive = _packed_rows(Submission, [tuple(row) for *_, row in runs], columns, part, n)
     return BoardData(
         phase_id=phase.pk,
         part=part,
@@ -270,6 +288,10 @@ def board_data(phase: Phase, part: str | None = None) -> BoardData:
         matrices=packed[:, k:].reshape(len(teams), n, n),
         baseline_names=tuple(row[3] for row in baselines),
         baseline_values=_packed_rows(Baseline, baselines, columns, part, n)[:, :k],
+        contrastive_teams=np.array([row for row, _, _ in runs], dtype=np.int64),
+        contrastive_marks=np.array([mark for _, mark, _ in runs], dtype=np.int64),
+        contrastive_ids=np.array([row[0] for *_, row in runs], dtype=np.int64),
+        contrastive_values=contrastive[:, :k],
     )
 
 
@@ -300,6 +322,8 @@ class Entry:
     ranks: dict[str, int | None] = field(default_factory=dict)
     being_rescored: bool = False
     """Scored against an older gold file; its scores stand until the new ones are written."""
+    contrastive: int | None = None
+    """A team's contrastive run k (never ranked): ``team_id`` is its team's."""
 
 
 @dataclass
@@ -311,6 +335,8 @@ class Board:
     sort: Column
     part: str = ALL_ITEMS
     """What the values are computed on: every item, or a part of a split test set."""
+    contrastive: list[Entry] = field(default_factory=list)
+    """The teams' contrastive runs, in the order of their teams on the board."""
 
     @property
     def task(self) -> Task:
@@ -380,9 +406,33 @@ def board_of(data: BoardData, *, phase: Phase, calibrated: bool | None = False, 
     """:func:`leaderboard` from a board already read."""
     columns = columns_of(phase.task, calibrated=calibrated)
     sort_column = sorted_by(phase.task, columns, sort)
-    entries = entries_of(data, data.order(sort_column), columns)
+    order = data.order(sort_column)
+    entries = entries_of(data, order, columns)
     baselines = baseline_entries(data, columns, sort_column)
-    return Board(phase=phase, columns=columns, entries=entries, baselines=baselines, sort=sort_column, part=data.part)
+    contrastive = [
+        Entry(
+            name=data.names[row],
+            team_id=int(data.team_ids[row]),
+            submission_id=int(data.contrastive_ids[run]),
+            values={c.id: _value(data.contrastive_values[run, data.index[c.id]]) for c in columns},
+            contrastive=int(data.contrastive_marks[run]),
+        )
+        for row in order
+        for run in data.contrastive_of(row)
+    ]
+    return Board(
+        phase=phase,
+        columns=columns,
+        entries=entries,
+        baselines=baselines,
+        sort=sort_column,
+        part=data.part,
+        contrastive=contrastive,
+    )
+
+
+def _value(found: float) -> Value:
+    return None if np.isnan(found) else float(found)
 
 
 def team_values(

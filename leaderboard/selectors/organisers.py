@@ -55,7 +55,7 @@ def organiser_actions(*, task: Task, phase: Phase | None = None) -> QuerySet[Org
 def participants(*, task: Task) -> QuerySet[Team]:
     """Every team with its members (user name and e-mail address), by team name."""
     members = Membership.objects.select_related("user").order_by("user__username")
-    return task.teams.prefetch_related(Prefetch("membership_set", queryset=members))
+    return task.root.teams.prefetch_related(Prefetch("membership_set", queryset=members))
 
 
 def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | None) -> dict:
@@ -65,7 +65,7 @@ def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | N
         "task": task,
         "page": task_submissions(task=task, where=where, page=page),
         "where": where,
-        "teams": task.teams.order_by("name"),
+        "teams": task.root.teams.order_by("name"),
         "phases": task.ordered_phases(),
         "statuses": Submission.Status.choices,
         "decisions": organiser_actions(task=task),
@@ -75,6 +75,7 @@ def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | N
 def registrations_page(*, task: Task, status: str | None) -> dict:
     """The organisers' list of requests to take part: every registration (or those with
     ``status``), oldest request first, each with its team, and how many wait."""
+    task = task.root  # one registration for every subtask
     registrations = task.participants.select_related("user", "decided_by")
     counts = {value: registrations.filter(status=value).count() for value in Participant.Status.values}
     if status in Participant.Status.values:

@@ -6,21 +6,24 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from leaderboard import errors
 from leaderboard.models import Participant, Phase, Submission, Task, Team
 
 
 def listed_tasks() -> QuerySet[Task]:
-    """Every task for the home page, with its teams (for the count) and phases, without
-    descriptions."""
-    return Task.objects.defer("description").prefetch_related("teams", "phases")
+    """Every task for the home page (subtasks under their task), with its teams (for the count),
+    phases and subtasks, without descriptions."""
+    subtasks = Prefetch(
+        "subtasks", queryset=Task.objects.defer("description").prefetch_related("phases").order_by("slug")
+    )
+    return Task.objects.filter(parent__isnull=True).defer("description").prefetch_related("teams", "phases", subtasks)
 
 
 def task_by_slug(slug: str) -> Task | None:
     """The task at ``slug`` with its phases (every page and API call starts here), if any."""
-    return Task.objects.prefetch_related("phases").filter(slug=slug).first()
+    return Task.objects.select_related("parent").prefetch_related("phases").filter(slug=slug).first()
 
 
 def phase_named(task: Task, slug: str | None) -> Phase | None:
@@ -39,10 +42,10 @@ def no_such_phase(task: Task, slug: str | None) -> str:
 
 
 def team_of(*, task: Task, user) -> Team | None:
-    """The person's team in this task, if any."""
+    """The person's team in this task (teams are the parent's, for a subtask), if any."""
     if not user.is_authenticated:
         return None
-    return Team.objects.filter(task=task, membership__user=user).first()
+    return Team.objects.filter(task=task.root, membership__user=user).first()
 
 
 def visible_submissions(*, task: Task, user, phase: Phase | None = None) -> QuerySet[Submission]:
@@ -111,17 +114,18 @@ def counting_reason(phase: Phase, team: Team) -> str:
 
 
 def registration_of(*, task: Task, user) -> Participant | None:
-    """The person's registration in the task, if any."""
+    """The person's registration in the task (the parent's, for a subtask), if any."""
     if not user.is_authenticated:
         return None
-    return Participant.objects.filter(task=task, user=user).first()
+    return Participant.objects.filter(task=task.root, user=user).first()
 
 
 def participation_problem(*, task: Task, user) -> ValidationError | None:
     """Why this person may not take part now (form or join a team, download data, upload), or
     ``None``: registration needed and missing, waiting for approval, refused, or the terms
     changed since they were accepted. Organisers never take part; tasks without terms and with
-    open registration need no registration."""
+    open registration need no registration. A subtask's are its parent's."""
+    task = task.root
     if not task.needs_registration:
         return None
     participant = registration_of(task=task, user=user)

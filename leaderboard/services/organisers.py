@@ -60,7 +60,7 @@ def team_remove(*, team: Team, user, reason: str) -> OrganiserAction:
         raise errors.ALREADY_REMOVED.error(team=locked.name)
     now = timezone.now()
     Team.objects.filter(pk=locked.pk).update(removed_at=now, removed_by=user, removed_reason=reason)
-    for phase in team.task.phases.all():
+    for phase in team.task.every_phase():
         scores_changed(phase=phase)
     return OrganiserAction.objects.create(
         task=team.task, actor=user, kind=OrganiserAction.Kind.REMOVE_TEAM, team=locked, reason=reason, created_at=now

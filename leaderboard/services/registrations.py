@@ -37,7 +37,9 @@ def _record_terms(*, task: Task, user) -> None:
 def registration_request(*, task: Task, user, accept_terms: bool) -> Participant:
     """Ask to take part in ``task``: approved at once when registration is open, else waiting
     for the organisers. The terms, if any, must be accepted; the acceptance (which version,
-    when) is recorded. Registering again after the terms changed accepts the new version."""
+    when) is recorded. Registering again after the terms changed accepts the new version. One
+    registration covers every subtask: it is the parent's."""
+    task = task.root
     if task.is_organiser(user):
         raise errors.ORGANISERS_DO_NOT_REGISTER.error()
     if task.terms.strip() and not accept_terms:
@@ -66,6 +68,7 @@ def registration_request(*, task: Task, user, accept_terms: bool) -> Participant
 def register_implicitly(*, task: Task, user) -> None:
     """Where no registration is needed, the person forming or joining a team is registered
     then (approved), so that announcements reach them and they can opt out."""
+    task = task.root
     if not task.needs_registration:
         Participant.objects.get_or_create(
             task=task,
@@ -102,6 +105,7 @@ def registration_decide(*, participant: Participant, organiser, approve: bool, r
 @transaction.atomic
 def announcement_emails_set(*, task: Task, user, enabled: bool) -> None:
     """Opt in to or out of the task's announcement e-mails (the site still shows them)."""
+    task = task.root
     updated = Participant.objects.filter(task=task, user=user).update(announcement_emails=enabled)
     if not updated:
         raise errors.NOT_REGISTERED.error(approval="")
@@ -110,7 +114,9 @@ def announcement_emails_set(*, task: Task, user, enabled: bool) -> None:
 @transaction.atomic
 def announcement_post(*, task: Task, author, title: str, body: str, email: bool) -> Announcement:
     """Post an announcement on the task; with ``email``, it is sent from the background queue
-    to every approved participant who has not opted out, once the post is committed."""
+    to every approved participant who has not opted out, once the post is committed. A task's
+    announcements are one stream for all its subtasks (the parent's)."""
+    task = task.root
     if not task.is_organiser(author):
         raise PermissionDenied(errors.NOT_ORGANISER)
     title, body = " ".join(title.split()), body.strip()

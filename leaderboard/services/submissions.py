@@ -11,7 +11,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard import errors
-from leaderboard.models import DESCRIPTION_MAX_LENGTH, Phase, StoredFile, Submission, Task, Team
+from leaderboard.models import (
+    CONTRASTIVE_MARK,
+    DESCRIPTION_MAX_LENGTH,
+    PRIMARY,
+    UNMARKED,
+    Phase,
+    StoredFile,
+    Submission,
+    Task,
+    Team,
+)
 from leaderboard.permissions import is_member
 from leaderboard.selectors.notifications import email_is_confirmed
 from leaderboard.selectors.participation import participation_problem, quota, team_of
@@ -60,6 +70,7 @@ def submission_create(
     description: str = "",
     now: dt.datetime | None = None,
     phase: Phase | None = None,
+    mark: str | None = None,
 ) -> Submission:
     """Validate and store an upload to ``phase`` (default: the phase open now), then queue it
     for scoring once the transaction commits.
@@ -67,7 +78,8 @@ def submission_create(
     The deadline is checked against the upload time: a file uploaded before it counts even if
     it is scored after it. The team row is locked while limits are checked, so two uploads
     racing for the last slot cannot both pass. With ``EMAIL_VERIFICATION = "mandatory"`` the
-    uploader's e-mail address must be confirmed first.
+    uploader's e-mail address must be confirmed first. In a phase with contrastive runs the
+    run may be marked at once (``mark``: :meth:`Phase.run_marks`).
     """
     now = now or timezone.now()
     if phase is None:
@@ -97,6 +109,10 @@ def submission_create(
             description=description[:DESCRIPTION_MAX_LENGTH],
             created_at=now,
         )
+        if mark:
+            if not phase.contrastive_runs:
+                raise errors.NO_CONTRASTIVE_RUNS.error("mark", phase=phase.name)
+            _mark(submission, phase, mark)
         enqueue_on_commit([submission.pk])
     submission.refresh_from_db()
     return submission
@@ -114,10 +130,49 @@ def submission_choose(*, submission: Submission, user) -> None:
     if submission.status != Submission.Status.SCORED:
         raise errors.NOT_SCORED.error()
     Team.objects.select_for_update().get(pk=submission.team_id)
-    Submission.objects.filter(team=submission.team_id, phase=phase, chosen=True).update(chosen=False)
-    Submission.objects.filter(pk=submission.pk).update(chosen=True)
+    _mark(submission, phase, PRIMARY)
     if phase.counting == Phase.Counting.CHOSEN:
         scores_changed(phase=phase)
+
+
+def _mark(submission: Submission, phase: Phase, mark: str) -> None:
+    """Give ``submission`` the mark (checked against :meth:`Phase.run_marks`, or primary for a phase
+    without contrastive runs), taking it from the team's run that had it (one primary, one
+    contrastive run k)."""
+    if phase.contrastive_runs and mark not in dict(phase.run_marks()):
+        raise errors.BAD_RUN_MARK.error("mark", runs=phase.contrastive_runs, phase=phase.name, mark=mark)
+    runs = Submission.objects.filter(team=submission.team_id, phase=phase).exclude(pk=submission.pk)
+    if mark == PRIMARY:
+        runs.filter(chosen=True).update(chosen=False)
+        chosen, contrastive = True, None
+    elif mark == UNMARKED:
+        chosen, contrastive = False, None
+    else:
+        contrastive = int(mark.removeprefix(CONTRASTIVE_MARK))
+        runs.filter(contrastive=contrastive).update(contrastive=None)
+        chosen = False
+    Submission.objects.filter(pk=submission.pk).update(chosen=chosen, contrastive=contrastive)
+    submission.chosen, submission.contrastive = chosen, contrastive
+
+
+@transaction.atomic
+def submission_mark(*, submission: Submission, user, mark: str) -> None:
+    """Mark one of the team's runs in a phase that takes contrastive runs (SemEval's practice):
+    its primary run, the one that counts, or contrastive run k, listed under the team on the
+    board and never ranked; or neither. Until the phase closes, as the chosen submission; a run
+    that failed cannot be marked."""
+    if not is_member(user, submission):
+        raise PermissionDenied(errors.NOT_A_MEMBER)
+    phase = submission.phase
+    if phase.is_closed():
+        raise errors.PHASE_CLOSED.error(phase=phase.name, closes_at=phase.closes_at)
+    if not phase.contrastive_runs:
+        raise errors.NO_CONTRASTIVE_RUNS.error("mark", phase=phase.name)
+    if submission.status == Submission.Status.FAILED:
+        raise errors.RUN_FAILED.error("mark", id=submission.pk)
+    Team.objects.select_for_update().get(pk=submission.team_id)
+    _mark(submission, phase, mark)
+    scores_changed(phase=phase)
 
 
 @transaction.atomic

@@ -98,11 +98,17 @@ def phase_create(
     feedback: str | None = None,
     private_percent: int = 0,
     final_part: str = Phase.FinalPart.PRIVATE,
+    contrastive_runs: int = 0,
 ) -> Phase:
     """Add a phase to a task, with its own gold file (checked against the task's labels), dates,
     limits and policies, and its baselines; ``feedback`` defaults to what the visibility
     suggests (:meth:`Phase.default_feedback`). With ``private_percent``, that share of the
-    gold items is kept private, drawn with a new random seed that is recorded with the phase."""
+    gold items is kept private, drawn with a new random seed that is recorded with the phase.
+    With ``contrastive_runs``, teams mark a primary run (it counts: ``counting`` must be
+    'chosen') and that many contrastive ones. A task divided into subtasks takes no phase: its
+    subtasks do."""
+    if task.subtasks.exists():
+        raise errors.HAS_SUBTASKS.error(task=task.title)
     _check_dates(task=task, opens_at=opens_at, closes_at=closes_at)
     _check_split(private_percent)
     if Phase.objects.filter(task=task, slug=slug).exists():
@@ -124,6 +130,7 @@ def phase_create(
         private_percent=private_percent,
         split_seed=new_split_seed() if private_percent else "0",
         final_part=final_part,
+        contrastive_runs=contrastive_runs,
     )
     phase.full_clean()
     phase.save()
@@ -160,28 +167,36 @@ def task_create(
     phase_slug: str = PHASE_DEFAULT_SLUG,
     registration: str = Task.Registration.OPEN,
     terms: str = "",
+    parent: Task | None = None,
     **phase_options,
 ) -> Task:
     """Create a task with its first phase (its gold file, dates, limits and policies:
     ``phase_options`` go to :func:`phase_create`). More phases come with :func:`phase_create`.
-    Terms, if any, are version 1."""
+    Terms, if any, are version 1. With ``parent`` (a task made by
+    :func:`task_with_subtasks_create`), the task is a subtask of it: registration, terms,
+    organisers and teams are the parent's."""
     labels = clean_labels(labels)
     if closes_at <= opens_at:
         raise errors.BAD_DATES.error("closes_at")
-    if Task.objects.filter(slug=slug).exists():
-        raise errors.SLUG_TAKEN.error("slug", slug=slug)
-    task = Task(
-        slug=slug,
-        title=title,
-        description=description,
-        labels=labels,
-        primary_metric=primary_metric,
-        registration=registration,
-        terms=terms.strip(),
+    if parent is not None:
+        _check_parent(parent)
+        registration, terms = Task.Registration.OPEN, ""
+    task = _task_save(
+        Task(
+            parent=parent,
+            slug=slug,
+            title=title,
+            description=description,
+            labels=labels,
+            primary_metric=primary_metric,
+            registration=registration,
+            terms=terms.strip(),
+        )
     )
-    task.full_clean()
-    task.save()
-    task.organisers.add(organiser)
+    if parent is None:
+        task.organisers.add(organiser)
+    else:
+        results_changed(parent)
     phase_create(
         task=task,
         name=phase_name,
@@ -193,6 +208,46 @@ def task_create(
         **phase_options,
     )
     return task
+
+
+@transaction.atomic
+def task_with_subtasks_create(
+    *,
+    organiser,
+    slug: str,
+    title: str,
+    description: str,
+    registration: str = Task.Registration.OPEN,
+    terms: str = "",
+) -> Task:
+    """Create a task divided into subtasks (SemEval-2017 Task 4 and its subtasks A–E): one
+    registration, one terms text, one set of teams and one stream of announcements, and no
+    phase of its own; each subtask, added with :func:`task_create` (``parent``), has its labels,
+    primary metric, phases and boards."""
+    task = _task_save(
+        Task(
+            slug=slug, title=title, description=description, labels=[], registration=registration, terms=terms.strip()
+        ),
+        exclude=["labels"],
+    )
+    task.organisers.add(organiser)
+    return task
+
+
+def _task_save(task: Task, exclude: list[str] | None = None) -> Task:
+    if Task.objects.filter(slug=task.slug).exists():
+        raise errors.SLUG_TAKEN.error("slug", slug=task.slug)
+    task.full_clean(exclude=exclude)
+    task.save()
+    return task
+
+
+def _check_parent(parent: Task) -> None:
+    """A subtask's parent is a task divided into subtasks: not a subtask, and without phases."""
+    if parent.is_subtask:
+        raise errors.SUBTASK_OF_SUBTASK.error(task=parent.title, parent=parent.root.title)
+    if parent.phases.exists():
+        raise errors.HAS_PHASES.error(task=parent.title)
 
 
 TASK_SETTINGS_FIELDS = ("title", "description", "primary_metric", "registration", "terms")
@@ -212,6 +267,7 @@ PHASE_SETTINGS_FIELDS = (
     "feedback",
     "private_percent",
     "final_part",
+    "contrastive_runs",
 )
 """What an organiser may change of a phase (the gold file has its own way); the split of its
 test set only until the phase opens."""
@@ -240,7 +296,8 @@ def task_update(*, task: Task, settings: dict) -> Task:
 @transaction.atomic
 def phase_update(*, phase: Phase, settings: dict) -> Phase:
     """Change a phase's settings (any of :data:`PHASE_SETTINGS_FIELDS`); its dates may not come
-    to overlap another phase's."""
+    to overlap another phase's. Contrastive runs marked beyond a lowered ``contrastive_runs``
+    lose their mark."""
     _check_settings(settings, PHASE_SETTINGS_FIELDS, "phase")
     changed_split = [name for name in SPLIT_FIELDS if name in settings and settings[name] != getattr(phase, name)]
     if changed_split and phase.has_opened():
@@ -255,6 +312,8 @@ def phase_update(*, phase: Phase, settings: dict) -> Phase:
         fields.append("split_seed")
     phase.full_clean(exclude=["task", "gold_file", "pending_gold_file", "slug"])
     phase.save(update_fields=fields)
+    # Fewer contrastive runs: the marks beyond them go, and those runs may count again.
+    phase.submissions.filter(contrastive__gt=phase.contrastive_runs).update(contrastive=None)
     if "private_percent" in changed_split:
         baselines_refresh(phase=phase, gold=stored_gold(phase))
     # The dates, the counting rule or the split change what the board counts and shows.

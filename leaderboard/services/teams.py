@@ -20,7 +20,7 @@ INVITE_FIELD = "invite_code"
 def _refuse_after_close(task: Task) -> None:
     """Teams are formed, joined, left and renamed until the task's last phase closes."""
     if task.is_over():
-        raise errors.TASK_CLOSED.error(closes_at=max(phase.closes_at for phase in task.ordered_phases()))
+        raise errors.TASK_CLOSED.error(closes_at=max(phase.closes_at for phase in task.root.every_phase()))
 
 
 def _refuse_second_team(*, task: Task, user) -> None:
@@ -60,7 +60,9 @@ def _join(*, team: Team, user) -> None:
 @transaction.atomic
 def team_create(*, task: Task, user, name: str) -> Team:
     """A new team with its first member. The name is canonical (NFKC, single spaces, nothing
-    hidden: :mod:`leaderboard.names`) and unique in the task whatever its case."""
+    hidden: :mod:`leaderboard.names`) and unique in the task whatever its case. A team formed on
+    a subtask's page is a team of its parent, and takes part in every subtask."""
+    task = task.root
     _refuse_after_close(task)
     _refuse_non_participant(task=task, user=user)
     name = canonical_name(name, field=NAME_FIELD)
@@ -80,6 +82,7 @@ def team_create(*, task: Task, user, name: str) -> Team:
 
 @transaction.atomic
 def team_join(*, task: Task, user, invite_code: str) -> Team:
+    task = task.root
     _refuse_after_close(task)
     _refuse_non_participant(task=task, user=user)
     team = Team.objects.filter(task=task, invite_code=invite_code.strip()).first()

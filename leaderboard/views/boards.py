@@ -63,14 +63,20 @@ def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
         page=request.GET.get("page"),
         query=request.GET.get("q"),
         team_id=_team_id(request, phase),
+        contrastive=_contrastive(request),
     )
     return render(request, "leaderboard/leaderboard.html", context)
+
+
+def _contrastive(request: HttpRequest) -> bool:
+    """Whether the teams' contrastive runs are listed (``?contrastive=0`` leaves them out)."""
+    return request.GET.get("contrastive") != "0"
 
 
 @board_view
 def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
     return download(
-        results_page.export(phase=phase, kind="csv"),
+        results_page.export(phase=phase, kind="csv", contrastive=_contrastive(request)),
         content_type="text/csv; charset=utf-8",
         filename=exports.download_name(phase, "csv"),
     )
@@ -79,7 +85,7 @@ def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
 @board_view
 def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
     return download(
-        results_page.export(phase=phase, kind="json"),
+        results_page.export(phase=phase, kind="json", contrastive=_contrastive(request)),
         content_type="application/json",
         filename=exports.download_name(phase, "json"),
     )
@@ -90,7 +96,9 @@ def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
     """The board as a LaTeX table in the style of Table 8 of Opitz 2024: the columns the page shows (raw,
     or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order."""
     calibrated = request.GET.get("calibrated") == "1"
-    table = results_page.export(phase=phase, kind="tex", calibrated=calibrated, sort=request.GET.get("sort"))
+    table = results_page.export(
+        phase=phase, kind="tex", calibrated=calibrated, sort=request.GET.get("sort"), contrastive=_contrastive(request)
+    )
     return download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(phase, "tex"))
 
 

@@ -19,8 +19,10 @@ from leaderboard.forms import (
     PhaseCreateForm,
     PhaseFileForm,
     PhaseSettingsForm,
+    SubtaskCreateForm,
     TaskCreateForm,
     TaskSettingsForm,
+    TaskWithSubtasksForm,
 )
 from leaderboard.models import Phase, PhaseFile, Submission, Task, Team
 from leaderboard.pages import overview
@@ -36,16 +38,41 @@ def _organiser_phase(request: HttpRequest, slug: str, phase: str) -> Phase:
 
 @login_required
 def task_create(request: HttpRequest) -> HttpResponse:
-    form = TaskCreateForm(request.POST or None, request.FILES or None)
+    """A new task: one leaderboard with its first phase, or (``?subtasks=1``) a task divided
+    into subtasks, which are added from its page."""
+    if request.GET.get("subtasks") == "1":
+        form = TaskWithSubtasksForm(request.POST or None)
+        create = task_service.task_with_subtasks_create
+    else:
+        form = TaskCreateForm(request.POST or None, request.FILES or None)
+        create = task_service.task_create
     if request.method == "POST" and form.is_valid():
+        arguments = form.service_arguments() if isinstance(form, TaskCreateForm) else form.cleaned_data
         try:
-            task = task_service.task_create(organiser=request.user, **form.service_arguments())
+            task = create(organiser=request.user, **arguments)
         except ValidationError as error:
             form.add_error(None, error)
         else:
             messages.success(request, f"The task “{task.title}” is created.")
             return redirect(task)
-    return render(request, "leaderboard/task_form.html", {"form": form, "creating": True})
+    context = {"form": form, "creating": True, "with_subtasks": isinstance(form, TaskWithSubtasksForm)}
+    return render(request, "leaderboard/task_form.html", context)
+
+
+@login_required
+def subtask_create(request: HttpRequest, slug: str) -> HttpResponse:
+    """A new subtask of a task divided into subtasks, with its labels, metric and first phase."""
+    parent = organiser_task(request, slug)
+    form = SubtaskCreateForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            task = task_service.task_create(organiser=request.user, parent=parent, **form.service_arguments())
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"The subtask “{task.title}” of “{parent.title}” is created.")
+            return redirect(task)
+    return render(request, "leaderboard/task_form.html", {"form": form, "creating": True, "parent": parent})
 
 
 @login_required

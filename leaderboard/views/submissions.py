@@ -28,7 +28,7 @@ from leaderboard.views.common import download, refusal, task_or_404
 @require_POST
 def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
     task = task_or_404(slug)
-    form = SubmissionForm(request.POST, request.FILES)
+    form = SubmissionForm(request.POST, request.FILES, phase=task.open_phase())
     if not form.is_valid():
         for field_errors in form.errors.values():
             messages.error(request, "The file was refused: " + " ".join(field_errors))
@@ -41,6 +41,7 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
             name=upload.name,
             content=upload.read(),
             description=form.cleaned_data["description"],
+            mark=form.cleaned_data.get("mark") or None,
         )
     except ValidationError as error:
         messages.error(request, "The file was refused: " + refusal(error))
@@ -85,6 +86,22 @@ def submission_choose(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         messages.error(request, refusal(error))
     else:
         messages.success(request, f"Submission #{submission.pk} now counts for your team.")
+    return redirect(submission)
+
+
+@login_required
+@require_POST
+def submission_mark(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A member marks one of the team's runs primary, contrastive k, or neither."""
+    submission = _submission(request, slug, pk)
+    mark = request.POST.get("mark", "")
+    try:
+        submission_service.submission_mark(submission=submission, user=request.user, mark=mark)
+    except ValidationError as error:
+        messages.error(request, refusal(error))
+    else:
+        marks = dict(submission.phase.run_marks())
+        messages.success(request, f"Submission #{submission.pk} is marked: {marks[mark]}.")
     return redirect(submission)
 
 

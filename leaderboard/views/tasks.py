@@ -28,7 +28,11 @@ def task_list(request: HttpRequest) -> HttpResponse:
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = task_or_404(slug)
     context = overview.task_page(task=task, user=request.user)
-    context.update(submission_form=SubmissionForm(), team_form=TeamCreateForm(), join_form=TeamJoinForm())
+    context.update(
+        submission_form=SubmissionForm(phase=context["open_phase"]),
+        team_form=TeamCreateForm(),
+        join_form=TeamJoinForm(),
+    )
     return render(request, "leaderboard/task_detail.html", context)
 
 

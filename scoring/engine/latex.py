@@ -181,11 +181,14 @@ def latex_table(
     columns: Sequence[Column],
     values: Mapping[str, Sequence[Value]],
     title: str | None = None,
+    unranked: Sequence[tuple[str, Mapping[str, Value]]] = (),
 ) -> str:
     """A booktabs table: a row per team (in the given order), a column per ``columns``.
 
     ``values`` maps each column's id to the teams' values in ``teams`` order (``None`` where
     undefined). The best value of each column is bold, ties all bold (competition rank 1).
+    ``unranked`` rows (a name and its values by column id: contrastive runs) follow the teams
+    below a rule, never bold and ranked with nobody.
     """
     cells: list[list[str]] = [[] for _ in teams]
     for column in columns:
@@ -197,9 +200,12 @@ def latex_table(
             row.append(cell_text(value, percent=is_share(column), best=rank == 1))
     rows = []
     for team, row in zip(teams, cells, strict=True):
-        name = latex_escape(team)
-        # A row must not start with "*" or "[": the previous row's \\ would read it as its own.
-        rows.append(" & ".join(["{}" + name if name.startswith("*") else name, *row]) + r" \\")
+        rows.append(_row(latex_escape(team), row))
+    if unranked:
+        rows.append(r"\midrule")
+    for name, found in unranked:
+        shown = [cell_text(found[column.id], percent=is_share(column), best=False) for column in columns]
+        rows.append(_row(latex_escape(name), shown))
     header = " & ".join(["Team", *(column_header(column) for column in columns)]) + r" \\"
     lines = [
         r"% Needs \usepackage{booktabs} in the preamble.",
@@ -217,6 +223,11 @@ def latex_table(
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _row(name: str, cells: Sequence[str]) -> str:
+    # A row must not start with "*" or "[": the previous row's \\ would read it as its own.
+    return " & ".join(["{}" + name if name.startswith("*") else name, *cells]) + r" \\"
 
 
 def table8_columns(labels: Sequence[str]) -> list[Column]:

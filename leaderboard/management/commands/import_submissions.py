@@ -52,7 +52,7 @@ def stand_in_member(task: Task, team_name: str):
 
 def submitter_of(task: Task, team_name: str):
     """The member through whom a file of ``team_name`` is submitted, creating the team if need be."""
-    team = Team.objects.filter(task=task, name_key=name_key(team_name)).first()
+    team = Team.objects.filter(task=task.root, name_key=name_key(team_name)).first()
     if team is None:
         user = stand_in_member(task, team_name)
         team_service.team_create(task=task, user=user, name=team_name)

@@ -1,6 +1,6 @@
-"""Load the demo: a SemEval-2017 Task 4A-like task in two phases, whose eight teams reproduce
-Table 8 of paper 000 (Opitz, *From Bias and Prevalence to Macro F1, Kappa, and MCC*) in its
-evaluation phase.
+"""Load the demo: SemEval-2017 Task 4, divided into two subtasks with one registration and one
+set of teams. Subtask A, in two phases, has eight teams that reproduce Table 8 of paper 000
+(Opitz, *From Bias and Prevalence to Macro F1, Kappa, and MCC*) in its evaluation phase:
 
 - **Development** (closed, public board, full feedback): its own smaller gold file of
   1,500 tweets; each team's predictions are drawn from its Table 8 matrix's per-class rates.
@@ -8,6 +8,10 @@ evaluation phase.
   tweets' ids with 3,972 negative, 5,937 neutral and 2,375 positive labels; each team's
   prediction file is built item by item from its reconstructed confusion matrix
   (``leaderboard/demo_table8.py``).
+
+Subtask B (two-way: negative or positive) is built from the same test tweets with the neutral
+ones left out; each team's predictions there are its subtask A predictions with the neutral
+ones decided at random, and teams A and C also mark a contrastive run (listed, never ranked).
 
 Each phase has its data file (the ids to predict) and, as every phase, generated sample
 submissions. Every file is uploaded through the same service as any upload, so it is validated
@@ -34,7 +38,11 @@ from leaderboard.services import tasks as task_service
 from leaderboard.services import teams as team_service
 from scoring.engine.items import codes_with_matrix
 
+ROOT_SLUG = "semeval-2017-task-4"
 SLUG = "semeval-2017-task-4a"
+"""Subtask A, whose evaluation phase reproduces Table 8."""
+SUBTASK_B_SLUG = "semeval-2017-task-4b"
+B_LABELS = ("negative", "positive")
 DEMO_PASSWORD = "demo-password"
 SEED = 2017
 
@@ -77,6 +85,24 @@ def as_csv(ids: list[str], codes: np.ndarray) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+CONTRASTIVE_TEAMS = ("A", "C")
+"""The teams that also mark a contrastive run in subtask B."""
+
+
+def polar_predictions(codes: np.ndarray, rng: np.random.Generator, neutral_as: str | None = None) -> np.ndarray:
+    """Subtask A predictions (codes of :data:`LABELS`) as subtask B ones (codes of
+    :data:`B_LABELS`): a neutral prediction becomes ``neutral_as``, or either class at random."""
+    positive = codes == LABELS.index("positive")
+    neutral = codes == LABELS.index("neutral")
+    chosen = rng.random(len(codes)) < 0.5 if neutral_as is None else np.full(len(codes), neutral_as == "positive")
+    return np.where(positive | (neutral & chosen), 1, 0)
+
+
+def b_csv(ids: list[str], codes: np.ndarray) -> bytes:
+    lines = ["id,label", *(f"{i},{B_LABELS[c]}" for i, c in zip(ids, codes, strict=True))]
+    return ("\n".join(lines) + "\n").encode()
+
+
 def ids_csv(ids: list[str]) -> bytes:
     """The data file of a phase: the ids to predict, without labels."""
     return ("\n".join(["id", *ids]) + "\n").encode()
@@ -89,19 +115,20 @@ class Command(BaseCommand):
         parser.add_argument("--reset", action="store_true", help="delete and rebuild the demo task")
 
     def handle(self, *args, reset: bool = False, **options):
-        existing = Task.objects.filter(slug=SLUG).first()
-        if existing and not reset:
-            self.stdout.write(f"The demo task exists already: /tasks/{SLUG}/ (use --reset to rebuild it).")
+        existing = Task.objects.filter(slug__in=(ROOT_SLUG, SLUG, SUBTASK_B_SLUG))
+        if existing.exists() and not reset:
+            self.stdout.write(f"The demo task exists already: /tasks/{ROOT_SLUG}/ (use --reset to rebuild it).")
             return
         # The scores' requests for bootstrap intervals would each start a computation; the demo
         # computes each phase's once, here, so that its first visitor finds them.
         with override_settings(BOOTSTRAP_REPLICATES=0), transaction.atomic():
-            if existing:
-                existing.delete()
-            task = self._load()
-        for phase in task.phases.all():
+            existing.delete()
+            root = self._load()
+        for phase in root.every_phase():
             stability.stability_compute(phase_id=phase.pk)
-        self.stdout.write(self.style.SUCCESS(f"Demo loaded: /tasks/{SLUG}/ with {len(MATRICES)} teams."))
+        self.stdout.write(
+            self.style.SUCCESS(f"Demo loaded: /tasks/{ROOT_SLUG}/ with two subtasks and {len(MATRICES)} teams.")
+        )
 
     def _user(self, username: str):
         user, created = get_user_model().objects.get_or_create(username=username)
@@ -117,8 +144,22 @@ class Command(BaseCommand):
         now = timezone.now()
         dev_opens, dev_closes = now - dt.timedelta(days=60), now - dt.timedelta(days=30)
         eval_opens, eval_closes = now - dt.timedelta(days=21), now - dt.timedelta(days=7)
+        organiser = self._user("organiser")
+        root = task_service.task_with_subtasks_create(
+            organiser=organiser,
+            slug=ROOT_SLUG,
+            title="SemEval-2017 Task 4: sentiment analysis in Twitter (demo)",
+            description=(
+                "SemEval-2017 Task 4 had five subtasks; this demo has two, with one registration and one set "
+                "of teams. Subtask A reproduces the study of Opitz (From Bias and Prevalence to Macro F1, "
+                "Kappa, and MCC): its evaluation phase has Table 8's eight teams. Subtask B asks for the "
+                "polarity of the same test tweets without the neutral ones; there, teams A and C also marked "
+                "a contrastive run, listed under them and never ranked."
+            ),
+        )
         task = task_service.task_create(
-            organiser=self._user("organiser"),
+            organiser=organiser,
+            parent=root,
             slug=SLUG,
             title="SemEval-2017 Task 4A: sentiment of tweets (demo)",
             description=(
@@ -165,9 +206,12 @@ class Command(BaseCommand):
         task_service.phase_file_add(
             phase=evaluation, title="Test tweets to label (ids only)", name="test-tweets.csv", content=ids_csv(ids)
         )
+        polar = gold != LABELS.index("neutral")
+        subtask_b, b_phase = self._subtask_b(root, organiser, ids, gold, polar, eval_opens, now)
         for name, matrix in MATRICES.items():
             user = self._user(f"team-{name.lower()}")
             team_service.team_create(task=task, user=user, name=f"Team {name}")
+            predicted = predictions_for(matrix, gold, rng)
             submission_service.submission_create(
                 task=task,
                 phase=dev,
@@ -181,8 +225,56 @@ class Command(BaseCommand):
                 phase=evaluation,
                 user=user,
                 name=f"team-{name.lower()}.csv",
-                content=as_csv(ids, predictions_for(matrix, gold, rng)),
+                content=as_csv(ids, predicted),
                 now=eval_opens + dt.timedelta(days=7),
             )
+            runs = [("primary", polar_predictions(predicted[polar], rng))]
+            if name in CONTRASTIVE_TEAMS:  # neutral read as positive: a second system to compare
+                runs.append(("contrastive-1", polar_predictions(predicted[polar], rng, neutral_as="positive")))
+            for mark, codes in runs:
+                submission_service.submission_create(
+                    task=subtask_b,
+                    phase=b_phase,
+                    user=user,
+                    name=f"team-{name.lower()}-4b-{mark}.csv",
+                    content=b_csv([i for i, keep in zip(ids, polar, strict=True) if keep], codes),
+                    now=eval_opens + dt.timedelta(days=8),
+                    mark=mark,
+                )
         task_service.phase_update(phase=evaluation, settings={"closes_at": eval_closes})
-        return task
+        task_service.phase_update(phase=b_phase, settings={"closes_at": eval_closes})
+        return root
+
+    def _subtask_b(self, root, organiser, ids, gold, polar, opens_at, now):
+        """Subtask B: the test tweets that are not neutral, negative or positive; one phase that
+        takes a primary run and a contrastive one per team."""
+        b_gold = np.where(gold[polar] == LABELS.index("positive"), 1, 0)
+        b_ids = [i for i, keep in zip(ids, polar, strict=True) if keep]
+        subtask = task_service.task_create(
+            organiser=organiser,
+            parent=root,
+            slug=SUBTASK_B_SLUG,
+            title="SemEval-2017 Task 4B: negative or positive? (demo)",
+            description=(
+                "The test tweets of subtask A that are negative or positive: say which. Teams mark one primary "
+                "run, ranked, and may add one contrastive run, listed under them and never ranked. SemEval-2017 "
+                "ranked subtask B by the recall averaged over the two classes."
+            ),
+            labels=list(B_LABELS),
+            gold_name="semeval2017-task4b-gold.csv",
+            gold_content=b_csv(b_ids, b_gold),
+            primary_metric="macro_recall",
+            opens_at=opens_at,
+            closes_at=now + dt.timedelta(days=1),
+            phase_name="Evaluation",
+            phase_slug="evaluation",
+            max_per_day=10,
+            max_total=100,
+            counting=Phase.Counting.CHOSEN,
+            contrastive_runs=1,
+        )
+        phase = subtask.phases.get()
+        task_service.phase_file_add(
+            phase=phase, title="Test tweets to label (ids only)", name="test-tweets-4b.csv", content=ids_csv(b_ids)
+        )
+        return subtask, phase

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES, TABLE8, TABLE8_COLUMNS
-from leaderboard.management.commands.load_demo import DEV_ITEMS, SLUG
+from leaderboard.management.commands.load_demo import CONTRASTIVE_TEAMS, DEV_ITEMS, ROOT_SLUG, SLUG, SUBTASK_B_SLUG
 from leaderboard.models import Phase, Submission, Task
 from leaderboard.selectors.boards import column_by_id, leaderboard, rank_correlations
 from leaderboard.uploads import stored_gold
@@ -102,10 +102,28 @@ def test_demo_runs_in_two_closed_phases_with_every_team_scored_in_each(demo):
         board = leaderboard(phase=phase)
         assert len(board.scored) == len(MATRICES) and not board.unscored, phase.slug
         assert phase.submissions.count() == len(MATRICES)
-    every_team = set(demo.teams.values_list("pk", flat=True))
+    every_team = set(demo.root.teams.values_list("pk", flat=True))  # the teams of SemEval-2017 Task 4
     assert len(every_team) == len(MATRICES)
     for phase in (development, final):
         assert set(phase.submissions.values_list("team_id", flat=True)) == every_team, phase.slug
+
+
+def test_the_demo_is_a_task_of_two_subtasks_with_one_set_of_teams(demo):
+    root = Task.objects.get(slug=ROOT_SLUG)
+    assert demo.parent == root and root.is_divided and not root.phases.exists()
+    subtask_b = Task.objects.get(slug=SUBTASK_B_SLUG)
+    assert subtask_b.parent == root and subtask_b.labels == ["negative", "positive"]
+    (phase,) = subtask_b.ordered_phases()
+    assert phase.contrastive_runs == 1 and phase.counting == Phase.Counting.CHOSEN
+    gold = stored_gold(phase)
+    assert len(gold.ids) == GOLD_COUNTS[0] + GOLD_COUNTS[2]  # the test tweets that are not neutral
+    assert set(gold.ids) < set(stored_gold(evaluation(demo)).ids)
+    board = leaderboard(phase=phase)
+    assert sorted(entry.name for entry in board.scored) == sorted(f"Team {name}" for name in MATRICES)
+    assert sorted(run.name for run in board.contrastive) == sorted(f"Team {name}" for name in CONTRASTIVE_TEAMS)
+    counted = {entry.submission_id for entry in board.scored}
+    assert all(Submission.objects.get(pk=pk).chosen for pk in counted)  # each team's primary run
+    assert not counted & {run.submission_id for run in board.contrastive}
 
 
 def test_figure2_calibrated_kappa_ranks_exactly_as_macro_recall(demo):
