@@ -3,12 +3,14 @@ the demo's users in a new browser context."""
 
 from __future__ import annotations
 
-from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
+from leaderboard.management.commands.load_demo import DEMO_PASSWORD, ROOT_SLUG, SLUG, SUBTASK_B_SLUG
 
 EVALUATION = f"/tasks/{SLUG}/phases/evaluation"
 PUBLIC_PAGES = [
     "/",
+    f"/tasks/{ROOT_SLUG}/",
     f"/tasks/{SLUG}/",
+    f"/tasks/{SUBTASK_B_SLUG}/phases/evaluation/leaderboard/",
     f"{EVALUATION}/leaderboard/",
     f"{EVALUATION}/leaderboard/?calibrated=1&sort=kappa_c",
     f"/tasks/{SLUG}/phases/development/leaderboard/",
@@ -23,6 +25,8 @@ PUBLIC_PAGES = [
     "/accounts/password/reset/",
 ]
 MEMBER_PAGES = [
+    f"/tasks/{ROOT_SLUG}/",
+    f"/tasks/{SUBTASK_B_SLUG}/",
     f"/tasks/{SLUG}/",
     f"/tasks/{SLUG}/team/",
     f"{EVALUATION}/leaderboard/",
@@ -43,6 +47,10 @@ ORGANISER_PAGES = [
     f"/tasks/{SLUG}/registrations/",
     f"/tasks/{SLUG}/announcements/",
     "/tasks/new/",
+    "/tasks/new/?subtasks=1",
+    f"/tasks/{ROOT_SLUG}/",
+    f"/tasks/{ROOT_SLUG}/subtasks/new/",
+    f"/tasks/{ROOT_SLUG}/edit/",
     "/accounts/",
     "/accounts/api-tokens/",
 ]

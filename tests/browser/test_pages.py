@@ -83,7 +83,7 @@ def test_every_page_renders_without_console_errors(page):
     page.page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=20_000)
     assert page.page.locator(".js-plotly-plot").count() >= 2
     page.login("team-a", DEMO_PASSWORD)
-    submission = Submission.objects.get(team__name="Team A", phase__slug="evaluation")
+    submission = Submission.objects.get(team__name="Team A", phase__slug="evaluation", phase__task__slug=SLUG)
     page.open(submission.get_absolute_url())
     page.page.wait_for_selector("#confusion-raw .heatmaplayer", timeout=20_000)
     page.page.wait_for_selector("#confusion-calibrated .heatmaplayer", timeout=20_000)

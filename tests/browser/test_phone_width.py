@@ -44,10 +44,10 @@ WIDER_THAN_THE_SCREEN = """() => [...document.querySelectorAll("body *")]
 @pytest.fixture
 def demo(live_server):
     call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
-    team = Team.objects.get(task__slug=SLUG, name="Team B")
+    team = Team.objects.get(name="Team B")
     team.name = LONG_TEAM_NAME
     team.save()
-    submission = Submission.objects.filter(team__name="Team A", phase__slug="evaluation").get()
+    submission = Submission.objects.filter(team__name="Team A", phase__slug="evaluation", phase__task__slug=SLUG).get()
     submission.file.name = LONG_FILE_NAME
     submission.file.save(update_fields=["name"])
     return live_server.url
@@ -78,7 +78,7 @@ def test_no_page_is_wider_than_a_phone(chromium, demo):
     assert too_wide(page, demo, PUBLIC_PAGES) == []
     context.close()
     context, page = phone(chromium, demo, "team-a")
-    submission = Submission.objects.filter(team__name="Team A", phase__slug="evaluation").get()
+    submission = Submission.objects.filter(team__name="Team A", phase__slug="evaluation", phase__task__slug=SLUG).get()
     assert too_wide(page, demo, [*MEMBER_PAGES, submission.get_absolute_url()]) == []
     context.close()
     context, page = phone(chromium, demo, "organiser")

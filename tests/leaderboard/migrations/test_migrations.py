@@ -142,3 +142,37 @@ def test_rows_scored_before_packing_are_packed_for_the_board():
         assert Baseline.objects.get().board_layout == Scored.layout_of(columns)
     finally:
         migrate(latest())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_task_from_before_subtasks_is_its_own_single_subtask():
+    """Migration 0020: a task, its phase, team and submission stay as they were; the task is its
+    own single subtask (no parent, not divided), its phase takes no contrastive runs and its
+    runs are unmarked, so its board counts what it counted."""
+    try:
+        old = migrate([("leaderboard", "0019_pack_scored_rows")])
+        task = old.get_model("leaderboard", "Task").objects.create(slug="old", title="Old", labels=["a", "b", "c"])
+        now = timezone.now()
+        phase = old.get_model("leaderboard", "Phase").objects.create(
+            task=task,
+            slug="evaluation",
+            name="Evaluation",
+            gold_file=stored(old, "gold.csv", GOLD),
+            opens_at=now - dt.timedelta(days=2),
+            closes_at=now + dt.timedelta(days=2),
+            counting="chosen",
+        )
+        team = old.get_model("leaderboard", "Team").objects.create(task=task, name="Alpha", name_key="alpha")
+        old.get_model("leaderboard", "Submission").objects.create(
+            phase=phase, team=team, file=stored(old, "run.csv", PERFECT), kind="hard", status="queued", chosen=True
+        )
+
+        migrate(latest())
+
+        migrated = Task.objects.get(slug="old")
+        assert migrated.root == migrated and not migrated.is_subtask and not migrated.is_divided
+        assert list(migrated.subtasks.all()) == [] and migrated.phases.get().contrastive_runs == 0
+        submission = Submission.objects.get()
+        assert (submission.run_mark, submission.team.task) == ("primary", migrated)
+    finally:
+        migrate(latest())
