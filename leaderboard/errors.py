@@ -156,3 +156,7 @@ SHAKE_UP_AFTER_CLOSE = Problem(
     "The final ranking, and how it differs from the public board, is shown once the phase closes "
     "({closes_at:%Y-%m-%d %H:%M} UTC).",
 )
+RUNS_NOT_YOURS = Problem(
+    "RUNS_NOT_YOURS",
+    "Only the task's organisers download the runs of every team; a team downloads its own runs (join a team first).",
+)

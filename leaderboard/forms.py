@@ -13,6 +13,7 @@ from leaderboard import errors
 from leaderboard.addresses import client_address
 from leaderboard.models import Phase, Task, Team, metric_choices
 from leaderboard.names import canonical_name
+from leaderboard.selectors.runs import ALL_RUNS, COUNTING_RUNS
 from leaderboard.services.notifications import email_send_later
 from leaderboard.services.tasks import (
     PHASE_DEFAULT_NAME,
@@ -219,6 +220,38 @@ class PhaseFileForm(forms.Form):
 
 class GoldReplaceForm(forms.Form):
     gold = UploadField(label="New gold file", help_text="same labels; every submission is scored again")
+
+
+class RunsArchiveForm(forms.Form):
+    """Which runs of a phase go into its archive: every run or those that count, of every team
+    (none ticked) or of the teams ticked."""
+
+    runs = forms.ChoiceField(
+        choices=[(ALL_RUNS, "every run"), (COUNTING_RUNS, "only the runs that count (each team's run on the board)")],
+        initial=ALL_RUNS,
+        required=False,
+        widget=forms.RadioSelect,
+        label="Runs",
+    )
+    team = forms.ModelMultipleChoiceField(
+        queryset=Team.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Teams",
+        help_text="none ticked: every team",
+    )
+
+    def __init__(self, *args, task: Task, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["team"].queryset = task.teams.all()
+
+    def which(self) -> str:
+        return self.cleaned_data.get("runs") or ALL_RUNS
+
+    def team_ids(self) -> frozenset[int] | None:
+        """The teams ticked, or ``None`` for every team."""
+        teams = self.cleaned_data.get("team")
+        return frozenset(team.pk for team in teams) if teams else None
 
 
 class TeamCreateForm(forms.Form):

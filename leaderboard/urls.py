@@ -68,6 +68,8 @@ urlpatterns = [
     path("tasks/<slug:slug>/phases/<slug:phase>/gold/", organisers.gold_replace, name="gold_replace"),
     path("tasks/<slug:slug>/phases/<slug:phase>/gold.csv", organisers.gold_download, name="gold_download"),
     path("tasks/<slug:slug>/phases/<slug:phase>/files/", organisers.phase_files, name="phase_files"),
+    path("tasks/<slug:slug>/phases/<slug:phase>/runs/", organisers.phase_runs, name="phase_runs"),
+    path("tasks/<slug:slug>/phases/<slug:phase>/runs.zip", organisers.runs_download, name="runs_download"),
     path(
         "tasks/<slug:slug>/phases/<slug:phase>/files/<int:pk>/",
         tasks.phase_file_download,

@@ -1,6 +1,6 @@
 """The organisers' pages: creating a task and changing its settings, its phases (settings, data
-files, gold file: preview, confirm, download), re-scoring, every submission with the decisions
-about it, and the participants' list.
+files, gold file: preview, confirm, download; every run in one zip), re-scoring, every
+submission with the decisions about it, and the participants' list.
 
 Each view parses its request, calls one service (a write) or page builder (a read), and renders
 or redirects; problems come back as ``ValidationError``\\ s keyed by form field.
@@ -8,26 +8,36 @@ or redirects; problems come back as ``ValidationError``\\ s keyed by form field.
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard import exports, uploads
+from leaderboard import archives, errors, exports, uploads
 from leaderboard.forms import (
     GoldReplaceForm,
     PhaseCreateForm,
     PhaseFileForm,
     PhaseSettingsForm,
+    RunsArchiveForm,
     TaskCreateForm,
     TaskSettingsForm,
 )
 from leaderboard.models import Phase, PhaseFile, Submission, Task, Team
 from leaderboard.pages import overview
+from leaderboard.permissions import runs_scope
 from leaderboard.selectors import organisers
+from leaderboard.selectors import runs as runs_selectors
 from leaderboard.services import organisers as organiser_service
 from leaderboard.services import tasks as task_service
-from leaderboard.views.common import download, organiser_task, phase_or_404, refusal, task_or_404
+from leaderboard.views.common import (
+    download,
+    organiser_task,
+    phase_or_404,
+    refusal,
+    streaming_download,
+    task_or_404,
+)
 
 
 def _organiser_phase(request: HttpRequest, slug: str, phase: str) -> Phase:
@@ -196,4 +206,32 @@ def participants_csv(request: HttpRequest, slug: str) -> HttpResponse:
     task = organiser_task(request, slug)
     return download(
         exports.participants_csv(organisers.participants(task=task)), filename=f"{task.slug}-participants.csv"
+    )
+
+
+@login_required
+def phase_runs(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Every run of a phase in one download: choose every run or those that count, and teams."""
+    phase_row = _organiser_phase(request, slug, phase)
+    context = {**runs_selectors.runs_page(phase=phase_row), "form": RunsArchiveForm(task=phase_row.task)}
+    return render(request, "leaderboard/phase_runs.html", context)
+
+
+@login_required
+def runs_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """A phase's runs as one zip, streamed as it is written: the organisers choose which
+    (every run or those that count, every team or some); a team gets its own runs."""
+    task = task_or_404(slug)
+    phase_row = phase_or_404(task, phase)
+    form = RunsArchiveForm(request.GET, task=task)
+    if not form.is_valid():
+        return HttpResponseBadRequest(refusal(ValidationError(form.errors)), content_type="text/plain; charset=utf-8")
+    scope = runs_scope(request.user, phase_row)
+    teams = form.team_ids()
+    if scope is not None and (not scope or (teams is not None and not teams <= scope)):
+        raise PermissionDenied(errors.RUNS_NOT_YOURS)
+    view = runs_selectors.runs_view(phase=phase_row, user=request.user, which=form.which(), team_ids=teams or scope)
+    team = None if scope is None else view.team_names.get(next(iter(scope)))
+    return streaming_download(
+        archives.runs_archive(view, team=team), filename=archives.archive_name(phase_row, team=team)
     )
