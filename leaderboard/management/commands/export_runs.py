@@ -13,23 +13,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from django.contrib.auth.models import AnonymousUser
 from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard import archives
+from leaderboard.management.operator import Operator
 from leaderboard.models import Task
 from leaderboard.selectors.participation import no_such_phase, phase_named
 from leaderboard.selectors.runs import ALL_RUNS, COUNTING_RUNS, runs_view
-
-
-class Organiser(AnonymousUser):
-    """The reader of a command: the operator of the site, who sees what organisers see."""
-
-    is_staff = True
-
-    @property
-    def is_authenticated(self) -> bool:
-        return True
 
 
 class Command(BaseCommand):
@@ -55,7 +45,7 @@ class Command(BaseCommand):
             raise CommandError(f"This task has no team {unknown[0]!r}; its teams: {', '.join(sorted(names))}.")
         teams = frozenset(names[name.casefold()] for name in options["team"]) or None
         which = COUNTING_RUNS if options["counting"] else ALL_RUNS
-        view = runs_view(phase=phase, user=Organiser(), which=which, team_ids=teams)
+        view = runs_view(phase=phase, user=Operator(), which=which, team_ids=teams)
         written = 0
         with self.output(options["output"]) as out:
             for piece in archives.runs_archive(view):
