@@ -3,7 +3,8 @@
 board has them, then their files' bytes one at a time.
 
 Both passes stream: the facts :data:`FACTS_CHUNK` rows at a time (no file bytes), the files
-one row at a time, so what a download holds does not grow with the number of runs. What is
+one at a time, each read by its key, so what a download holds does not grow with the number of
+runs. What is
 read is fixed when the view is made (:attr:`RunsView.last_id`, the counting runs, the board's
 ranks): a run uploaded while the archive is being written is in neither its index nor its files.
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Max, QuerySet
 
-from leaderboard.models import Counting, Membership, Phase, Scored, Submission
+from leaderboard.models import Counting, Membership, Phase, Scored, StoredFile, Submission
 from leaderboard.permissions import can_view_board
 from leaderboard.selectors.boards import BoardData, board_data, columns_of, primary_column
 from leaderboard.selectors.feedback import PRIMARY_DIGITS, Level, feedback_level
@@ -217,10 +218,15 @@ class RunFile:
 
 
 def run_files(view: RunsView) -> Iterator[RunFile]:
-    """Every chosen run's file, exactly as uploaded, one row at a time (a server-side cursor of
-    one row on PostgreSQL), in the index's order."""
-    rows = view.selected().values_list("pk", "team_id", "file__name", "created_at", "file__content")
-    for pk, team_id, name, uploaded_at, content in rows.iterator(chunk_size=1):
+    """Every chosen run's file, exactly as uploaded, one at a time, in the index's order.
+
+    The runs are listed in order without their bytes, and each file is then read by its key:
+    sorting rows that carry the bytes would make the database hold them all in its sorter
+    (SQLite keeps the sort in memory up to its cache, then in temporary files), which grows
+    with the number of runs; a look-up by key holds one file."""
+    rows = view.selected().values_list("pk", "team_id", "file_id", "file__name", "created_at")
+    for pk, team_id, file_id, name, uploaded_at in rows.iterator(chunk_size=FACTS_CHUNK):
+        content = StoredFile.objects.values_list("content", flat=True).get(pk=file_id)
         yield RunFile(id=pk, team_id=team_id, name=name, uploaded_at=uploaded_at, content=bytes(content))
 
 
