@@ -76,7 +76,7 @@ def team_folders(team_names: dict[int, str]) -> dict[int, str]:
     """Each team's folder, distinct even where two names read the same once made safe, or
     differ only in case (a case-insensitive disk would merge them): the later team gets its id."""
     folders: dict[int, str] = {}
-    taken: set[str] = set()
+    taken = {INDEX_NAME.casefold(), README_NAME.casefold()}  # a team called "runs.csv" gets a folder of its own
     for team_id, name in sorted(team_names.items()):
         folder = folder_name(name)
         if folder.casefold() in taken:

@@ -178,7 +178,10 @@ def _gold(bundle: SafeZip, path: str | None, choice: ReferenceChoice | None, *, 
             ),
         )
     name = safe_file_name(chosen_file.rsplit("/", 1)[-1]).rsplit(".", 1)[0] + "-gold.csv"
-    return FilePlan(name=name, content=gold, source=f"{path.rstrip('/')}: {chosen_file}"), question, ""
+    source = f"{path.rstrip('/')}: {chosen_file}"
+    if id_column == reference.LINE_NUMBER or layout.kind in ("lines", "one-hot"):
+        source += " (ids: line numbers from 1)"
+    return FilePlan(name=name, content=gold, source=source), question, ""
 
 
 def _limit(field: Field, default: int, notes: list[str], *, what: str, phase: str) -> int:
@@ -346,6 +349,11 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
                 gold_problem=problem,
                 data_files=tuple(download for download in downloads if download is not None),
             )
+        )
+    if any(phase.gold is not None and "(ids: line numbers" in phase.gold.source for phase in phases):
+        notes.append(
+            "Reference files without ids: the ids are the line numbers, from 1, and participants' files here give "
+            "them (id,label; the sample submissions on the task page show the format)."
         )
     labels = _labels(options, gold_labels, notes)
     phases = [_checked(phase, labels) for phase in phases]

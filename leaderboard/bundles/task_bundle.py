@@ -31,7 +31,8 @@ from leaderboard.models import (
     Visibility,
     metric_choices,
 )
-from leaderboard.uploads import clean_labels
+from leaderboard.names import canonical_name, lookalike_key, name_key
+from leaderboard.uploads import clean_labels, safe_file_name
 
 SOURCE = "a task exported from this site (task.yaml)"
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -114,8 +115,15 @@ def _team(field: Field) -> TeamPlan:
             URLValidator(schemes=["http", "https"])(paper_url)
         except ValidationError:
             raise field.child("paper_url").wrong("an http or https address") from None
+    name = field.child("name").text(max_length=80)
+    try:
+        canonical = canonical_name(name)
+    except ValidationError as error:
+        raise field.child("name").wrong("a team name (" + " ".join(error.messages) + ")") from None
+    if not canonical or canonical != name:
+        raise field.child("name").wrong("a team name in its canonical form (single spaces, NFKC)")
     return TeamPlan(
-        name=field.child("name").text(max_length=80),
+        name=name,
         created_at=field.child("created_at").moment(required=False),
         system_name=field.child("system_name").text(required=False, max_length=120),
         system_description=field.child("system_description").text(required=False),
@@ -142,7 +150,7 @@ def _run(bundle: SafeZip, field: Field, *, phases: set[str], teams: set[str]) ->
         phase=phase,
         team=team,
         path=path,
-        name=field.child("name").text(max_length=200),
+        name=safe_file_name(field.child("name").text(max_length=200)),
         sha256=sha256,
         kind=field.child("kind").choice(Submission.Kind.values),
         uploaded_at=field.child("uploaded_at").moment(),
@@ -182,11 +190,14 @@ def read_task_bundle(bundle: SafeZip, document: Field, options: ImportOptions) -
     if options.with_runs:
         teams = tuple(_team(field) for field in root.child("teams").items(required=False))
         names = {team.name for team in teams}
-        if len(names) != len(teams):
-            raise root.child("teams").wrong("teams with different names")
+        if any(len({key(team.name) for team in teams}) != len(teams) for key in (name_key, lookalike_key)):
+            raise root.child("teams").wrong("teams whose names differ, and do not look alike, as on the site")
         runs = tuple(
             _run(bundle, field, phases=set(slugs), teams=names) for field in root.child("runs").items(required=False)
         )
+        chosen = [(run.team, run.phase) for run in runs if run.chosen]
+        if len(set(chosen)) != len(chosen):
+            raise root.child("runs").wrong("at most one chosen run per team in each phase")
     notes = []
     if runs:
         notes.append(

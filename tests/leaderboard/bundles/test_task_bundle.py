@@ -230,6 +230,14 @@ def set_path(path: str, value):
         ("phases.0.gold.file", "nowhere.csv", "BUNDLE_MISSING_FILE", "phases[0].gold.file names 'nowhere.csv'"),
         ("phases.0.gold.sha256", "0" * 64, "BUNDLE_CHECKSUM", "has the SHA-256"),
         ("runs.0.team", "Nobody", "BUNDLE_FIELD", "runs[0].team: expected the name of a team listed under teams"),
+        (
+            "teams.0.name",
+            "Al\u202epha",
+            "BUNDLE_FIELD",
+            "teams[0].name: expected a team name (The name holds characters",
+        ),
+        ("teams.0.name", "Alpha  ", "BUNDLE_FIELD", "teams[0].name: expected a team name in its canonical form"),
+        ("runs.0.chosen", "yes", "BUNDLE_FIELD", "runs[0].chosen: expected true or false; found the text 'yes'."),
         ("runs.0.uploaded_at", 12, "BUNDLE_FIELD", "runs[0].uploaded_at: expected a date"),
         ("format", "something-else", "BUNDLE_VERSION", "task.yaml: format is 'something-else'"),
         ("version", 99, "BUNDLE_VERSION", "task.yaml: version is 99; this site reads versions up to 1."),
@@ -288,3 +296,11 @@ def test_a_run_changed_after_the_preview_leaves_nothing_half_written(
         task_import(organiser=organiser, bundle=changed, plan=plan, options=ImportOptions(slug="half"))
     assert errors.problem_codes(caught.value) == {"BUNDLE_CHECKSUM"}
     assert (Task.objects.count(), StoredFile.objects.count()) == (tasks, files)
+
+
+def test_teams_that_would_clash_on_the_site_are_refused(small_bundle, organiser):
+    def change(document: dict) -> None:
+        document["teams"].append({**document["teams"][0], "name": "ALPHA"})
+
+    codes, text = refusal(rewritten(small_bundle, change), organiser)
+    assert codes == {"BUNDLE_FIELD"} and "teams: expected teams whose names differ, and do not look alike" in text

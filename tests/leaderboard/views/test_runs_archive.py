@@ -175,7 +175,8 @@ def test_while_results_are_hidden_a_team_reads_its_scores_as_the_policy_shows_th
 
 
 def test_team_folders_are_safe_and_distinct():
-    folders = archives.team_folders({1: "a/b", 2: "a:b", 3: "..", 4: "CON. ", 5: "Ünïcode team", 6: "A/B"})
+    names = {1: "a/b", 2: "a:b", 3: "..", 4: "CON. ", 5: "Ünïcode team", 6: "A/B", 7: "runs.csv"}
+    folders = archives.team_folders(names)
     assert folders == {
         1: "a_b",
         2: "a_b (team 2)",
@@ -183,6 +184,7 @@ def test_team_folders_are_safe_and_distinct():
         4: "CON",
         5: "Ünïcode team",
         6: "A_B (team 6)",
+        7: "runs.csv (team 7)",  # never the index's own name
     }
     assert archives.run_path("a_b", 7, "../../etc/passwd") == "a_b/7-_.._etc_passwd"  # no separator left
 
