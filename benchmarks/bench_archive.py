@@ -10,7 +10,9 @@ its own. The organiser downloads ``GET /api/tasks/<task>/submissions.zip`` with 
 the stream 64 kB at a time: time to the first byte, total time, bytes; meanwhile the worker's
 resident memory is sampled from /proc every 10 ms, and compared with its memory at rest (after
 a first request has loaded everything). The archive is then opened and checked: every run's
-file and the index's lines.
+file and the index's lines. Then the same task is exported as a bundle with its runs and
+imported again, every run validated and scored anew, in this process (the immediate backend:
+what ``manage.py import_task`` does on the embedded set-up).
 
 **The import of a bundle with a 2,000,000-line gold file**, in this process (as the import
 page's request would run it): a task bundle (``task.yaml``) and a CodaLab bundle (competition.yaml
@@ -79,6 +81,7 @@ from django.contrib.auth import get_user_model  # noqa: E402 (Django is set up f
 from django.core.management import call_command  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from leaderboard.bundles.export import task_bundle  # noqa: E402
 from leaderboard.bundles.plan import ImportOptions  # noqa: E402
 from leaderboard.models import StoredFile, Task  # noqa: E402
 from leaderboard.selectors.imports import import_options  # noqa: E402
@@ -252,6 +255,40 @@ def bench_archive(teams: int, runs_per_team: int) -> None:
     ]
     for name, value in rows:
         print(f"| {name} | {value} |")
+    bench_round_trip(task, n_runs)
+
+
+def bench_round_trip(task: Task, n_runs: int) -> None:
+    """The same task as a bundle with its runs, exported then imported (every run validated and
+    scored again), in this process."""
+    organiser = get_user_model().objects.get(username="organiser")
+    bundle_path = SCRATCH / "bundle.zip"
+    with bundle_path.open("wb") as sink, PeakMemory() as export_memory:
+        started = time.perf_counter()
+        for piece in task_bundle(task, with_runs=True, user=organiser):
+            sink.write(piece)
+        exported = time.perf_counter() - started
+    content = bundle_path.read_bytes()
+    with PeakMemory() as check:
+        started = time.perf_counter()
+        pending = import_upload(user=organiser, name="bundle.zip", content=content)
+        checked = time.perf_counter() - started
+    import_choose(pending=pending, options=ImportOptions(slug="archive-bench-again"), golds={})
+    with PeakMemory() as create:
+        started = time.perf_counter()
+        copy = import_confirm(pending=pending, options=import_options(pending))  # scored as it commits
+        created = time.perf_counter() - started
+    scored = copy.submissions.filter(status="scored").count()
+    assert scored == n_runs, scored
+    print(f"\n### The same task as a bundle with its {n_runs:,} runs, exported and imported (in process)\n")
+    print("| step | time | peak memory above the step's start |\n| --- | --- | --- |")
+    exported_memory = mib(export_memory.peak - export_memory.before)
+    print(f"| export (`export_task --runs`), {mib(len(content))} | {exported:,.1f} s | +{exported_memory} |")
+    print(f"| check and preview (every file and checksum) | {checked:,.1f} s | +{mib(check.peak - check.before)} |")
+    print(
+        f"| create, every run validated, then scored as the transaction commits | {created:,.1f} s "
+        f"| +{mib(create.peak - create.before)} |"
+    )
 
 
 # --- the import of a large bundle ---------------------------------------------------------------
