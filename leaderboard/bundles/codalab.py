@@ -6,7 +6,7 @@ whether registration needs approval, the phases with their names, descriptions, 
 limits, the counting rule (Codabench's ``submission_rule``, CodaLab's
 ``force_submission_to_leaderboard``), a hidden leaderboard, the files participants downloaded
 (``public_data``, ``starting_kit``), and each phase's reference data as its gold file when it
-is a labels file (:mod:`.reference`). What cannot (a scoring or ingestion program, a docker
+is a labels file (:mod:`.competition_files`, :mod:`.reference`). What cannot (a scoring or ingestion program, a docker
 image, code submissions, a logo, the leaderboard's own columns...) is listed in the plan's
 notes, for the organiser to read before confirming.
 
@@ -24,28 +24,18 @@ from django.core.exceptions import ValidationError
 from django.utils.text import slugify
 
 from leaderboard.bundles import pages, reference
+from leaderboard.bundles.competition_files import LINE_NUMBERS, download, gold_of
 from leaderboard.bundles.documents import Field
 from leaderboard.bundles.files import with_gold_facts
-from leaderboard.bundles.plan import (
-    FilePlan,
-    ImportOptions,
-    PhasePlan,
-    ReferenceChoice,
-    ReferenceQuestion,
-    TaskPlan,
-)
+from leaderboard.bundles.plan import ImportOptions, PhasePlan, TaskPlan
 from leaderboard.bundles.zips import SafeZip
 from leaderboard.models import DEFAULT_MAX_PER_DAY, DEFAULT_MAX_TOTAL, Counting, Registration, Visibility
-from leaderboard.uploads import safe_file_name
-from leaderboard.zipstream import ZipEntry, zip_bytes
 
 MANIFEST = "competition.yaml"
 CODALAB = "a CodaLab competition (competition.yaml v1.5)"
 CODABENCH = "a Codabench competition (competition.yaml version 2)"
 DEFAULT_PRIMARY_METRIC = "macro_f1"
 OPEN_ENDED = dt.timedelta(days=365)
-MAX_LABELS = 200
-"""More different values than this in a reference file's label column: not a classification's labels."""
 SUBMISSION_RULES = {
     "Force_Last": Counting.LATEST,
     "Force_Latest_Multiple": Counting.LATEST,
@@ -91,97 +81,6 @@ def _slugs(names: list[str]) -> list[str]:
             slug = f"{slug[:33]}-{index}"
         slugs.append(slug)
     return slugs
-
-
-def _folder_zip(bundle: SafeZip, folder: str) -> bytes:
-    """A folder of the bundle as a zip of its own (a Codabench ``public_data`` folder)."""
-    prefix = folder.strip("/") + "/"
-    return zip_bytes(ZipEntry(path[len(prefix) :], bundle.read(path)) for path in bundle.under(folder))
-
-
-def _download(bundle: SafeZip, path: str, *, title: str) -> FilePlan | None:
-    """A file or a folder (zipped) participants downloaded on the other platform, if present."""
-    path = path.strip().rstrip("/")
-    if bundle.has(path):
-        return FilePlan(
-            name=safe_file_name(path.rsplit("/", 1)[-1]), content=bundle.read(path), source=path, title=title
-        )
-    if bundle.under(path):
-        return FilePlan(
-            name=safe_file_name(f"{path.rsplit('/', 1)[-1]}.zip"),
-            content=_folder_zip(bundle, path),
-            source=path + "/",
-            title=title,
-        )
-    return None
-
-
-def _reference_files(bundle: SafeZip, path: str) -> tuple[SafeZip, list[str]] | str:
-    """The bundle (or the zip inside it) holding a phase's reference data and the files in it
-    that may be labels, or why there are none."""
-    path = path.strip().rstrip("/")
-    if bundle.has(path) and path.lower().endswith(".zip"):
-        inner = bundle.nested(path)
-        files = inner.under("")
-        return (inner, files) if files else f"its reference data {path} is an empty zip"
-    if bundle.has(path):
-        return bundle, [path]
-    files = bundle.under(path)
-    if not files:
-        return f"the bundle has no file or folder {path!r} (a dataset kept on the platform cannot come over)"
-    return bundle, files
-
-
-def _gold(bundle: SafeZip, path: str | None, choice: ReferenceChoice | None, *, phase_index: int, phase: str):
-    """A phase's gold file from its reference data, the question the preview asks about it (if
-    it cannot tell), and the problem if there is no gold file to be had."""
-    if not path:
-        return None, None, "it has no reference data"
-    found = _reference_files(bundle, path)
-    if isinstance(found, str):
-        return None, None, found
-    source, files = found
-    chosen_file = (
-        choice.file
-        if choice and choice.file in files
-        else next((name for name in files if reference.layout_of(source.read(name)).kind != "unreadable"), files[0])
-    )
-    content = source.read(chosen_file)
-    layout = reference.layout_of(content)
-    if layout.kind == "unreadable":
-        return None, None, f"its reference file {chosen_file} is not a labels file: {layout.problem}"
-    id_column = choice.id_column if choice and choice.id_column else layout.id_column
-    label_column = choice.label_column if choice and choice.label_column else layout.label_column
-    question = None
-    if len(files) > 1 or (layout.kind == "table" and not layout.certain):
-        question = ReferenceQuestion(
-            phase_index=phase_index,
-            phase=phase,
-            files=tuple(files),
-            file=chosen_file,
-            columns=(reference.LINE_NUMBER, *layout.columns) if layout.kind == "table" else layout.columns,
-            id_column=id_column,
-            label_column=label_column,
-        )
-    try:
-        gold = reference.gold_csv(content, layout, id_column=id_column, label_column=label_column)
-    except reference.ReferenceError as error:
-        return None, question, f"its reference file {chosen_file} cannot be read as labels: {error}"
-    distinct = len(reference.labels_in(gold))
-    if distinct > MAX_LABELS:
-        return (
-            None,
-            question,
-            (
-                f"its reference file {chosen_file} holds {distinct:,} different values where the labels should be: "
-                "not the labels of a classification task"
-            ),
-        )
-    name = safe_file_name(chosen_file.rsplit("/", 1)[-1]).rsplit(".", 1)[0] + "-gold.csv"
-    source = f"{path.rstrip('/')}: {chosen_file}"
-    if id_column == reference.LINE_NUMBER or layout.kind in ("lines", "one-hot"):
-        source += " (ids: line numbers from 1)"
-    return FilePlan(name=name, content=gold, source=source), question, ""
 
 
 def _limit(field: Field, default: int, notes: list[str], *, what: str, phase: str) -> int:
@@ -308,7 +207,7 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
             not codabench and field.child("is_scoring_only").value is False
         ):
             notes.append(f"{name}: participants submitted code there; here they upload prediction files (id,label).")
-        gold, question, problem = _gold(
+        gold, question, problem = gold_of(
             bundle,
             source.child("reference_data").text(required=False),
             options.references.get(index),
@@ -322,7 +221,7 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
         if gold is not None:
             gold_labels |= reference.labels_in(gold.content)
         downloads = [
-            _download(bundle, field.child(key).text(), title=title)
+            download(bundle, field.child(key).text(), title=title)
             for key, title in (("public_data", "Public data"), ("starting_kit", "Starting kit"))
             if field.child(key).present
         ]
@@ -350,7 +249,7 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
                 data_files=tuple(download for download in downloads if download is not None),
             )
         )
-    if any(phase.gold is not None and "(ids: line numbers" in phase.gold.source for phase in phases):
+    if any(phase.gold is not None and LINE_NUMBERS in phase.gold.source for phase in phases):
         notes.append(
             "Reference files without ids: the ids are the line numbers, from 1, and participants' files here give "
             "them (id,label; the sample submissions on the task page show the format)."
