@@ -42,7 +42,10 @@ ORGANISER_PAGES = [
     f"/tasks/{SLUG}/submissions/",
     f"/tasks/{SLUG}/registrations/",
     f"/tasks/{SLUG}/announcements/",
+    f"/tasks/{SLUG}/phases/evaluation/runs/",
+    f"/tasks/{SLUG}/archive/",
     "/tasks/new/",
+    "/tasks/import/",
     "/accounts/",
     "/accounts/api-tokens/",
 ]
