@@ -41,7 +41,7 @@ FIXED_COLUMNS = (
     ("members", "the team's members' user names, separated by semicolons"),
     ("file", "where the run's file is in this archive: <team>/<run id>-<original name>"),
     ("original_name", "the name of the file as the team uploaded it"),
-    ("kind", "labels (one label per item) or probabilities (one column per label)"),
+    ("kind", "hard (a label per item) or soft (a probability per label and item)"),
     ("bytes", "the file's size"),
     ("sha256", "the SHA-256 of the file's bytes"),
     ("uploaded_utc", "when the file was uploaded, UTC (YYYY-MM-DD HH:MM:SS)"),
