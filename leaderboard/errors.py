@@ -183,3 +183,71 @@ BAD_RUN_MARK = Problem(
     "A run is marked primary or contrastive 1 to {runs} in the {phase} phase; {mark!r} is none of these.",
 )
 RUN_FAILED = Problem("RUN_FAILED", "Submission #{id} failed: a failed run cannot be marked.")
+RUNS_NOT_YOURS = Problem(
+    "RUNS_NOT_YOURS",
+    "Only the task's organisers download the runs of every team; a team downloads its own runs (join a team first).",
+)
+
+# Task bundles and competition bundles: each message names the file, the field and what was expected.
+BUNDLE_TOO_LARGE = Problem("BUNDLE_TOO_LARGE", "The bundle is {size:,} bytes; the limit is {limit:,} bytes.")
+BUNDLE_NOT_ZIP = Problem("BUNDLE_NOT_ZIP", "{file} is not a zip archive ({details}); a bundle is one .zip file.")
+BUNDLE_TOO_MANY_FILES = Problem(
+    "BUNDLE_TOO_MANY_FILES", "{file} holds {count:,} files; a bundle may hold at most {limit:,}."
+)
+BUNDLE_UNSAFE_PATH = Problem(
+    "BUNDLE_UNSAFE_PATH",
+    "{file}: the path {path!r} {why}; every path of a bundle is relative and stays inside it "
+    "(no '..', no leading '/', no drive, no backslash).",
+)
+BUNDLE_LINK = Problem(
+    "BUNDLE_LINK", "{file}: {path!r} is a symbolic link; a bundle holds plain files and folders only."
+)
+BUNDLE_DUPLICATE = Problem("BUNDLE_DUPLICATE", "{file}: the path {path!r} occurs twice; each file may occur once.")
+BUNDLE_RATIO = Problem(
+    "BUNDLE_RATIO",
+    "{file}: {path!r} expands {ratio:,.0f} times ({size:,} bytes from {compressed:,}); at most {limit:,} times "
+    "is allowed for a file above 1 MiB (a zip bomb?).",
+)
+BUNDLE_EXPANDED_TOO_LARGE = Problem(
+    "BUNDLE_EXPANDED_TOO_LARGE", "{file}: its files come to {size:,} bytes once expanded; the limit is {limit:,}."
+)
+BUNDLE_ENTRY_TOO_LARGE = Problem(
+    "BUNDLE_ENTRY_TOO_LARGE", "{file}: {path!r} is {size:,} bytes once expanded; a file may be at most {limit:,}."
+)
+BUNDLE_ENTRY_DAMAGED = Problem("BUNDLE_ENTRY_DAMAGED", "{file}: {path!r} cannot be read ({details}).")
+BUNDLE_NO_MANIFEST = Problem(
+    "BUNDLE_NO_MANIFEST",
+    "{file} has no task.yaml (a task exported from this site) and no competition.yaml (a CodaLab or Codabench "
+    "competition bundle), at its top or in its one top folder.",
+)
+BUNDLE_YAML_SYNTAX = Problem("BUNDLE_YAML_SYNTAX", "{file}: not valid YAML at line {line}, column {column}: {details}.")
+BUNDLE_YAML_TAG = Problem(
+    "BUNDLE_YAML_TAG",
+    "{file}: line {line}: the tag {tag!r} is refused; a bundle's YAML holds plain values only (text, numbers, "
+    "dates, lists, mappings).",
+)
+BUNDLE_FIELD = Problem("BUNDLE_FIELD", "{file}: {where}: expected {expected}; found {found}.")
+BUNDLE_FIELD_MISSING = Problem("BUNDLE_FIELD_MISSING", "{file}: {where} is missing; expected {expected}.")
+BUNDLE_MISSING_FILE = Problem("BUNDLE_MISSING_FILE", "{file}: {where} names {path!r}, which is not in the bundle.")
+BUNDLE_CHECKSUM = Problem(
+    "BUNDLE_CHECKSUM",
+    "{file}: {where}: {path!r} has the SHA-256 {found}, not {expected}: the file was changed or damaged.",
+)
+BUNDLE_FILE_REFUSED = Problem("BUNDLE_FILE_REFUSED", "{file}: {where} ({path}): {details}")
+BUNDLE_VERSION = Problem("BUNDLE_VERSION", "{file}: {where} is {found!r}; this site reads {expected}.")
+BUNDLE_NO_GOLD = Problem(
+    "BUNDLE_NO_GOLD",
+    "The phase {phase!r} has no gold file this site can read ({why}): give one (an id,label CSV or TSV) for it.",
+)
+IMPORT_NOT_PENDING = Problem(
+    "IMPORT_NOT_PENDING", "This import is no longer waiting for confirmation; upload the bundle again."
+)
+BAD_FIRST_OPENING = Problem("BAD_FIRST_OPENING", "Give the date the first phase opens as YYYY-MM-DD, e.g. 2026-09-01.")
+IMPORTED_RUN_INVALID = Problem(
+    "IMPORTED_RUN_INVALID",
+    "This run does not match the phase's gold file (it was imported with the task): {details}",
+)
+BUNDLE_OF_DIVIDED_TASK = Problem(
+    "BUNDLE_OF_DIVIDED_TASK",
+    "“{task}” is divided into subtasks, which hold its phases and runs: download each subtask's bundle ({subtasks}).",
+)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -11,8 +13,10 @@ from django.template.loader import render_to_string
 
 from leaderboard import errors
 from leaderboard.addresses import client_address
+from leaderboard.bundles.plan import FilePlan, ReferenceChoice
 from leaderboard.models import PRIMARY, Phase, Task, Team, metric_choices
 from leaderboard.names import canonical_name
+from leaderboard.selectors.runs import ALL_RUNS, COUNTING_RUNS
 from leaderboard.services.notifications import email_send_later
 from leaderboard.services.tasks import (
     PHASE_DEFAULT_NAME,
@@ -263,6 +267,157 @@ class PhaseFileForm(forms.Form):
 
 class GoldReplaceForm(forms.Form):
     gold = UploadField(label="New gold file", help_text="same labels; every submission is scored again")
+
+
+class RunsArchiveForm(forms.Form):
+    """Which runs of a phase go into its archive: every run or those that count, of every team
+    (none ticked) or of the teams ticked."""
+
+    runs = forms.ChoiceField(
+        choices=[(ALL_RUNS, "every run"), (COUNTING_RUNS, "only the runs that count (each team's run on the board)")],
+        initial=ALL_RUNS,
+        required=False,
+        widget=forms.RadioSelect,
+        label="Runs",
+    )
+    team = forms.ModelMultipleChoiceField(
+        queryset=Team.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Teams",
+        help_text="none ticked: every team",
+    )
+
+    def __init__(self, *args, task: Task, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["team"].queryset = task.teams.all()
+
+    def which(self) -> str:
+        return self.cleaned_data.get("runs") or ALL_RUNS
+
+    def team_ids(self) -> frozenset[int] | None:
+        """The teams ticked, or ``None`` for every team."""
+        teams = self.cleaned_data.get("team")
+        return frozenset(team.pk for team in teams) if teams else None
+
+
+class BundleUploadForm(forms.Form):
+    bundle = forms.FileField(
+        label="Bundle (.zip)",
+        help_text="a task exported from this site, or a CodaLab (competition.yaml v1.5) or Codabench (version 2) "
+        "competition bundle; you see what it creates before anything is",
+    )
+
+    def clean_bundle(self):
+        upload = self.cleaned_data["bundle"]
+        if upload.size > settings.BUNDLE_MAX_BYTES:
+            raise errors.BUNDLE_TOO_LARGE.plain(size=upload.size, limit=settings.BUNDLE_MAX_BYTES)
+        return upload
+
+
+class TaskImportForm(forms.Form):
+    """The organiser's answers to an import's preview: the new address and title, the dates
+    (as they are, or moved to a first opening day), the runs, the primary metric and labels'
+    order, and for each phase of a competition bundle how to read its reference data or a gold
+    file given instead."""
+
+    slug = forms.SlugField(max_length=60, label="Address", help_text="the new task's address: /tasks/<address>/")
+    title = forms.CharField(max_length=200, required=False, help_text="left empty: the bundle's")
+    first_opens = forms.DateField(
+        required=False,
+        label="First phase opens on",
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="left empty: every date as in the bundle; else every date moves by the same number of days "
+        "(next year's edition)",
+    )
+    with_runs = forms.BooleanField(required=False, label="With its teams and runs", initial=True)
+    primary_metric = forms.ChoiceField(choices=metric_choices, label="Primary metric")
+    labels = forms.CharField(
+        max_length=2000,
+        required=False,
+        label="Labels, in order",
+        help_text="comma-separated; their order is the task's",
+    )
+
+    def __init__(self, *args, plan, options, exported: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.plan, self.options, self.exported = plan, options, exported
+        self.initial.update(
+            slug=options.slug,
+            title=options.title or plan.title,
+            first_opens=options.first_opens,
+            with_runs=options.with_runs,
+            primary_metric=plan.primary_metric,
+            labels=", ".join(plan.labels),
+        )
+        if not exported:
+            del self.fields["with_runs"]
+        else:
+            del self.fields["labels"]
+        for question in plan.questions:
+            prefix = f"ref-{question.phase_index}"
+            files = [(name, name) for name in question.files]
+            columns = [(column, column) for column in question.columns]
+            for part, choices, initial, label in (
+                ("file", files, question.file, "Reference file"),
+                ("id", columns, question.id_column, "Ids in"),
+                ("label", columns, question.label_column, "Labels in"),
+            ):
+                self.fields[f"{prefix}-{part}"] = forms.ChoiceField(
+                    choices=choices, initial=initial, label=label, required=False
+                )
+        if not exported:
+            for index, phase in enumerate(plan.phases):
+                self.fields[f"gold-{index}"] = UploadField(
+                    required=False,
+                    label=f"Gold file of “{phase.name}”",
+                    help_text="id,label CSV or TSV" + ("" if phase.gold is None else "; instead of the one read above"),
+                )
+
+    def main_fields(self) -> list:
+        return [
+            self[name]
+            for name in ("slug", "title", "first_opens", "with_runs", "primary_metric", "labels")
+            if name in self.fields
+        ]
+
+    def questions(self) -> list:
+        """Each question of the plan with its fields, for the page."""
+        return [
+            (question, [self[f"ref-{question.phase_index}-{part}"] for part in ("file", "id", "label")])
+            for question in self.plan.questions
+        ]
+
+    def gold_fields(self) -> list:
+        return [self[name] for name in self.fields if name.startswith("gold-")]
+
+    def import_options(self):
+        """The answers as :class:`ImportOptions`, and the gold files given (by phase index)."""
+        data = self.cleaned_data
+        references = dict(self.options.references)
+        for question in self.plan.questions:
+            prefix = f"ref-{question.phase_index}"
+            references[question.phase_index] = ReferenceChoice(  # a choice left out keeps the current one
+                data[f"{prefix}-file"] or question.file,
+                data[f"{prefix}-id"] or question.id_column,
+                data[f"{prefix}-label"] or question.label_column,
+            )
+        golds = {}
+        for index in range(len(self.plan.phases)):
+            upload = data.get(f"gold-{index}")
+            if upload is not None:
+                golds[index] = FilePlan(name=upload.name, content=upload.read(), source=f"given: {upload.name}")
+        options = replace(
+            self.options,
+            slug=data["slug"],
+            title=data["title"] if data["title"] != self.plan.title else "",
+            first_opens=data["first_opens"],
+            with_runs=data.get("with_runs", True),
+            primary_metric=data["primary_metric"],
+            labels=tuple(label.strip() for label in data.get("labels", "").split(",") if label.strip()),
+            references=references,
+        )
+        return options, golds
 
 
 class TeamCreateForm(forms.Form):

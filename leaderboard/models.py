@@ -989,9 +989,48 @@ class SentMail(models.Model):
         return f"{self.get_kind_display()} to {self.recipient}"
 
 
+class TaskImport(models.Model):
+    """A bundle uploaded to be imported as a new task (:mod:`leaderboard.services.imports`),
+    waiting while its organiser reads the preview and answers its questions; deleted once the
+    task is created, or when the same person uploads another bundle."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    file = models.ForeignKey(StoredFile, on_delete=models.PROTECT, related_name="+")
+    options = models.JSONField(default=dict, blank=True, help_text="the organiser's answers so far")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"import of {self.file.name} by {self.user}"
+
+
+class TaskImportGold(models.Model):
+    """A gold file the organiser gave for a phase of a pending import whose bundle has none this
+    site can read."""
+
+    pending = models.ForeignKey(TaskImport, on_delete=models.CASCADE, related_name="golds")
+    phase_index = models.PositiveSmallIntegerField()
+    file = models.ForeignKey(StoredFile, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["pending", "phase_index"], name="one_gold_per_pending_phase")]
+
+    def __str__(self) -> str:
+        return f"gold of phase {self.phase_index} of {self.pending}"
+
+
 # --- stored files go with the rows that own them ---------------------------------------------------
 
-FILE_OWNERS = ((Submission, "file"), (Phase, "gold_file"), (Phase, "pending_gold_file"), (PhaseFile, "file"))
+FILE_OWNERS = (
+    (Submission, "file"),
+    (Phase, "gold_file"),
+    (Phase, "pending_gold_file"),
+    (PhaseFile, "file"),
+    (TaskImport, "file"),
+    (TaskImportGold, "file"),
+)
 """Every foreign key to a stored file: a file none of them names any more is deleted."""
 
 
@@ -1006,8 +1045,10 @@ def delete_unowned_files(file_ids: set[int]) -> None:
 @receiver(post_delete, sender=Submission)
 @receiver(post_delete, sender=Phase)
 @receiver(post_delete, sender=PhaseFile)
+@receiver(post_delete, sender=TaskImport)
+@receiver(post_delete, sender=TaskImportGold)
 def _delete_files_of(sender, instance, **kwargs) -> None:
-    """A deleted submission, phase or data file takes its stored bytes along (whatever deleted
+    """A deleted submission, phase, data file or pending import takes its stored bytes along (whatever deleted
     it: a service, the admin, the cascade of a deleted task), unless another row still names
     them. Runs in the deleting transaction."""
     ids = {getattr(instance, f"{field}_id") for model, field in FILE_OWNERS if model is sender}

@@ -27,3 +27,14 @@ def can_view_submission(user, submission: Submission) -> bool:
     public (organisers and staff always); visitors see none (as ``visible_submissions``).
     The uploaded file itself is never served to other teams."""
     return user.is_authenticated and (is_member(user, submission) or can_view_board(user, submission.phase))
+
+
+def runs_scope(user, phase: Phase) -> frozenset[int] | None:
+    """Whose runs of a phase this person may download in one archive: every team's for the
+    task's organisers and staff (``None``), their own team's for a participant, nobody's (an
+    empty set) for anyone else."""
+    if phase.task.is_organiser(user):
+        return None
+    if not user.is_authenticated:
+        return frozenset()
+    return frozenset(Membership.objects.filter(task=phase.task_id, user=user).values_list("team_id", flat=True))

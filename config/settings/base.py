@@ -197,6 +197,15 @@ collectstatic spends on Brotli (seconds for plotly.js)."""
 # read them) and are refused above this size.
 MAX_UPLOAD_BYTES = int(os.environ.get("MAX_UPLOAD_BYTES", str(50 * 1024 * 1024)))
 MAX_FILE_ROWS = int(os.environ.get("MAX_FILE_ROWS", "2000000"))
+# Task bundles (an exported task, or a CodaLab or Codabench competition bundle) are checked as
+# strictly as an upload before anything is read from them (leaderboard.bundles.zips): the zip's
+# size, its number of files, what they come to once expanded, each file's expansion ratio (a zip
+# bomb expands a thousand times; a CSV of ids and labels under twenty) and each file's size
+# (MAX_UPLOAD_BYTES, as an upload).
+BUNDLE_MAX_BYTES = int(os.environ.get("BUNDLE_MAX_BYTES", str(256 * 1024 * 1024)))
+BUNDLE_MAX_FILES = int(os.environ.get("BUNDLE_MAX_FILES", "20000"))
+BUNDLE_MAX_EXPANDED_BYTES = int(os.environ.get("BUNDLE_MAX_EXPANDED_BYTES", str(2 * 1024**3)))
+BUNDLE_MAX_RATIO = int(os.environ.get("BUNDLE_MAX_RATIO", "100"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 

@@ -24,7 +24,7 @@ from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.files import UploadedFile
 
-from leaderboard import errors, unavailable
+from leaderboard import archives, errors, unavailable
 from leaderboard.api import problems, schemas
 from leaderboard.api.auth import ApiAuth, Caller
 from leaderboard.api.problems import ApiError
@@ -35,11 +35,13 @@ from leaderboard.pages import disagreements as disagreements_page
 from leaderboard.pages import overview
 from leaderboard.pages import results as results_page
 from leaderboard.pages import shifts as shifts_page
-from leaderboard.permissions import can_view_board, can_view_submission, is_member
+from leaderboard.permissions import can_view_board, can_view_submission, is_member, runs_scope
 from leaderboard.selectors import boards as board_selectors
 from leaderboard.selectors import participation
+from leaderboard.selectors import runs as runs_selectors
 from leaderboard.selectors.feedback import feedback_level, primary_text
 from leaderboard.services import submissions as submission_service
+from leaderboard.views.common import streaming_download
 from scoring.engine.formatting import json_value
 from scoring.engine.whatif import TargetError, parse_target
 
@@ -452,3 +454,44 @@ def submission_detail(request: HttpRequest, pk: int):
         data["confusion_matrix"] = shown.confusion_matrix if shown else None
         data["calibrated_matrix"] = shown.calibrated_matrix() if shown else None
     return data
+
+
+ZIP_RESPONSE = {
+    "responses": {
+        200: {
+            "description": "a zip archive, streamed",
+            "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
+        }
+    }
+}
+
+
+@api.get("/tasks/{slug}/submissions.zip", response={**ERRORS}, tags=["submissions"], openapi_extra=ZIP_RESPONSE)
+def submissions_archive(
+    request: HttpRequest,
+    slug: str,
+    phase: str | None = None,
+    runs: Literal["all", "counting"] = "all",
+    team: list[str] = Query(None),  # noqa: B008 (ninja reads its parameters' defaults)
+):
+    """Every run of a phase (default the current one) in one zip, streamed as it is written:
+    each file as uploaded under ``<team>/<run id>-<original name>``, an index ``runs.csv``
+    (every metric raw and calibrated with its rank, the board's numbers) and a README. ``runs``:
+    every run or only those that count; ``team`` (repeatable, by name): some teams only. The
+    task's organisers get any team's runs; a team member gets their own team's (as the feedback
+    policy shows their scores). Needs an account: a token, or the browser's session."""
+    user = _user(request)
+    found = _phase(_task(slug), phase)
+    if not user.is_authenticated:
+        raise ApiError.of(401, problems.RUNS_NEED_ACCOUNT, headers={"WWW-Authenticate": 'Bearer realm="api"'})
+    names = {name.casefold(): pk for pk, name in found.task.teams.values_list("pk", "name")}
+    unknown = [name for name in team or [] if name.casefold() not in names]
+    if unknown:
+        raise ApiError.of(400, problems.UNKNOWN_TEAM, name=unknown[0])
+    teams = frozenset(names[name.casefold()] for name in team) if team else None
+    scope = runs_scope(user, found)
+    if scope is not None and (not scope or (teams is not None and not teams <= scope)):
+        raise ApiError(403, errors.RUNS_NOT_YOURS.code, str(errors.RUNS_NOT_YOURS))
+    view = runs_selectors.runs_view(phase=found, user=user, which=runs, team_ids=teams or scope)
+    own = None if scope is None else view.team_names.get(next(iter(scope)))
+    return streaming_download(archives.runs_archive(view, team=own), filename=archives.archive_name(found, team=own))

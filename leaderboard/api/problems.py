@@ -33,6 +33,11 @@ TOKEN_THROTTLED = Problem(
 AUTH_THROTTLED = Problem(
     "AUTH_THROTTLED", "Too many requests with a bad token from this address; try again in {wait} seconds."
 )
+UNKNOWN_TEAM = Problem("UNKNOWN_TEAM", "This task has no team {name!r}.")
+RUNS_NEED_ACCOUNT = Problem(
+    "RUNS_NEED_ACCOUNT",
+    "Runs are for the task's organisers and for each team's members: send 'Authorization: Bearer <token>'.",
+)
 BAD_TARGET = Problem("BAD_TARGET", "The target class distribution cannot be used: {details}.")
 BAD_REQUEST = Problem("BAD_REQUEST", "The request is not valid: {details}")
 SUBMISSION_REFUSED = Problem("SUBMISSION_REFUSED", "The file was refused: {details}")

@@ -99,14 +99,16 @@ def phase_create(
     private_percent: int = 0,
     final_part: str = Phase.FinalPart.PRIVATE,
     contrastive_runs: int = 0,
+    split_seed: str | None = None,
 ) -> Phase:
     """Add a phase to a task, with its own gold file (checked against the task's labels), dates,
     limits and policies, and its baselines; ``feedback`` defaults to what the visibility
     suggests (:meth:`Phase.default_feedback`). With ``private_percent``, that share of the
-    gold items is kept private, drawn with a new random seed that is recorded with the phase.
-    With ``contrastive_runs``, teams mark a primary run (it counts: ``counting`` must be
-    'chosen') and that many contrastive ones. A task divided into subtasks takes no phase: its
-    subtasks do."""
+    gold items is kept private, drawn with a new random seed that is recorded with the phase
+    (``split_seed`` keeps a seed already drawn: a task restored from its bundle). With
+    ``contrastive_runs``, teams mark a primary run (it counts: ``counting`` must be 'chosen')
+    and that many contrastive ones. A task divided into subtasks takes no phase: its subtasks
+    do."""
     if task.subtasks.exists():
         raise errors.HAS_SUBTASKS.error(task=task.title)
     _check_dates(task=task, opens_at=opens_at, closes_at=closes_at)
@@ -128,7 +130,7 @@ def phase_create(
         visibility=visibility,
         feedback=feedback or Phase.default_feedback(visibility),
         private_percent=private_percent,
-        split_seed=new_split_seed() if private_percent else "0",
+        split_seed=(split_seed or new_split_seed()) if private_percent else "0",
         final_part=final_part,
         contrastive_runs=contrastive_runs,
     )

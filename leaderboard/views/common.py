@@ -3,8 +3,10 @@ refusal in words."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
 from leaderboard import errors
@@ -40,6 +42,15 @@ def download(content: bytes | str, *, filename: str, content_type: str = "text/c
     """``content`` as an attachment named ``filename`` (quoted as RFC 6266 says)."""
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
+    return response
+
+
+def streaming_download(pieces: Iterator[bytes], *, filename: str, content_type: str = "application/zip"):
+    """A download written as it is read (a zip of runs or a task bundle): no length is known
+    beforehand, and nothing may cache it."""
+    response = StreamingHttpResponse(pieces, content_type=content_type)
+    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
+    response["Cache-Control"] = "private, no-store"
     return response
 
 

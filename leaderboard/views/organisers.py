@@ -1,35 +1,55 @@
 """The organisers' pages: creating a task and changing its settings, its phases (settings, data
-files, gold file: preview, confirm, download), re-scoring, every submission with the decisions
-about it, and the participants' list.
+files, gold file: preview, confirm, download; every run in one zip), re-scoring, every
+submission with the decisions about it, the participants' list, and the task as a bundle
+(export, and import with a preview: a task of this site, CodaLab or Codabench).
 
 Each view parses its request, calls one service (a write) or page builder (a read), and renders
 or redirects; problems come back as ``ValidationError``\\ s keyed by form field.
 """
 
+from dataclasses import replace
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard import exports, uploads
+from leaderboard import archives, errors, exports, uploads
+from leaderboard.bundles.export import bundle_name, task_bundle
+from leaderboard.bundles.task_bundle import SOURCE as EXPORTED_TASK
+from leaderboard.bundles.zips import ZipLimits
 from leaderboard.forms import (
+    BundleUploadForm,
     GoldReplaceForm,
     PhaseCreateForm,
     PhaseFileForm,
     PhaseSettingsForm,
+    RunsArchiveForm,
     SubtaskCreateForm,
     TaskCreateForm,
+    TaskImportForm,
     TaskSettingsForm,
     TaskWithSubtasksForm,
 )
 from leaderboard.models import Phase, PhaseFile, Submission, Task, Team
 from leaderboard.pages import overview
+from leaderboard.permissions import runs_scope
+from leaderboard.selectors import imports as import_selectors
 from leaderboard.selectors import organisers
+from leaderboard.selectors import runs as runs_selectors
+from leaderboard.services import imports as import_service
 from leaderboard.services import organisers as organiser_service
 from leaderboard.services import tasks as task_service
-from leaderboard.views.common import download, organiser_task, phase_or_404, refusal, task_or_404
+from leaderboard.views.common import (
+    download,
+    organiser_task,
+    phase_or_404,
+    refusal,
+    streaming_download,
+    task_or_404,
+)
 
 
 def _organiser_phase(request: HttpRequest, slug: str, phase: str) -> Phase:
@@ -224,3 +244,105 @@ def participants_csv(request: HttpRequest, slug: str) -> HttpResponse:
     return download(
         exports.participants_csv(organisers.participants(task=task)), filename=f"{task.slug}-participants.csv"
     )
+
+
+@login_required
+def phase_runs(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Every run of a phase in one download: choose every run or those that count, and teams."""
+    phase_row = _organiser_phase(request, slug, phase)
+    context = {**runs_selectors.runs_page(phase=phase_row), "form": RunsArchiveForm(task=phase_row.task)}
+    return render(request, "leaderboard/phase_runs.html", context)
+
+
+@login_required
+def runs_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """A phase's runs as one zip, streamed as it is written: the organisers choose which
+    (every run or those that count, every team or some); a team gets its own runs."""
+    task = task_or_404(slug)
+    phase_row = phase_or_404(task, phase)
+    form = RunsArchiveForm(request.GET, task=task)
+    if not form.is_valid():
+        return HttpResponseBadRequest(refusal(ValidationError(form.errors)), content_type="text/plain; charset=utf-8")
+    scope = runs_scope(request.user, phase_row)
+    teams = form.team_ids()
+    if scope is not None and (not scope or (teams is not None and not teams <= scope)):
+        raise PermissionDenied(errors.RUNS_NOT_YOURS)
+    view = runs_selectors.runs_view(phase=phase_row, user=request.user, which=form.which(), team_ids=teams or scope)
+    team = None if scope is None else view.team_names.get(next(iter(scope)))
+    return streaming_download(
+        archives.runs_archive(view, team=team), filename=archives.archive_name(phase_row, team=team)
+    )
+
+
+@login_required
+def task_archive(request: HttpRequest, slug: str) -> HttpResponse:
+    """The task as a bundle (with or without its teams and runs), and every run of each phase."""
+    task = organiser_task(request, slug)
+    return render(request, "leaderboard/task_archive.html", {"task": task, "phases": task.ordered_phases()})
+
+
+@login_required
+def task_bundle_download(request: HttpRequest, slug: str) -> HttpResponse:
+    """The task as one zip, streamed as it is written (``?runs=1``: with its teams and runs)."""
+    task = organiser_task(request, slug)
+    with_runs = request.GET.get("runs") == "1"
+    if task.is_divided:
+        subtasks = ", ".join(task.subtasks.order_by("slug").values_list("slug", flat=True)) or "none yet"
+        messages.error(request, errors.BUNDLE_OF_DIVIDED_TASK.format(task=task.title, subtasks=subtasks))
+        return redirect(task)
+    return streaming_download(
+        task_bundle(task, with_runs=with_runs, user=request.user), filename=bundle_name(task, with_runs=with_runs)
+    )
+
+
+@login_required
+def task_import(request: HttpRequest) -> HttpResponse:
+    """Upload a bundle to import as a new task; a bad one is refused at once, saying which file,
+    which field and what was expected."""
+    form = BundleUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["bundle"]
+        try:
+            pending = import_service.import_upload(user=request.user, name=upload.name, content=upload.read())
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            return redirect("leaderboard:task_import_preview", pk=pending.pk)
+    return render(request, "leaderboard/task_import.html", {"form": form, "limits": ZipLimits.from_settings()})
+
+
+@login_required
+def task_import_preview(request: HttpRequest, pk: int) -> HttpResponse:
+    """What an uploaded bundle creates and what cannot come over; the organiser answers its
+    questions (address, dates, columns of reference files, gold files), checks again, and
+    confirms."""
+    pending = import_selectors.pending_import(user=request.user, pk=pk)
+    if pending is None:
+        raise Http404(errors.IMPORT_NOT_PENDING)
+    if request.method == "POST" and request.POST.get("action") == "discard":
+        import_service.import_discard(pending=pending)
+        messages.success(request, "The upload is discarded; nothing was created.")
+        return redirect("leaderboard:task_import")
+    options = import_selectors.import_options(pending)
+    try:
+        plan = import_selectors.import_plan(pending=pending, options=options)
+    except ValidationError as error:
+        messages.error(request, refusal(error))
+        return redirect("leaderboard:task_import")
+    if not options.slug:
+        options = replace(options, slug=import_selectors.free_slug(plan.slug))
+    exported = plan.source == EXPORTED_TASK
+    form = TaskImportForm(request.POST or None, request.FILES or None, plan=plan, options=options, exported=exported)
+    if request.method == "POST" and form.is_valid():
+        chosen, golds = form.import_options()
+        try:
+            import_service.import_choose(pending=pending, options=chosen, golds=golds)
+            if request.POST.get("action") == "confirm":
+                task = import_service.import_confirm(pending=pending, options=import_selectors.import_options(pending))
+                messages.success(request, f"The task “{task.title}” is created.")
+                return redirect(task)
+        except ValidationError as error:
+            messages.error(request, refusal(error))
+        return redirect("leaderboard:task_import_preview", pk=pending.pk)
+    context = {"pending": pending, "plan": plan, "form": form, "exported": exported}
+    return render(request, "leaderboard/task_import_preview.html", context)

@@ -252,10 +252,14 @@ def test_the_openapi_schema_lists_every_endpoint(client):
         "/api/tasks/{slug}/correlations",
         "/api/tasks/{slug}/what-if",
         "/api/tasks/{slug}/submissions",
+        "/api/tasks/{slug}/submissions.zip",
         "/api/submissions/{pk}",
     }
     assert schema["components"]["securitySchemes"]["ApiAuth"]["scheme"] == "bearer"
     assert "multipart/form-data" in schema["paths"]["/api/tasks/{slug}/submissions"]["post"]["requestBody"]["content"]
+    assert (
+        "application/zip" in schema["paths"]["/api/tasks/{slug}/submissions.zip"]["get"]["responses"]["200"]["content"]
+    )
 
 
 def test_the_docs_page_loads_swagger_ui_from_our_own_static_files(client):

@@ -1,0 +1,256 @@
+"""A task as one zip: ``task.yaml`` (its settings, labels, primary metric, terms, every phase's
+settings and files, and optionally its teams and runs), the files it names, a README, and with
+the runs each phase's ``runs.csv`` (the index of :mod:`leaderboard.archives`).
+
+Layout::
+
+    task.yaml
+    README.txt
+    phases/<phase>/gold/<name>             the gold file, as uploaded
+    phases/<phase>/data/<n>-<name>         the files participants download
+    runs/<phase>/runs.csv                  with --runs: every run's facts, values and ranks
+    runs/<phase>/<team>/<run id>-<name>    with --runs: every run's file, as uploaded
+
+The archive is streamed as it is written; run files are read one at a time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+from django.utils import timezone
+
+from leaderboard import archives
+from leaderboard.bundles.plan import PHASE_POLICIES
+from leaderboard.models import Membership, Phase, StoredFile, Submission, Task
+from leaderboard.selectors.runs import run_files, runs_view
+from leaderboard.zipstream import ZipEntry, zip_stream
+
+FORMAT = "shared-task-leaderboard/task"
+VERSION = 1
+MANIFEST = "task.yaml"
+README = "README.txt"
+
+
+class _Dumper(yaml.SafeDumper):
+    """Plain YAML, with texts of several lines written as blocks (readable, and diffable)."""
+
+
+def _text(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+    style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str.__str__(text), style=style)
+
+
+_Dumper.add_representer(str, _text)
+_Dumper.add_multi_representer(str, _text)  # a model's choices (TextChoices members) are texts too
+
+
+def moment_text(moment: dt.datetime | None) -> str | None:
+    """ISO 8601 in UTC with a ``Z``, to the microsecond (upload order within a second is kept)."""
+    return None if moment is None else moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def phase_folder(phase: Phase) -> str:
+    return f"phases/{phase.slug}"
+
+
+def _file_facts(stored_id: int) -> tuple[str, str, int]:
+    return StoredFile.objects.values_list("name", "sha256", "size").get(pk=stored_id)
+
+
+def _phase_document(phase: Phase) -> dict[str, Any]:
+    gold_name, gold_sha256, _ = _file_facts(phase.gold_file_id)
+    data_files = []
+    for index, data_file in enumerate(phase.data_files.select_related("file").defer("file__content"), start=1):
+        data_files.append(
+            {
+                "title": data_file.title,
+                "file": f"{phase_folder(phase)}/data/{index}-{archives.folder_name(data_file.file.name)}",
+                "sha256": data_file.file.sha256,
+            }
+        )
+    return {
+        "slug": phase.slug,
+        "name": phase.name,
+        "description": phase.description,
+        "opens_at": moment_text(phase.opens_at),
+        "closes_at": moment_text(phase.closes_at),
+        **{name: getattr(phase, name) for name in PHASE_POLICIES},
+        "split_seed": phase.split_seed,
+        "gold": {"file": f"{phase_folder(phase)}/gold/{archives.folder_name(gold_name)}", "sha256": gold_sha256},
+        "data_files": data_files,
+        "baselines": [{"kind": kind, "name": name} for kind, name in phase.baselines.values_list("kind", "name")],
+    }
+
+
+def _team_documents(task: Task) -> list[dict[str, Any]]:
+    members: dict[int, list[str]] = {}
+    for team_id, username in (
+        Membership.objects.filter(task=task.root).order_by("user__username").values_list("team_id", "user__username")
+    ):
+        members.setdefault(team_id, []).append(username)
+    return [
+        {
+            "name": team.name,
+            "created_at": moment_text(team.created_at),
+            "system_name": team.system_name,
+            "system_description": team.system_description,
+            "paper_url": team.paper_url,
+            "members": members.get(team.pk, []),
+            "removed": {"at": moment_text(team.removed_at), "reason": team.removed_reason} if team.removed_at else None,
+        }
+        for team in task.root.teams.order_by("created_at", "pk")
+    ]
+
+
+def run_path(phase_slug: str, folders: dict[int, str], team_id: int, run_id: int, name: str) -> str:
+    return f"runs/{phase_slug}/{archives.run_path(folders[team_id], run_id, name)}"
+
+
+def _run_documents(task: Task, folders: dict[int, str]) -> list[dict[str, Any]]:
+    runs = (
+        Submission.objects.filter(phase__task=task)
+        .select_related("file", "team", "phase")
+        .only(
+            "id",
+            "kind",
+            "description",
+            "status",
+            "failure",
+            "created_at",
+            "chosen",
+            "contrastive",
+            "disqualified_at",
+            "disqualified_reason",
+            "team__name",
+            "phase__slug",
+            "file__name",
+            "file__sha256",
+        )
+        .order_by("id")
+    )
+    return [
+        {
+            "id": run.pk,
+            "phase": run.phase.slug,
+            "team": run.team.name,
+            "file": run_path(run.phase.slug, folders, run.team_id, run.pk, run.file.name),
+            "name": run.file.name,
+            "sha256": run.file.sha256,
+            "kind": run.kind,
+            "uploaded_at": moment_text(run.created_at),
+            "description": run.description,
+            "status": run.status,
+            "failure": run.failure,
+            "chosen": run.chosen,
+            "contrastive": run.contrastive,
+            "disqualified": {"at": moment_text(run.disqualified_at), "reason": run.disqualified_reason}
+            if run.disqualified_at
+            else None,
+        }
+        for run in runs.iterator(chunk_size=2000)
+    ]
+
+
+def task_document(task: Task, *, with_runs: bool, folders: dict[int, str]) -> dict[str, Any]:
+    """``task.yaml`` as plain data. A subtask goes as a task of its own, with its parent's
+    registration, terms, organisers and teams (a task divided into subtasks goes subtask by
+    subtask)."""
+    document: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": moment_text(timezone.now()),
+        "task": {
+            "slug": task.slug,
+            "title": task.title,
+            "description": task.description,
+            "labels": list(task.labels),
+            "primary_metric": task.primary_metric,
+            "registration": task.root.registration,  # a subtask's are its parent's: it moves as a task
+            "terms": task.root.terms,
+            "organisers": sorted(task.root.organisers.values_list("username", flat=True)),
+        },
+        "phases": [_phase_document(phase) for phase in task.ordered_phases()],
+    }
+    if with_runs:
+        document["teams"] = _team_documents(task)
+        document["runs"] = _run_documents(task, folders)
+    return document
+
+
+def manifest_text(document: dict[str, Any]) -> str:
+    header = (
+        "# A task of the shared-task leaderboard, exported with its files (README.txt says what each is).\n"
+        '# Import it as a new task: the organisers\' page "Import a task", or manage.py import_task.\n'
+    )
+    return header + yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+README_TEXT = """\
+{title}: the task as a bundle
+
+Exported {when} UTC from the shared-task leaderboard. Import it as a new task (the organisers'
+page "Import a task", or: python manage.py import_task THIS.zip --slug NEW-ADDRESS
+--organiser YOU [--first-opens YYYY-MM-DD]): with its dates, or moved so that the first phase
+opens on the day given (next year's edition).
+
+task.yaml                               the task's settings, labels, primary metric, terms, every
+                                        phase's settings, files and baselines{teams_line}
+phases/<phase>/gold/<name>              each phase's gold file, as uploaded
+phases/<phase>/data/<n>-<name>          the files participants download in each phase{runs_lines}
+
+Every file named in task.yaml carries its SHA-256; an import refuses a file that does not match.
+Times are UTC (ISO 8601).
+"""
+RUNS_LINES = """
+runs/<phase>/runs.csv                   every run of the phase: who, when, status, whether it
+                                        counts, every metric raw and calibrated with its rank
+runs/<phase>/<team>/<run id>-<name>     every run's file, as uploaded"""
+
+
+def readme_text(task: Task, *, with_runs: bool) -> str:
+    return README_TEXT.format(
+        title=task.title,
+        when=archives.utc_text(timezone.now()),
+        teams_line=", its teams and runs" if with_runs else "",
+        runs_lines=RUNS_LINES if with_runs else "",
+    )
+
+
+def _stored(stored_id: int) -> bytes:
+    return bytes(StoredFile.objects.values_list("content", flat=True).get(pk=stored_id))
+
+
+def bundle_entries(task: Task, *, with_runs: bool, user) -> Iterator[ZipEntry]:
+    """Every file of the bundle, one at a time (``user`` reads the runs' indexes: the
+    organiser who exports)."""
+    now = timezone.now()
+    folders = archives.team_folders(dict(task.root.teams.values_list("pk", "name")))
+    document = task_document(task, with_runs=with_runs, folders=folders)
+    yield ZipEntry(MANIFEST, manifest_text(document).encode(), now)
+    yield ZipEntry(README, readme_text(task, with_runs=with_runs).encode(), now)
+    for phase, phase_document in zip(task.ordered_phases(), document["phases"], strict=True):
+        yield ZipEntry(phase_document["gold"]["file"], _stored(phase.gold_file_id), phase.opens_at)
+        data_files = phase.data_files.order_by("created_at", "id").values_list("file_id", "created_at")
+        for (file_id, created_at), listed in zip(data_files, phase_document["data_files"], strict=True):
+            yield ZipEntry(listed["file"], _stored(file_id), created_at)
+    if not with_runs:
+        return
+    for phase in task.ordered_phases():
+        phase.task = task
+        view = runs_view(phase=phase, user=user)
+        yield ZipEntry(f"runs/{phase.slug}/{archives.INDEX_NAME}", archives.index_lines(view, folders), now)
+        for run in run_files(view):
+            yield ZipEntry(run_path(phase.slug, folders, run.team_id, run.id, run.name), run.content, run.uploaded_at)
+
+
+def task_bundle(task: Task, *, with_runs: bool, user) -> Iterator[bytes]:
+    """The bundle as bytes, written as it is read."""
+    return zip_stream(bundle_entries(task, with_runs=with_runs, user=user))
+
+
+def bundle_name(task: Task, *, with_runs: bool) -> str:
+    return f"{task.slug}-task{'-with-runs' if with_runs else ''}.zip"

@@ -1,0 +1,219 @@
+"""What an import creates, read from a bundle and not yet written: the plan the preview shows
+and the import service writes (:func:`leaderboard.services.imports.task_import`).
+
+Every format reads into this one plan: a task exported from this site (``task.yaml``), a
+CodaLab competition (``competition.yaml`` v1.5) or a Codabench one (version 2). File contents
+are read when the plan is made (gold and data files, a few megabytes) except runs', which the
+import reads one at a time from the bundle.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field, replace
+
+from leaderboard.models import DEFAULT_MAX_PER_DAY, DEFAULT_MAX_TOTAL, Counting, Feedback, FinalPart, Visibility
+
+PHASE_POLICIES = (
+    "max_per_day",
+    "max_total",
+    "counting",
+    "visibility",
+    "feedback",
+    "private_percent",
+    "final_part",
+    "contrastive_runs",
+)
+"""A phase's limits and policies, as a bundle carries them and :func:`phase_create` takes them
+(the same names on :class:`~leaderboard.models.Phase` and on :class:`PhasePlan`)."""
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """A file the import stores: its name, its bytes and where in the bundle it came from."""
+
+    name: str
+    content: bytes
+    source: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class PhasePlan:
+    name: str
+    slug: str
+    opens_at: dt.datetime
+    closes_at: dt.datetime
+    gold: FilePlan | None
+    """``None``: the bundle has none this site can read (:attr:`gold_problem` says why)."""
+    description: str = ""
+    max_per_day: int = DEFAULT_MAX_PER_DAY
+    max_total: int = DEFAULT_MAX_TOTAL
+    counting: str = Counting.LATEST
+    visibility: str = Visibility.PUBLIC
+    feedback: str = Feedback.FULL
+    private_percent: int = 0
+    final_part: str = FinalPart.PRIVATE
+    contrastive_runs: int = 0
+    split_seed: str | None = None
+    """The seed of the public/private split, kept where scores are carried over; ``None``: a new one."""
+    data_files: tuple[FilePlan, ...] = ()
+    gold_problem: str = ""
+    gold_items: int = 0
+    gold_counts: tuple[tuple[str, int], ...] = ()
+    """Items per label of the gold file, as the preview shows them."""
+
+
+@dataclass(frozen=True)
+class TeamPlan:
+    name: str
+    created_at: dt.datetime | None = None
+    system_name: str = ""
+    system_description: str = ""
+    paper_url: str = ""
+    members: tuple[str, ...] = ()
+    """The user names of the original site: recorded, never made accounts here."""
+    removed_at: dt.datetime | None = None
+    removed_reason: str = ""
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    original_id: int
+    phase: str
+    team: str
+    path: str
+    """Where its file is in the bundle."""
+    name: str
+    sha256: str
+    kind: str
+    uploaded_at: dt.datetime
+    description: str = ""
+    failure: str = ""
+    """Why its scoring failed on the site it came from, if it did."""
+    chosen: bool = False
+    contrastive: int | None = None
+    """Its team's contrastive run k, in a phase that takes them."""
+    disqualified_at: dt.datetime | None = None
+    disqualified_reason: str = ""
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """A task to create: its settings, phases, and (from an exported task) teams and runs;
+    ``notes`` lists what could not come over or was changed on the way, for the organiser to
+    read before confirming."""
+
+    source: str
+    """What the bundle is, in words ("a task exported from this site", "a CodaLab competition
+    (competition.yaml v1.5)"...)."""
+    title: str
+    labels: tuple[str, ...]
+    primary_metric: str
+    phases: tuple[PhasePlan, ...]
+    description: str = ""
+    registration: str = "open"
+    terms: str = ""
+    slug: str = ""
+    """The address it had, a suggestion for the new one."""
+    teams: tuple[TeamPlan, ...] = ()
+    runs: tuple[RunPlan, ...] = ()
+    notes: tuple[str, ...] = ()
+    questions: tuple[ReferenceQuestion, ...] = ()
+
+    @property
+    def ready(self) -> bool:
+        """Every phase has a gold file: the import can be confirmed."""
+        return bool(self.labels) and all(phase.gold is not None for phase in self.phases)
+
+    def shifted(self, first_opens: dt.date | None) -> TaskPlan:
+        """The plan with every date moved by whole days so that the first phase opens on
+        ``first_opens`` at the time of day it opened (next year's edition); as it is for
+        ``None``."""
+        if first_opens is None or not self.phases:
+            return self
+        first = min(phase.opens_at for phase in self.phases)
+        delta = dt.datetime.combine(first_opens, first.timetz()) - first
+
+        def move(moment: dt.datetime | None) -> dt.datetime | None:
+            return None if moment is None else moment + delta
+
+        return replace(
+            self,
+            phases=tuple(replace(p, opens_at=p.opens_at + delta, closes_at=p.closes_at + delta) for p in self.phases),
+            teams=tuple(replace(t, created_at=move(t.created_at), removed_at=move(t.removed_at)) for t in self.teams),
+            runs=tuple(
+                replace(r, uploaded_at=r.uploaded_at + delta, disqualified_at=move(r.disqualified_at))
+                for r in self.runs
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class ReferenceQuestion:
+    """What the preview asks about a phase's reference data when it cannot tell: which file,
+    which column holds the ids (or the line numbers) and which the labels."""
+
+    phase_index: int
+    phase: str
+    files: tuple[str, ...]
+    file: str
+    columns: tuple[str, ...]
+    id_column: str
+    label_column: str
+
+
+LINE_NUMBER = "(line number)"
+"""The id "column" of a file with one label per line: ids are line numbers, from 1."""
+
+
+@dataclass(frozen=True)
+class ReferenceChoice:
+    """The organiser's answer to a :class:`ReferenceQuestion`."""
+
+    file: str = ""
+    id_column: str = ""
+    label_column: str = ""
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What the organiser decides for an import: the new address, whether the runs come too
+    (an exported task), when the first phase opens (``None``: the dates as they are), and, for
+    a CodaLab or Codabench bundle, the primary metric, the labels' order, how to read each
+    phase's reference data and any gold file given instead."""
+
+    slug: str = ""
+    title: str = ""
+    with_runs: bool = True
+    first_opens: dt.date | None = None
+    primary_metric: str = ""
+    labels: tuple[str, ...] = ()
+    references: dict[int, ReferenceChoice] = field(default_factory=dict)
+    golds: dict[int, FilePlan] = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        """The options as stored with a pending import (the gold files are stored apart)."""
+        return {
+            "slug": self.slug,
+            "title": self.title,
+            "with_runs": self.with_runs,
+            "first_opens": self.first_opens.isoformat() if self.first_opens else None,
+            "primary_metric": self.primary_metric,
+            "labels": list(self.labels),
+            "references": {str(index): [c.file, c.id_column, c.label_column] for index, c in self.references.items()},
+        }
+
+    @classmethod
+    def of_json(cls, data: dict, *, golds: dict[int, FilePlan] | None = None) -> ImportOptions:
+        first_opens = data.get("first_opens")
+        return cls(
+            slug=data.get("slug", ""),
+            title=data.get("title", ""),
+            with_runs=data.get("with_runs", True),
+            first_opens=dt.date.fromisoformat(first_opens) if first_opens else None,
+            primary_metric=data.get("primary_metric", ""),
+            labels=tuple(data.get("labels", ())),
+            references={int(index): ReferenceChoice(*choice) for index, choice in data.get("references", {}).items()},
+            golds=golds or {},
+        )

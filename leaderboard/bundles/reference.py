@@ -1,0 +1,186 @@
+"""A competition's reference data as a gold file: which file, which columns, and the
+``id,label`` CSV the site takes.
+
+What is read as labels (anything else cannot come over, and the import asks for a gold file):
+
+- a table, CSV or TSV (or columns separated by spaces), with or without a header: one column
+  holds the ids, another the labels. A header that names them (``id``, ``filename``, ``name``…
+  and ``label``, ``class``, ``target``…) settles which is which; otherwise the preview asks,
+  having guessed the first column whose values are all different for the ids and the column
+  with the fewest different values for the labels;
+- one label per line: the ids are the line numbers, from 1;
+- one row of 0s and a single 1 per item (the one-hot ``.solution`` files of CodaLab's AutoML
+  examples): the label is the number of the column that holds the 1, from 0, and the id the
+  line number.
+
+Reading is line by line over the bytes (a gold file of two million lines takes seconds).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+
+from leaderboard.bundles.plan import LINE_NUMBER
+from scoring.engine.files.labels import natural_key
+
+ID_NAMES = ("id", "ids", "item", "item_id", "filename", "file", "name", "image", "sample", "index", "key")
+LABEL_NAMES = ("label", "labels", "class", "category", "target", "gold", "y", "answer", "truth", "sentiment")
+SAMPLE_LINES = 2000
+"""Lines read to tell the layout of a file (its delimiter, header and columns)."""
+WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a reference file is laid out, as far as it can be told."""
+
+    kind: str
+    """``table``, ``lines`` (one label per line), ``one-hot``, or ``unreadable``."""
+    columns: tuple[str, ...] = ()
+    delimiter: str = ","
+    header: bool = False
+    id_column: str = ""
+    label_column: str = ""
+    certain: bool = True
+    """False: the preview asks which column is which."""
+    problem: str = ""
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def _split(line: str, delimiter: str) -> list[str]:
+    if delimiter == " ":
+        return WHITESPACE.split(line.strip())
+    return next(csv.reader([line], delimiter=delimiter))
+
+
+def _named(columns: list[str], names: tuple[str, ...]) -> str:
+    lowered = {column.strip().lower(): column for column in columns}
+    return next((lowered[name] for name in names if name in lowered), "")
+
+
+def decode(content: bytes) -> str | None:
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def layout_of(content: bytes) -> Layout:
+    """The layout of a reference file, from its first :data:`SAMPLE_LINES` lines."""
+    text = decode(content)
+    if text is None:
+        return Layout("unreadable", problem="it is not UTF-8 text")
+    lines = _lines(text)[:SAMPLE_LINES]
+    if not lines:
+        return Layout("unreadable", problem="it is empty")
+    if lines[0].lstrip()[:1] in ("{", "["):
+        return Layout("unreadable", problem="it is JSON, not a table of ids and labels")
+    first = lines[0]
+    delimiter = (
+        "\t" if "\t" in first else ("," if "," in first else (" " if len(WHITESPACE.split(first.strip())) > 1 else ""))
+    )
+    if not delimiter:
+        return Layout("lines", columns=(LINE_NUMBER, "label"), id_column=LINE_NUMBER, label_column="label")
+    rows = [_split(line, delimiter) for line in lines]
+    width = len(rows[0])
+    if (
+        all(len(row) == width for row in rows)
+        and all(cell in {"0", "1"} for row in rows[1:] for cell in row)
+        and all(row.count("1") == 1 for row in rows)
+        and width > 2
+    ):
+        return Layout("one-hot", columns=tuple(str(i) for i in range(width)), delimiter=delimiter)
+    id_named, label_named = _named(rows[0], ID_NAMES), _named(rows[0], LABEL_NAMES)
+    header = bool(id_named or label_named)
+    columns = tuple(rows[0]) if header else tuple(f"column {number}" for number in range(1, width + 1))
+    body = rows[1:] if header else rows
+    if width < 2:
+        return Layout(
+            "lines", columns=(LINE_NUMBER, "label"), id_column=LINE_NUMBER, label_column="label", header=header
+        )
+    values = [[row[index] if index < len(row) else "" for row in body] for index in range(width)]
+    distinct = [len(set(column)) for column in values]
+    guessed_id = next((columns[i] for i in range(width) if distinct[i] == len(body)), LINE_NUMBER)
+    candidates = [i for i in range(width) if columns[i] != guessed_id]
+    guessed_label = columns[min(candidates, key=lambda i: (distinct[i], i))]
+    id_column = id_named or guessed_id
+    label_column = label_named or (guessed_label if guessed_label != id_column else "")
+    certain = bool(id_named and label_named)
+    if header and width == 2 and not certain:
+        other = next(column for column in columns if column not in (id_named, label_named))
+        id_column, label_column = (id_named, other) if id_named else (other, label_named)
+        certain = True
+    return Layout(
+        "table",
+        columns=columns,
+        delimiter=delimiter,
+        header=header,
+        id_column=id_column,
+        label_column=label_column,
+        certain=certain,
+    )
+
+
+def _numbered(text: str, *, skip_header: bool):
+    """(line number, line) of every line that is not blank, one at a time, the header left out."""
+    lines = ((number, line.rstrip("\r\n")) for number, line in enumerate(io.StringIO(text), start=1) if line.strip())
+    if skip_header:
+        next(lines, None)
+    return lines
+
+
+class ReferenceError(ValueError):
+    """A reference file that cannot become a gold file as asked (the message says why)."""
+
+
+def gold_csv(content: bytes, layout: Layout, *, id_column: str, label_column: str) -> bytes:
+    """The ``id,label`` CSV of a reference file read with ``layout`` and the columns chosen."""
+    text = decode(content)
+    if text is None or layout.kind == "unreadable":
+        raise ReferenceError(layout.problem or "it is not UTF-8 text")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["id", "label"])
+    numbered = _numbered(text, skip_header=layout.header)
+    if layout.kind == "lines":
+        for number, line in numbered:
+            writer.writerow([number, line.strip()])
+        return out.getvalue().encode()
+    if layout.kind == "one-hot":
+        for number, line in numbered:
+            cells = _split(line, layout.delimiter)
+            if cells.count("1") != 1:
+                raise ReferenceError(f"line {number} does not hold exactly one 1")
+            writer.writerow([number, cells.index("1")])
+        return out.getvalue().encode()
+    columns = list(layout.columns)
+    if label_column not in columns or (id_column not in columns and id_column != LINE_NUMBER):
+        raise ReferenceError(f"choose the id and label columns among {', '.join(columns)}")
+    if id_column == label_column:
+        raise ReferenceError("the ids and the labels must come from two different columns")
+    label_at = columns.index(label_column)
+    id_at = None if id_column == LINE_NUMBER else columns.index(id_column)
+    for number, line in numbered:
+        cells = _split(line, layout.delimiter)
+        if max(label_at, id_at or 0) >= len(cells):
+            raise ReferenceError(f"line {number} has {len(cells)} column(s), not {len(columns)}")
+        writer.writerow([number if id_at is None else cells[id_at].strip(), cells[label_at].strip()])
+    return out.getvalue().encode()
+
+
+def labels_in(gold: bytes) -> set[str]:
+    """The labels of an ``id,label`` CSV written by :func:`gold_csv`."""
+    rows = csv.reader(io.StringIO(gold.decode()))
+    next(rows, None)
+    return {row[1] for row in rows if len(row) > 1}
+
+
+def label_order(labels: set[str]) -> tuple[str, ...]:
+    """Labels in their natural order (``class2`` before ``class10``), as the scorer sorts them."""
+    return tuple(sorted(labels, key=natural_key))
