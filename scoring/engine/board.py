@@ -116,16 +116,19 @@ class Board:
         return [column.value(self.reports[team]) for team in self.teams]
 
     def ranks(self, column: Column) -> dict[str, int | None]:
-        """Competition ranks under ``column`` (1, 2, 2, 4), ``None`` for an undefined value."""
-        return dict(zip(self.teams, competition_ranks(self.values(column)), strict=True))
+        """Competition ranks under ``column`` (1, 2, 2, 4, best first by the column's direction),
+        ``None`` for an undefined value."""
+        return dict(zip(self.teams, competition_ranks(self.values(column), column.direction), strict=True))
 
     def ranking_columns(self, *, calibrated: bool | None = False) -> list[Column]:
         """The site's ranking columns for these labels: raw, calibrated, or (``None``) both."""
         return ranking_columns(self.labels, calibrated=calibrated)
 
     def correlations(self, columns: Sequence[Column]) -> dict[str, dict[str, Correlation]]:
-        """Spearman's rho between the team rankings of every pair of ``columns``, by column id."""
-        return spearman_matrix({column.id: self.values(column) for column in columns})
+        """Spearman's rho between the team rankings of every pair of ``columns``, by column id
+        (each ranked best first by its direction)."""
+        values = {column.id: self.values(column) for column in columns}
+        return spearman_matrix(values, directions={column.id: column.direction for column in columns})
 
     def stability(self, *, replicates: int, seed: int) -> bootstrap.Stability:
         """Paired bootstrap intervals of every ranking column (raw and calibrated) and of the

@@ -57,7 +57,7 @@ import numpy as np
 from scoring.engine.canonical import StackValues, nearest_sums, rounded_of_integers
 from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.confusion import mass_parts
-from scoring.engine.ranking import correlation
+from scoring.engine.ranking import Direction, correlation, goodness, signs
 
 BLOCK_SIZE = 200
 """Replicates per block: fixes the working memory, and the random stream (see the rules)."""
@@ -145,7 +145,8 @@ def column_values(matrices: np.ndarray, columns: Sequence[Column], labels: Seque
 
 @dataclass(frozen=True)
 class RankOrder:
-    """One sort of each row of values (last axis = teams), best first, undefined last; from it
+    """One sort of each row of values (last axis = teams), best first (by the direction of
+    each row's metric, :func:`scoring.engine.ranking.goodness`), undefined last; from it
     competition ranks and average ranks, restricted to any subset of the teams."""
 
     order: np.ndarray
@@ -154,9 +155,11 @@ class RankOrder:
     defined: np.ndarray
 
     @classmethod
-    def of(cls, values: np.ndarray) -> RankOrder:
+    def of(cls, values: np.ndarray, direction: Direction | np.ndarray = Direction.HIGHER) -> RankOrder:
+        """The sort of ``values``; ``direction`` of every row, or :func:`scoring.engine.ranking.signs`
+        broadcast against ``values`` (one per column of a (replicates, columns, teams) stack)."""
         defined = ~np.isnan(values)
-        key = np.where(defined, -values, np.inf)
+        key = np.where(defined, -goodness(values, direction), np.inf)
         order = np.argsort(key, axis=-1, kind="stable")
         ordered = np.take_along_axis(key, order, axis=-1)
         positions = np.arange(values.shape[-1])
@@ -328,6 +331,7 @@ def bootstrap(
     columns = tuple(ranking_columns(labels, calibrated=None) if columns is None else columns)
     heatmap = tuple(paired_columns(labels) if heatmap is None else heatmap)
     heatmap_index = [columns.index(column) for column in heatmap]
+    column_signs = signs([column.direction for column in columns])[:, np.newaxis]
     source = ReplicateMatrices(gold, predicted, n_classes=len(labels))
     rng = np.random.default_rng(seed)
     n_teams = len(predicted)
@@ -338,7 +342,7 @@ def bootstrap(
         stop = min(start + BLOCK_SIZE, replicates)
         matrices = source.of_weights(source.weights(rng, stop - start))
         block = np.moveaxis(column_values(matrices, columns, labels), 0, 1)
-        order = RankOrder.of(block)
+        order = RankOrder.of(block, column_signs)
         values[start:stop] = block
         ranks[start:stop] = order.competition()
         rho[start:stop] = spearman_replicates(order, heatmap_index)

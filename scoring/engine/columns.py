@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Protocol
 
 from scoring.engine.metrics import Value
+from scoring.engine.ranking import Direction
 from scoring.engine.registry import BY_KEY, CLASS_MEASURE_BY_KEY, ClassMeasure, Metric, ranking_metrics
 
 CALIBRATED_SUFFIX = "_c"
@@ -58,6 +59,11 @@ class Column:
     @property
     def is_per_class(self) -> bool:
         return self.label is not None
+
+    @property
+    def direction(self) -> Direction:
+        """Which values are better (the metric's, raw or calibrated alike)."""
+        return self.metric.direction
 
     @cached_property
     def id(self) -> str:

@@ -192,7 +192,7 @@ def latex_table(
         column_values = list(values[column.id])
         if len(column_values) != len(teams):
             raise ValueError(f"{len(column_values)} values of {column.id!r} for {len(teams)} teams")
-        ranks = competition_ranks(column_values)
+        ranks = competition_ranks(column_values, column.direction)
         for row, value, rank in zip(cells, column_values, ranks, strict=True):
             row.append(cell_text(value, percent=is_share(column), best=rank == 1))
     rows = []

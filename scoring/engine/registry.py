@@ -18,6 +18,7 @@ import numpy as np
 from scoring.engine import metrics as m
 from scoring.engine.canonical import matrix_value
 from scoring.engine.metrics import Quantities, Value
+from scoring.engine.ranking import HIGHER, Direction
 
 PROPERTY_NAMES: dict[str, str] = {
     "PI": "monotonicity",
@@ -92,6 +93,9 @@ class Metric:
     properties: dict[str, Property] = field(default_factory=lambda: _props("?????", "?????"))
     properties_source: str = "not analysed in the papers"
     baseline: ChanceBaseline | None = None
+    direction: Direction = HIGHER
+    """Which values are better: every rank, sort, rank correlation and bold cell follows it
+    (:mod:`scoring.engine.ranking`, rank 1 the best)."""
 
     do_not_call_in_templates: ClassVar[bool] = True
     """A metric is callable: this keeps a template engine from calling it when a page reads
@@ -103,6 +107,10 @@ class Metric:
     @property
     def is_ranking(self) -> bool:
         return self.kind == "ranking"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction.higher_is_better
 
 
 TABLE5 = "@opitz-overview, Table 5"
@@ -404,8 +412,13 @@ class ClassMeasure:
     formula_latex: str = ""
     baseline: ChanceBaseline | None = None
     kind: Literal["ranking", "diagnostic"] = "ranking"
+    direction: Direction = HIGHER
 
     do_not_call_in_templates: ClassVar[bool] = True
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction.higher_is_better
 
     @property
     def formula(self) -> Callable[[Quantities], object]:

@@ -332,7 +332,8 @@ def what_if(matrices: Mapping[str, np.ndarray], *, labels: Sequence[str], target
     columns = ranking_columns(labels, calibrated=False)
 
     def rank_matrix(values: Values) -> np.ndarray:
-        return competition_rank_matrix(np.array([values[c.key, c.label] for c in columns]).reshape(len(columns), -1).T)
+        stacked = np.array([values[c.key, c.label] for c in columns]).reshape(len(columns), -1).T
+        return competition_rank_matrix(stacked, [c.direction for c in columns])
 
     return WhatIf(
         labels=labels,
