@@ -33,7 +33,7 @@ from scoring.engine.io import InputFileError
 from scoring.engine.latex import latex_table, table8_columns
 from scoring.engine.metrics import macro_f1_gap_closed_form
 from scoring.engine.references import plain
-from scoring.engine.registry import CLASS_MEASURES, METRICS
+from scoring.engine.registry import CLASS_MEASURES, get, suite_metrics
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import Report, weighted_averages
 from scoring.engine.whatif import GOLD, UNIFORM, TargetError, WhatIf, exact_share, parse_target, what_if
@@ -70,7 +70,7 @@ def text_report(report: Report) -> str:
         sections.append("Prevalence calibration is undefined: a class has no gold item.")
     metric_rows = [
         [metric.name, metric.key, value_text(report.metrics[metric.key]), value_text(report.calibrated[metric.key])]
-        for metric in METRICS
+        for metric in suite_metrics(ordinal=report.ordinal)
     ]
     sections.append("Metrics\n" + table(["metric", "key", "raw", "calibrated"], metric_rows))
     sections.append(
@@ -106,7 +106,7 @@ def extras(report: Report, *, weights: list[float] | None, prevalence: str | Non
     if prevalence is not None:
         gold_counts = [report.per_class[label]["support"] for label in report.labels]
         target = parse_target(prevalence, labels=report.labels, gold_counts=gold_counts)
-        scenario = what_if({"": report.matrix}, labels=report.labels, target=target)
+        scenario = what_if({"": report.matrix}, labels=report.labels, target=target, ordinal=report.ordinal)
         written = prevalence.split(",")
         as_given = len(written) == len(report.labels) and prevalence.strip().lower() not in (UNIFORM, GOLD)
         shares = target
@@ -131,7 +131,7 @@ def extras_text(sections: dict) -> str:
         )
     if "scaled" in sections:
         scaled = sections["scaled"]
-        rows = [[metric.name, metric.key, value_text(scaled["metrics"][metric.key])] for metric in METRICS]
+        rows = [[get(key).name, key, value_text(value)] for key, value in scaled["metrics"].items()]
         parts.append(
             f"Metrics after scaling the gold columns to the class shares {scaled['prevalence']} "
             f"({plain('@opitz-overview, Eq. 5')})\n" + table(["metric", "key", "scaled"], rows)
@@ -235,7 +235,14 @@ def board_what_if(board: Board, text: str) -> WhatIf:
     shares of the gold file's items)."""
     gold_counts = np.bincount(board.gold_codes, minlength=len(board.labels))
     target = parse_target(text, labels=board.labels, gold_counts=gold_counts.tolist())
-    return what_if({team: board.reports[team].matrix for team in board.teams}, labels=board.labels, target=target)
+    matrices = {team: board.reports[team].matrix for team in board.teams}
+    return what_if(matrices, labels=board.labels, target=target, ordinal=board.ordinal)
+
+
+ORDINAL_NEEDS_LABELS = (
+    "--ordinal reads the labels as a scale in the order --labels gives them: name that order, e.g. "
+    "--labels -2,-1,0,1,2 (the gold file's own order sorts names, not a scale)"
+)
 
 
 def fail(message: str) -> int:
@@ -272,6 +279,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--labels",
         help="comma-separated label order (default: the gold file's labels in natural order, class2 before class10)",
+    )
+    parser.add_argument(
+        "--ordinal",
+        action="store_true",
+        help="the labels, in the order --labels gives, are an ordered scale (e.g. --labels -2,-1,0,1,2): also score "
+        "the errors of SemEval-2017 Task 4C, macro_mae (MAE^M) and mae (MAE^µ), lower is better",
     )
     parser.add_argument(
         "--metrics",
@@ -332,7 +345,7 @@ def values_attached(argv: list[str], options: Sequence[str]) -> list[str]:
 def single_file(args: argparse.Namespace, labels: list[str] | None) -> int:
     """One prediction file: its full report, as before boards existed (unchanged output)."""
     try:
-        report = score_files(args.gold, args.predictions[0], labels=labels)
+        report = score_files(args.gold, args.predictions[0], labels=labels, ordinal=args.ordinal)
     except (InputFileError, OSError) as error:
         return fail(file_problem(error))
     n = len(report.labels)
@@ -364,7 +377,7 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
     if args.metrics and args.format == "json":
         return fail("--metrics chooses the columns of --format latex or text; the JSON board holds every column")
     try:
-        scored = score_board(args.gold, args.predictions, labels=labels)
+        scored = score_board(args.gold, args.predictions, labels=labels, ordinal=args.ordinal)
     except PredictionFilesError as errors:
         for error in errors.errors:
             fail(file_problem(error))
@@ -408,6 +421,8 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
+    if args.ordinal and labels is None:
+        return fail(ORDINAL_NEEDS_LABELS)
     if len(args.predictions) == 1 and args.format != "latex":
         if args.bootstrap is not None:
             return fail("--bootstrap applies to a board (two or more prediction files) with --format json")

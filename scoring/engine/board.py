@@ -3,10 +3,12 @@
 This is what ``python -m scoring GOLD PRED [PRED ...]`` prints, so that an organiser can
 reproduce a shared task's table (paper 000, Table 8) and its rank correlations (Figure 2)
 from a folder of files. It uses the site's engine and rules unchanged: each file is scored by
-the suite (:func:`scoring.engine.suite.score_matrix`), its columns are the site's ranking
-columns (:mod:`scoring.engine.columns`), and ranks, ties and Spearman's rho come from
-:mod:`scoring.engine.ranking` (competition ranks 1, 2, 2, 4; average ranks for rho; values
-equal as fractions are the same double, so ties are exact).
+the suite (:func:`scoring.engine.suite.score_matrix`; for labels declared an ordered scale,
+``ordinal``, the suite holds the ordinal errors ``macro_mae`` and ``mae`` too), its columns are
+the site's ranking columns (:mod:`scoring.engine.columns`), and ranks, ties and Spearman's rho
+come from :mod:`scoring.engine.ranking` (competition ranks 1, 2, 2, 4, rank 1 the best by each
+column's direction, the lowest error of an ordinal error; average ranks for rho; values equal
+as fractions are the same double, so ties are exact).
 
 Ranking stability (optional, ``--bootstrap``): :meth:`Board.stability` runs the paired bootstrap
 of :mod:`scoring.engine.bootstrap` on the items the board was scored from, and
@@ -59,8 +61,8 @@ from scoring.engine.columns import Column, column_by_id, paired_columns, ranking
 from scoring.engine.io import InputFileError, read_labels, read_predictions
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import Correlation, competition_ranks, spearman_matrix
-from scoring.engine.scorer import confusion_of
-from scoring.engine.suite import Report, score_matrix
+from scoring.engine.scorer import report_of
+from scoring.engine.suite import Report
 
 DUPLICATE_TEAM = "{first} and {second} would both be team {team!r} (a team is named by its file's stem); rename one"
 UNKNOWN_COLUMN = "unknown column {column!r}; known columns: {known}"
@@ -110,6 +112,9 @@ class Board:
     """The gold codes the board was scored against (items in the gold file's order)."""
     predicted: Mapping[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
     """Each team's aligned predictions: class codes, or probability rows."""
+    ordinal: bool = False
+    """Whether the labels, in their order, are an ordered scale: the ordinal errors are then
+    columns too."""
 
     def values(self, column: Column) -> list[Value]:
         """The teams' values under ``column``, in team order (``None`` where undefined)."""
@@ -122,7 +127,11 @@ class Board:
 
     def ranking_columns(self, *, calibrated: bool | None = False) -> list[Column]:
         """The site's ranking columns for these labels: raw, calibrated, or (``None``) both."""
-        return ranking_columns(self.labels, calibrated=calibrated)
+        return ranking_columns(self.labels, calibrated=calibrated, ordinal=self.ordinal)
+
+    def heatmap_columns(self) -> list[Column]:
+        """The columns of the rho heatmap: each ranking column followed by its calibrated version."""
+        return paired_columns(self.labels, ordinal=self.ordinal)
 
     def correlations(self, columns: Sequence[Column]) -> dict[str, dict[str, Correlation]]:
         """Spearman's rho between the team rankings of every pair of ``columns``, by column id
@@ -142,14 +151,14 @@ class Board:
             replicates=replicates,
             seed=seed,
             columns=self.ranking_columns(calibrated=None),
-            heatmap=paired_columns(self.labels),
+            heatmap=self.heatmap_columns(),
         )
 
     def as_json(self, *, stability: bootstrap.Stability | None = None) -> dict:
         """The board's JSON object (contract: see the module docstring), with the bootstrap's
         intervals when ``stability`` is given."""
         raw = self.ranking_columns(calibrated=False)
-        heatmap = paired_columns(self.labels)
+        heatmap = self.heatmap_columns()
         matrix = self.correlations(heatmap)
         board = {
             "labels": list(self.labels),
@@ -208,8 +217,11 @@ def interval_json(bounds: np.ndarray, *, integral: bool = False) -> list[float] 
     return [int(b) for b in bounds] if integral else [float(b) for b in bounds]
 
 
-def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: Sequence[str] | None = None) -> Board:
-    """Score every prediction file against the gold file (read once) and rank them.
+def score_board(
+    gold: str | Path, predictions: Sequence[str | Path], *, labels: Sequence[str] | None = None, ordinal: bool = False
+) -> Board:
+    """Score every prediction file against the gold file (read once) and rank them; ``ordinal``:
+    the labels, in their order, are an ordered scale (the ordinal errors are scored and ranked).
 
     Raises :class:`BoardError` for two files with one stem (before reading any file); the
     gold file's :class:`~scoring.engine.io.InputFileError` or ``OSError`` as they come; and,
@@ -227,8 +239,7 @@ def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: 
         except (InputFileError, OSError) as error:
             errors.append(error)
             continue
-        matrix = confusion_of(gold_file, predicted)
-        reports[team] = score_matrix(matrix, labels=gold_file.labels, n_items=gold_file.n_items)
+        reports[team] = report_of(gold_file, predicted, ordinal=ordinal)
         predicted_items[team] = predicted.probabilities if predicted.is_soft else predicted.codes
     if errors:
         raise PredictionFilesError(errors)
@@ -239,6 +250,7 @@ def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: 
         reports=reports,
         gold_codes=gold_file.codes,
         predicted=predicted_items,
+        ordinal=ordinal,
     )
 
 

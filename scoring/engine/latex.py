@@ -10,7 +10,9 @@ Choices, and why:
 
 - **Bold is decided on the stored values, not on the printed digits.** A value is bold when
   its competition rank is 1 (:func:`scoring.engine.ranking.competition_ranks`): the one tie
-  rule of the board, its exports and its rank correlations ("equal is equal", exact). Ties
+  rule of the board, its exports and its rank correlations ("equal is equal", exact), and
+  its one rule of direction, so the bold value of an error (the MAE of an ordinal task) or of
+  a mean rank is the lowest, and the caption says which columns are lower-is-better. Ties
   are all bold. Two cells can therefore print the same percentage with only one of them
   bold: that team is strictly better below the printed precision, and ranked so on the
   board. (Paper 000's Table 8 bolds some printed ties and not others.)
@@ -18,8 +20,8 @@ Choices, and why:
   the same whatever float noise ``100 * value`` would add; a value that rounds to zero never
   prints as ``-0.0``.
 - **Not every metric is a share.** A metric whose registry range is unbounded (discriminant
-  power, in natural-log units) prints with two decimals and is not multiplied by 100; the
-  caption says so.
+  power, in natural-log units; an ordinal task's MAE, in steps of its scale) prints with two
+  decimals and is not multiplied by 100; the caption says so.
 - **Undefined** values print as *undefined* (never NaN) and are never bold.
 - **Escaping**: team names, labels and titles are text: ``& % $ # _ { } ~ ^ \\`` are escaped,
   ``< > |`` and the brackets (which could read as an argument of the row's ``\\\\``) are
@@ -60,6 +62,11 @@ NOTATION: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"(?<![A-Za-z])[PR]_"), "$P_i$, $R_i$: precision and recall of class $i$."),
     (re.compile(r"TP|FP|FN|TN"), "TP, FP, FN, TN: the one-vs-rest counts of a class."),
+    (
+        re.compile(re.escape("|i-j|")),
+        r"$|i-j|$: how many steps of the ordinal scale (the classes at positions $0, 1, \dots$ in label order) "
+        r"separate classes $i$ and $j$; $C$: the gold classes that have items.",
+    ),
 )
 """A symbol that the chosen formulas use (a pattern), and the sentence that defines it."""
 
@@ -81,6 +88,7 @@ _SPECIALS = {
     "]": "{]}",
     # The symbols and formulas of the registry: math, so that pdfLaTeX prints them.
     "κ": r"\ensuremath{\kappa}",
+    "ᴹ": r"\ensuremath{^{M}}",
     "Δ": r"\ensuremath{\Delta}",
     "µ": r"\ensuremath{\mu}",
     "μ": r"\ensuremath{\mu}",
@@ -161,10 +169,13 @@ def caption(columns: Sequence[Column], *, title: str | None) -> str:
     if plain:
         units += f" (except {', '.join(plain)}: not shares, two decimals)"
     formulas = list(dict.fromkeys(formula_entry(column) for column in columns))
+    lower = list(dict.fromkeys(column_header(c) for c in columns if not c.direction.higher_is_better))
+    best = "the best value of each column in bold"
+    if lower:
+        best += f" (the lowest of {', '.join(lower)}: lower is better)"
     parts = [
         f"Teams{of} ranked by {len(columns)} metric{'s' if len(columns) != 1 else ''}: {units}; "
-        "the best value of each column in bold, ties all bold (decided on the exact values, "
-        "not on the printed digits).",
+        f"{best}, ties all bold (decided on the exact values, not on the printed digits).",
         "On the confusion matrix $m$ ($m_{ij}$: items predicted $i$ whose gold label is $j$; $n$ classes): "
         + "; ".join(formulas)
         + ".",
