@@ -46,6 +46,21 @@ the object also holds, ``[lo, hi]`` pairs being ``null`` where undefined::
 
 keyed like ``ranks`` (raw column ids in both sections); ``spearman_intervals`` has the layout of
 ``spearman.rho`` (same ``spearman.columns``) with a ``[lo, hi]`` cell for each rho.
+
+With an overall ranking (:meth:`Board.as_json` given an
+:class:`~scoring.engine.aggregate.Aggregate`; rules in :mod:`scoring.engine.aggregate`), the
+object also holds::
+
+    "aggregate": {"method": "mean_rank" | "borda", "columns": [id, ...],
+                  "value": {team: number or null}, "rank": {team: rank or null}}
+
+and with a bootstrap besides, the same replicates' intervals::
+
+    "aggregate_intervals": {team: {"value": [lo, hi], "rank": [best, worst]}}
+
+``columns`` are the column ids the ranking is over (``kappa_c`` for a calibrated one);
+``value`` is the mean rank (lower is better) or the Borda points (higher is better), ``null``
+for a team without a rank under one of the columns, and ``rank`` its competition rank.
 """
 
 from __future__ import annotations
@@ -57,6 +72,7 @@ from pathlib import Path
 import numpy as np
 
 from scoring.engine import bootstrap
+from scoring.engine.aggregate import Aggregate
 from scoring.engine.columns import Column, column_by_id, paired_columns, ranking_columns
 from scoring.engine.io import InputFileError, read_labels, read_predictions
 from scoring.engine.metrics import Value
@@ -116,11 +132,14 @@ class Board:
     """Whether the labels, in their order, are an ordered scale: the ordinal errors are then
     columns too."""
 
-    def values(self, column: Column) -> list[Value]:
-        """The teams' values under ``column``, in team order (``None`` where undefined)."""
+    def values(self, column: Column | Aggregate) -> list[Value]:
+        """The teams' values under ``column``, in team order (``None`` where undefined); an
+        overall ranking's values come from the board's ranks under its columns."""
+        if isinstance(column, Aggregate):
+            return column.values([list(self.ranks(chosen).values()) for chosen in column.columns])
         return [column.value(self.reports[team]) for team in self.teams]
 
-    def ranks(self, column: Column) -> dict[str, int | None]:
+    def ranks(self, column: Column | Aggregate) -> dict[str, int | None]:
         """Competition ranks under ``column`` (1, 2, 2, 4, best first by the column's direction),
         ``None`` for an undefined value."""
         return dict(zip(self.teams, competition_ranks(self.values(column), column.direction), strict=True))
@@ -154,9 +173,9 @@ class Board:
             heatmap=self.heatmap_columns(),
         )
 
-    def as_json(self, *, stability: bootstrap.Stability | None = None) -> dict:
+    def as_json(self, *, stability: bootstrap.Stability | None = None, aggregate: Aggregate | None = None) -> dict:
         """The board's JSON object (contract: see the module docstring), with the bootstrap's
-        intervals when ``stability`` is given."""
+        intervals when ``stability`` is given, and an overall ranking when ``aggregate`` is."""
         raw = self.ranking_columns(calibrated=False)
         heatmap = self.heatmap_columns()
         matrix = self.correlations(heatmap)
@@ -174,7 +193,31 @@ class Board:
                 "rho": [[matrix[row.id][column.id].rho for column in heatmap] for row in heatmap],
             },
         }
-        return board if stability is None else {**board, **self.stability_json(stability, raw)}
+        if aggregate is not None:
+            board["aggregate"] = self.aggregate_json(aggregate)
+        if stability is None:
+            return board
+        board |= self.stability_json(stability, raw)
+        if aggregate is not None:
+            board["aggregate_intervals"] = self.aggregate_intervals_json(stability, aggregate)
+        return board
+
+    def aggregate_json(self, aggregate: Aggregate) -> dict:
+        """The overall ranking's part of the JSON object (see the module docstring)."""
+        return {
+            "method": aggregate.method,
+            "columns": [column.id for column in aggregate.columns],
+            "value": dict(zip(self.teams, self.values(aggregate), strict=True)),
+            "rank": self.ranks(aggregate),
+        }
+
+    def aggregate_intervals_json(self, stability: bootstrap.Stability, aggregate: Aggregate) -> dict:
+        """The overall ranking's bootstrap intervals (see the module docstring)."""
+        values, ranks = stability.aggregate_intervals(aggregate)
+        return {
+            team: {"value": interval_json(values[t]), "rank": interval_json(ranks[t], integral=True)}
+            for t, team in enumerate(self.teams)
+        }
 
     def stability_json(self, stability: bootstrap.Stability, raw: Sequence[Column]) -> dict:
         """The bootstrap's part of the JSON object (see the module docstring)."""

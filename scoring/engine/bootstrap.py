@@ -43,6 +43,9 @@ Rules (stated here once, used by the CLI and the board's JSON):
   the connected components of "rank intervals overlap", each listed by best rank. Two teams in
   different groups never share a rank in the central 95 % of replicates; within a group, some
   chain of teams does. (The grouping of WMT's human-evaluation clusters.)
+* **Overall rankings** (:meth:`Stability.aggregate_intervals`): the mean rank or Borda count of
+  :mod:`scoring.engine.aggregate`, computed in every replicate from that replicate's
+  competition ranks, and the teams ranked by it in that replicate; intervals as above.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from scoring.engine.aggregate import Aggregate
 from scoring.engine.canonical import StackValues, nearest_sums, rounded_of_integers
 from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.confusion import mass_parts
@@ -288,6 +292,20 @@ class Stability:
 
     def index(self, column: Column) -> int:
         return self.columns.index(column)
+
+    def aggregate_intervals(self, aggregate: Aggregate) -> tuple[np.ndarray, np.ndarray]:
+        """The overall ranking's intervals from the same replicates (rules in
+        :mod:`scoring.engine.aggregate`): its value in every replicate from the replicate's
+        competition ranks under the aggregate's columns, its rank among the teams in that
+        replicate; (teams, 2) value intervals and (teams, 2) rank intervals [best, worst], NaN
+        where undefined."""
+        ranks = self.replicate_ranks[:, [self.index(column) for column in aggregate.columns]]
+        values = aggregate.of_ranks(ranks)
+        overall = RankOrder.of(values, aggregate.direction).competition()
+        return (
+            percentile_interval(values, undefined=np.isnan(values), confidence=self.confidence),
+            percentile_interval(overall, undefined=overall == 0, confidence=self.confidence),
+        )
 
     def tied_with_leader(self, column: Column) -> list[int]:
         """The teams (indexes) whose rank interval includes 1 (see the module's rules)."""

@@ -151,6 +151,22 @@ def paired_columns(labels: Sequence[str], *, paper_set: bool = False, ordinal: b
     return [column for base in raw for column in (base, base.counterpart())]
 
 
+TABLE8_CALIBRATED: tuple[str, ...] = ("macro_f1",)
+"""The metrics that Table 8 of paper 000 also prints calibrated (its ``macF1c``)."""
+
+
+def table8_columns(labels: Sequence[str]) -> list[Column]:
+    """The columns of paper 000's Table 8: macro recall, its geometric and harmonic means,
+    macro F1 raw and calibrated, kappa, MCC (:data:`PAPER_SET_KEYS`),
+    then each class's recall."""
+    columns = []
+    for key in PAPER_SET_KEYS:
+        columns.append(Column(key))
+        if key in TABLE8_CALIBRATED:
+            columns.append(Column(key, calibrated=True))
+    return columns + [Column(measure, label) for measure in BOARD_CLASS_MEASURES for label in labels]
+
+
 def column_by_id(columns: Iterable[Column], column_id: str) -> Column | None:
     """The column of ``columns`` whose id is ``column_id``, if any (a look-up, never a parse)."""
     return next((column for column in columns if column.id == column_id), None)

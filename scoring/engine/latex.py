@@ -37,7 +37,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from scoring.engine.columns import BOARD_CLASS_MEASURES, PAPER_SET_KEYS, Column
+from scoring.engine.aggregate import Aggregate
+from scoring.engine.columns import Column
 from scoring.engine.formatting import UNDEFINED, as_number
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import competition_ranks
@@ -45,9 +46,6 @@ from scoring.engine.ranking import competition_ranks
 PERCENT_DIGITS = 1
 PLAIN_DIGITS = 2
 """Decimals of a value that is not a share (an unbounded metric such as discriminant power)."""
-
-TABLE8_CALIBRATED: tuple[str, ...] = ("macro_f1",)
-"""The metrics that Table 8 of paper 000 also prints calibrated (its ``macF1c``)."""
 
 CALIBRATION_NOTE = (
     r"$X_c$: metric $X$ on the prevalence-calibrated matrix, each gold column scaled to the same mass "
@@ -156,32 +154,50 @@ def formula_entry(column: Column) -> str:
     """``macR $= ...$`` for a suite metric; ``R(class): recall of the class, ...`` per class."""
     metric = column.metric
     if column.label is None:
-        return f"{column_header(Column(column.key))} $=$ {formula_of(column)}"
+        return f"{latex_escape(metric.symbol)} $=$ {formula_of(column)}"
     symbol = latex_escape(metric.symbol)
     return f"{symbol}(class): {latex_escape(metric.name.lower())} of the class, {formula_of(column)}"
 
 
-def caption(columns: Sequence[Column], *, title: str | None) -> str:
+def aggregate_entry(aggregate: Aggregate) -> str:
+    """``MR $= ...$ over the $k = 3$ columns macR, ...: ...``: an overall ranking's method and columns."""
+    chosen = ", ".join(column_header(column) for column in aggregate.columns)
+    count = len(aggregate.columns)
+    return (
+        f"{column_header(aggregate)} $= {aggregate.metric.formula_latex}$ over the $k = {count}$ "
+        f"column{'s' if count != 1 else ''} {chosen}: {latex_escape(aggregate.metric.description)} A team "
+        "undefined under one of them has none."
+    )
+
+
+def caption(columns: Sequence[Column | Aggregate], *, title: str | None) -> str:
     """What the table shows, how to read it, and the formula of every column."""
     of = f" of {latex_escape(title)}" if title else ""
+    metrics = [column for column in columns if not isinstance(column, Aggregate)]
+    overall = [column for column in columns if isinstance(column, Aggregate)]
     plain = [column_header(c) for c in columns if not is_share(c)]
     units = "values in percent with one decimal"
     if plain:
         units += f" (except {', '.join(plain)}: not shares, two decimals)"
-    formulas = list(dict.fromkeys(formula_entry(column) for column in columns))
+    formulas = list(dict.fromkeys(formula_entry(column) for column in metrics))
     lower = list(dict.fromkeys(column_header(c) for c in columns if not c.direction.higher_is_better))
     best = "the best value of each column in bold"
     if lower:
         best += f" (the lowest of {', '.join(lower)}: lower is better)"
     parts = [
-        f"Teams{of} ranked by {len(columns)} metric{'s' if len(columns) != 1 else ''}: {units}; "
-        f"{best}, ties all bold (decided on the exact values, not on the printed digits).",
-        "On the confusion matrix $m$ ($m_{ij}$: items predicted $i$ whose gold label is $j$; $n$ classes): "
-        + "; ".join(formulas)
-        + ".",
+        f"Teams{of} ranked by {len(metrics)} metric{'s' if len(metrics) != 1 else ''}"
+        + (f" and {len(overall)} overall ranking{'s' if len(overall) != 1 else ''}" if overall else "")
+        + f": {units}; {best}, ties all bold (decided on the exact values, not on the printed digits).",
     ]
+    if formulas:
+        parts.append(
+            "On the confusion matrix $m$ ($m_{ij}$: items predicted $i$ whose gold label is $j$; $n$ classes): "
+            + "; ".join(formulas)
+            + "."
+        )
     parts += [sentence for symbol, sentence in NOTATION if any(symbol.search(formula) for formula in formulas)]
-    if any(column.calibrated for column in columns):
+    parts += [aggregate_entry(aggregate) for aggregate in overall]
+    if any(column.calibrated for column in metrics) or any(c.calibrated for a in overall for c in a.columns):
         parts.append(CALIBRATION_NOTE)
     return " ".join(parts)
 
@@ -189,14 +205,16 @@ def caption(columns: Sequence[Column], *, title: str | None) -> str:
 def latex_table(
     *,
     teams: Sequence[str],
-    columns: Sequence[Column],
+    columns: Sequence[Column | Aggregate],
     values: Mapping[str, Sequence[Value]],
     title: str | None = None,
 ) -> str:
-    """A booktabs table: a row per team (in the given order), a column per ``columns``.
+    """A booktabs table: a row per team (in the given order), a column per ``columns`` (board
+    columns, and overall rankings, :class:`~scoring.engine.aggregate.Aggregate`).
 
     ``values`` maps each column's id to the teams' values in ``teams`` order (``None`` where
-    undefined). The best value of each column is bold, ties all bold (competition rank 1).
+    undefined). The best value of each column is bold, ties all bold (competition rank 1 by the
+    column's direction).
     """
     cells: list[list[str]] = [[] for _ in teams]
     for column in columns:
@@ -228,15 +246,3 @@ def latex_table(
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"
-
-
-def table8_columns(labels: Sequence[str]) -> list[Column]:
-    """The columns of paper 000's Table 8: macro recall, its geometric and harmonic means,
-    macro F1 raw and calibrated, kappa, MCC (:data:`~scoring.engine.columns.PAPER_SET_KEYS`),
-    then each class's recall."""
-    columns = []
-    for key in PAPER_SET_KEYS:
-        columns.append(Column(key))
-        if key in TABLE8_CALIBRATED:
-            columns.append(Column(key, calibrated=True))
-    return columns + [Column(measure, label) for measure in BOARD_CLASS_MEASURES for label in labels]
