@@ -316,7 +316,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=int,
         metavar="REPLICATES",
         help="with a JSON board: add paired-bootstrap 95%% intervals of every score, rank and rho over this many "
-        "resampled test sets (e.g. 1000)",
+        "resampled test sets (e.g. 1000), and under every column who is significantly behind its leader "
+        "(behind_leader: the difference's interval and a Holm-adjusted p-value per team)",
     )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the bootstrap's random numbers (default: 0); same seed, same JSON"

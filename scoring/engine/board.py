@@ -42,10 +42,18 @@ the object also holds, ``[lo, hi]`` pairs being ``null`` where undefined::
     "intervals": {"raw": {id: {team: {"score": [lo, hi], "rank": [best, worst]}}}, "calibrated": {...}},
     "tied_with_leader": {"raw": {id: [team, ...]}, "calibrated": {...}},
     "indistinguishable": {"raw": {id: [[team, ...], ...]}, "calibrated": {...}},
+    "behind_leader": {"raw": {id: {team: {"difference": [lo, hi], "p_holm": p}}}, "calibrated": {...}},
     "spearman_intervals": [[[lo, hi], ...], ...]
 
 keyed like ``ranks`` (raw column ids in both sections); ``spearman_intervals`` has the layout of
 ``spearman.rho`` (same ``spearman.columns``) with a ``[lo, hi]`` cell for each rho.
+``behind_leader`` holds, per column, every team but the column's leader (the team ranked 1,
+the first of them in team order on a tie): the interval of the paired bootstrap difference
+leader − team (positive when the leader is better, by the column's direction: for an error it
+is the team's error minus the leader's) and the one-sided p-value of "the team is not behind
+the leader" with Holm's correction across the column's teams, ``null`` where undefined (the
+method and its assumptions: :mod:`scoring.engine.significance`). A team with ``p_holm`` at most
+0.05 is significantly behind the leader; above, it is not.
 
 With an overall ranking (:meth:`Board.as_json` given an
 :class:`~scoring.engine.aggregate.Aggregate`; rules in :mod:`scoring.engine.aggregate`), the
@@ -78,6 +86,7 @@ from scoring.engine.io import InputFileError, read_labels, read_predictions
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import Correlation, competition_ranks, spearman_matrix
 from scoring.engine.scorer import report_of
+from scoring.engine.significance import BehindLeader
 from scoring.engine.suite import Report
 
 DUPLICATE_TEAM = "{first} and {second} would both be team {team!r} (a team is named by its file's stem); rename one"
@@ -202,6 +211,18 @@ class Board:
             board["aggregate_intervals"] = self.aggregate_intervals_json(stability, aggregate)
         return board
 
+    def behind_leader_json(self, behind: BehindLeader) -> dict:
+        """One column's ``behind_leader`` object: every team but the leader (see the module
+        docstring)."""
+        return {
+            team: {
+                "difference": interval_json(behind.difference[t]),
+                "p_holm": None if np.isnan(behind.p_holm[t]) else float(behind.p_holm[t]),
+            }
+            for t, team in enumerate(self.teams)
+            if t != behind.leader
+        }
+
     def aggregate_json(self, aggregate: Aggregate) -> dict:
         """The overall ranking's part of the JSON object (see the module docstring)."""
         return {
@@ -249,6 +270,7 @@ class Board:
             "intervals": sections(intervals),
             "tied_with_leader": sections(lambda c: [self.teams[t] for t in stability.tied_with_leader(c)]),
             "indistinguishable": sections(lambda c: [[self.teams[t] for t in g] for g in stability.groups(c)]),
+            "behind_leader": sections(lambda c: self.behind_leader_json(stability.behind_leader(c))),
             "spearman_intervals": [[interval_json(cell) for cell in row] for row in stability.rho],
         }
 

@@ -46,6 +46,12 @@ Rules (stated here once, used by the CLI and the board's JSON):
 * **Overall rankings** (:meth:`Stability.aggregate_intervals`): the mean rank or Borda count of
   :mod:`scoring.engine.aggregate`, computed in every replicate from that replicate's
   competition ranks, and the teams ranked by it in that replicate; intervals as above.
+* **Behind the leader** (:meth:`Stability.behind_leader`): per column, the paired differences
+  between the leader on the full test set and every other team in every replicate, their
+  intervals as above, and one-sided p-values with Holm's correction across the column's teams
+  (method, assumptions and sources: :mod:`scoring.engine.significance`). The full test set is
+  evaluated once with the first block (each item's weight 1, no random draw), so the stream of
+  random numbers is unchanged; its values are the board's (:attr:`Stability.observed`).
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ from scoring.engine.canonical import StackValues, nearest_sums, rounded_of_integ
 from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.confusion import mass_parts
 from scoring.engine.ranking import Direction, correlation, goodness, signs
+from scoring.engine.significance import BehindLeader, behind_leader
 
 BLOCK_SIZE = 200
 """Replicates per block: fixes the working memory, and the random stream (see the rules)."""
@@ -289,6 +296,15 @@ class Stability:
     """(replicates, columns, teams) every replicate's values, NaN where undefined."""
     replicate_ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
     """(replicates, columns, teams) every replicate's competition ranks, 0 where undefined."""
+    observed: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(columns, teams) the values on the full test set (each item once), NaN where undefined:
+    the board's values."""
+    behind: tuple[BehindLeader, ...] = field(default=(), repr=False, compare=False)
+    """Per column, the comparisons with its leader (:mod:`scoring.engine.significance`)."""
+
+    def behind_leader(self, column: Column) -> BehindLeader:
+        """The column's leader, and each team's difference to it and adjusted p-value."""
+        return self.behind[self.index(column)]
 
     def index(self, column: Column) -> int:
         return self.columns.index(column)
@@ -356,10 +372,15 @@ def bootstrap(
     values = np.empty((replicates, len(columns), n_teams))
     ranks = np.empty((replicates, len(columns), n_teams), dtype=np.int16 if n_teams < 2**15 else np.int32)
     rho = np.empty((replicates, len(heatmap) * (len(heatmap) + 1) // 2))
+    observed = None
     for start in range(0, replicates, BLOCK_SIZE):
         stop = min(start + BLOCK_SIZE, replicates)
         matrices = source.of_weights(source.weights(rng, stop - start))
+        if observed is None:  # the full test set (each item once), evaluated with the first block
+            matrices = np.concatenate([source.of_weights(np.ones((1, source.n_items), dtype=source.dtype)), matrices])
         block = np.moveaxis(column_values(matrices, columns, labels), 0, 1)
+        if observed is None:
+            observed, block = block[0], block[1:]
         order = RankOrder.of(block, column_signs)
         values[start:stop] = block
         ranks[start:stop] = order.competition()
@@ -378,6 +399,11 @@ def bootstrap(
     rho_intervals = np.empty((len(heatmap), len(heatmap), 2))
     rho_intervals[rows, cols] = pair_intervals
     rho_intervals[cols, rows] = pair_intervals
+    bounds = order_statistics(replicates, confidence)
+    behind = tuple(
+        behind_leader(observed[c], values[:, c], direction=column.direction, bounds=bounds)
+        for c, column in enumerate(columns)
+    )
     return Stability(
         replicates=replicates,
         seed=seed,
@@ -389,6 +415,8 @@ def bootstrap(
         rho=rho_intervals,
         replicate_values=values,
         replicate_ranks=ranks,
+        observed=observed,
+        behind=behind,
     )
 
 
