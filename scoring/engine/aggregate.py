@@ -35,12 +35,12 @@ What an overall ranking does not say: it weighs every chosen column equally, so 
 many near-copies of one metric (accuracy and prevalence-weighted recall are one number; raw
 and calibrated macro recall too) counts that metric several times; the choice of the set is
 the choice of the winner, which is why the disagreement page shows the winner of several sets
-(:func:`column_sets`).
+(:func:`column_sets`, :func:`winners`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -220,3 +220,18 @@ def column_sets(labels: Sequence[str], *, primary: str, ordinal: bool = False) -
         "calibrated": ranking_columns(labels, calibrated=True, ordinal=ordinal),
         "primary": [Column(primary)],
     }
+
+
+def winners(
+    method: str, sets: Mapping[str, Sequence[Column]], ranks_of: Callable[[Column], Sequence[int | None]]
+) -> dict[str, list[int]]:
+    """For each named set of columns (:func:`column_sets`), the teams (indexes) that the overall
+    ranking ``method`` over that set ranks first, ties all listed; ``ranks_of`` gives a column's
+    competition ranks of the teams (``None`` where undefined), as the board has them. The
+    disagreement page's question: does the winner depend on the set?"""
+    out = {}
+    for name, columns in sets.items():
+        overall = Aggregate(method, tuple(columns))
+        ranks = overall.ranks(overall.values([ranks_of(column) for column in columns]))
+        out[name] = [team for team, rank in enumerate(ranks) if rank == 1]
+    return out

@@ -153,6 +153,15 @@ def test_the_disagreement_page_s_sets() -> None:
     assert sets["primary"] == [Column("macro_recall")]
 
 
+def test_the_winner_of_each_set() -> None:
+    """Team 0 wins under accuracy and kappa, team 1 under MAE (lowest) and calibrated kappa; the
+    mean rank over all four ties them, Borda too."""
+    ranks = {ACC: [1, 2, 3], KAPPA: [1, 3, 2], MAE: [2, 1, 3], Column("kappa", calibrated=True): [3, 1, 2]}
+    sets = {"raw": [ACC, KAPPA], "errors": [MAE], "all": list(ranks)}
+    assert ag.winners(ag.MEAN_RANK, sets, ranks.__getitem__) == {"raw": [0], "errors": [1], "all": [0, 1]}
+    assert ag.winners(ag.BORDA, sets, ranks.__getitem__) == {"raw": [0], "errors": [1], "all": [0, 1]}
+
+
 def test_an_aggregate_is_a_column_of_the_board() -> None:
     overall = ag.Aggregate(ag.MEAN_RANK, (ACC, MAE))
     assert (overall.id, overall.symbol, overall.label, overall.calibrated) == ("mean_rank", "MR", None, False)
