@@ -170,6 +170,14 @@ def aggregate_entry(aggregate: Aggregate) -> str:
     )
 
 
+def ranked_by(columns: Sequence[Column | Aggregate]) -> str:
+    """``7 metrics``, or ``2 metrics and 1 overall ranking``."""
+    overall = sum(isinstance(column, Aggregate) for column in columns)
+    metrics = len(columns) - overall
+    text = f"{metrics} metric{'s' if metrics != 1 else ''}"
+    return text + (f" and {overall} overall ranking{'s' if overall != 1 else ''}" if overall else "")
+
+
 def caption(columns: Sequence[Column | Aggregate], *, title: str | None) -> str:
     """What the table shows, how to read it, and the formula of every column."""
     of = f" of {latex_escape(title)}" if title else ""
@@ -185,9 +193,8 @@ def caption(columns: Sequence[Column | Aggregate], *, title: str | None) -> str:
     if lower:
         best += f" (the lowest of {', '.join(lower)}: lower is better)"
     parts = [
-        f"Teams{of} ranked by {len(metrics)} metric{'s' if len(metrics) != 1 else ''}"
-        + (f" and {len(overall)} overall ranking{'s' if len(overall) != 1 else ''}" if overall else "")
-        + f": {units}; {best}, ties all bold (decided on the exact values, not on the printed digits).",
+        f"Teams{of} ranked by {ranked_by(columns)}: {units}; {best}, ties all bold (decided on the exact values, "
+        "not on the printed digits).",
     ]
     if formulas:
         parts.append(
@@ -241,7 +248,7 @@ def latex_table(
         *rows,
         r"\bottomrule",
         r"\end{tabular}",
-        rf"\caption[Teams{' of ' + latex_escape(title) if title else ''} ranked by {len(columns)} metrics]"
+        rf"\caption[Teams{' of ' + latex_escape(title) if title else ''} ranked by {ranked_by(columns)}]"
         f"{{{caption(columns, title=title)}}}",
         r"\end{table}",
     ]
