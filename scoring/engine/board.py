@@ -53,7 +53,8 @@ leader − team (positive when the leader is better, by the column's direction: 
 is the team's error minus the leader's) and the one-sided p-value of "the team is not behind
 the leader" with Holm's correction across the column's teams, ``null`` where undefined (the
 method and its assumptions: :mod:`scoring.engine.significance`). A team with ``p_holm`` at most
-0.05 is significantly behind the leader; above, it is not.
+0.05 is significantly behind the leader; above, it is not. The interval is the team's own (not
+adjusted for the column's other teams); the p-value is adjusted.
 
 With an overall ranking (:meth:`Board.as_json` given an
 :class:`~scoring.engine.aggregate.Aggregate`; rules in :mod:`scoring.engine.aggregate`), the

@@ -163,10 +163,11 @@ def aggregate_entry(aggregate: Aggregate) -> str:
     """``MR $= ...$ over the $k = 3$ columns macR, ...: ...``: an overall ranking's method and columns."""
     chosen = ", ".join(column_header(column) for column in aggregate.columns)
     count = len(aggregate.columns)
+    description = aggregate.metric.description
     return (
         f"{column_header(aggregate)} $= {aggregate.metric.formula_latex}$ over the $k = {count}$ "
-        f"column{'s' if count != 1 else ''} {chosen}: {latex_escape(aggregate.metric.description)} A team "
-        "undefined under one of them has none."
+        f"column{'s' if count != 1 else ''} {chosen}: {latex_escape(description[0].lower() + description[1:])} "
+        "A team undefined under one of them has none."
     )
 
 

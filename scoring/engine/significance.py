@@ -19,7 +19,10 @@ The method, per board column (raw or calibrated), on the replicates of
   a difference of rounded values, it may be an ulp away from the double nearest to the
   difference of the exact values; no decision depends on that, since only its sign is tested.
 * **Its interval** is the percentile interval of the d_r, the same order statistics as every
-  score interval (:func:`scoring.engine.bootstrap.order_statistics`).
+  score interval (:func:`scoring.engine.bootstrap.order_statistics`). It is the team's own
+  interval, not adjusted for the other teams: an interval above 0 with an adjusted p-value
+  above the level is a team that would be behind on its own, but not once every team of the
+  column is tested.
 * **The p-value** of "t is not behind the leader" is the share of replicates in which the
   leader is not better, with the Monte Carlo correction of Davison & Hinkley (1997, Ch. 4):
   p = (1 + #{r : d_r <= 0}) / (1 + B). It is never 0, and a test that rejects at p <= α keeps its
