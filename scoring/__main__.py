@@ -7,7 +7,11 @@ as the site does (:mod:`scoring.engine.board`): a team per file, named by the fi
 board and the Spearman matrix as tables, or one JSON object (contract, see
 :meth:`scoring.engine.board.Board.as_json`). ``--format latex`` prints the board as a table in
 the style of paper 000's Table 8 (:mod:`scoring.engine.latex`), its columns chosen with
-``--metrics``. ``--bootstrap B --seed S`` adds paired-bootstrap intervals to a JSON board
+``--metrics``. ``--ordinal`` reads the labels, in ``--labels`` order, as an ordered scale and
+adds its errors (MAE^M and MAE^µ of SemEval-2017 Task 4C, :mod:`scoring.engine.metrics`).
+``--aggregate mean_rank|borda`` adds an overall ranking across the ``--metrics`` columns
+(:mod:`scoring.engine.aggregate`). ``--bootstrap B --seed S`` adds paired-bootstrap intervals
+to a JSON board, and who is significantly behind each column's leader
 (:mod:`scoring.engine.bootstrap`); ``--prevalence`` re-scores and re-ranks a board's teams at a
 target class distribution (:mod:`scoring.engine.whatif`). Exit status 0 on success; 2 with a
 message naming the file, the line and the problem on bad input (every bad prediction file of a
@@ -24,16 +28,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from scoring.engine.aggregate import METHODS, Aggregate
 from scoring.engine.board import Board, BoardError, PredictionFilesError, choose_columns, score_board
 from scoring.engine.bootstrap import write_replicates
 from scoring.engine.canonical import matrix_value
-from scoring.engine.columns import Column, paired_columns
+from scoring.engine.columns import Column, table8_columns
 from scoring.engine.formatting import mass_text, rank_text, rho_text, value_text
 from scoring.engine.io import InputFileError
-from scoring.engine.latex import latex_table, table8_columns
+from scoring.engine.latex import latex_table
 from scoring.engine.metrics import macro_f1_gap_closed_form
 from scoring.engine.references import plain
-from scoring.engine.registry import CLASS_MEASURES, METRICS
+from scoring.engine.registry import CLASS_MEASURES, get, suite_metrics
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import Report, weighted_averages
 from scoring.engine.whatif import GOLD, UNIFORM, TargetError, WhatIf, exact_share, parse_target, what_if
@@ -70,7 +75,7 @@ def text_report(report: Report) -> str:
         sections.append("Prevalence calibration is undefined: a class has no gold item.")
     metric_rows = [
         [metric.name, metric.key, value_text(report.metrics[metric.key]), value_text(report.calibrated[metric.key])]
-        for metric in METRICS
+        for metric in suite_metrics(ordinal=report.ordinal)
     ]
     sections.append("Metrics\n" + table(["metric", "key", "raw", "calibrated"], metric_rows))
     sections.append(
@@ -106,7 +111,7 @@ def extras(report: Report, *, weights: list[float] | None, prevalence: str | Non
     if prevalence is not None:
         gold_counts = [report.per_class[label]["support"] for label in report.labels]
         target = parse_target(prevalence, labels=report.labels, gold_counts=gold_counts)
-        scenario = what_if({"": report.matrix}, labels=report.labels, target=target)
+        scenario = what_if({"": report.matrix}, labels=report.labels, target=target, ordinal=report.ordinal)
         written = prevalence.split(",")
         as_given = len(written) == len(report.labels) and prevalence.strip().lower() not in (UNIFORM, GOLD)
         shares = target
@@ -131,7 +136,7 @@ def extras_text(sections: dict) -> str:
         )
     if "scaled" in sections:
         scaled = sections["scaled"]
-        rows = [[metric.name, metric.key, value_text(scaled["metrics"][metric.key])] for metric in METRICS]
+        rows = [[get(key).name, key, value_text(value)] for key, value in scaled["metrics"].items()]
         parts.append(
             f"Metrics after scaling the gold columns to the class shares {scaled['prevalence']} "
             f"({plain('@opitz-overview, Eq. 5')})\n" + table(["metric", "key", "scaled"], rows)
@@ -178,11 +183,12 @@ def rho_table(board: Board, columns: Sequence[Column]) -> str:
     return table(["", *(str(number) for number in range(1, len(columns) + 1))], rows)
 
 
-def board_text(board: Board, columns: Sequence[Column] | None) -> str:
-    """The board (raw, then calibrated) and the rho matrix; ``columns`` narrows both."""
+def board_text(board: Board, columns: Sequence[Column] | None, aggregate: Aggregate | None = None) -> str:
+    """The board (raw, then calibrated), the overall ranking if asked, and the rho matrix;
+    ``columns`` narrows the board and the matrix."""
     raw = [c for c in columns if not c.calibrated] if columns else board.ranking_columns(calibrated=False)
     calibrated = [c for c in columns if c.calibrated] if columns else board.ranking_columns(calibrated=True)
-    heatmap = list(columns) if columns else paired_columns(board.labels)
+    heatmap = list(columns) if columns else board.heatmap_columns()
     sections = [
         f"{len(board.teams)} teams, {board.n_items} items, {len(board.labels)} classes: {', '.join(board.labels)}",
     ]
@@ -194,6 +200,13 @@ def board_text(board: Board, columns: Sequence[Column] | None) -> str:
         sections.append(
             f"Prevalence-calibrated scores and ranks ({plain('@opitz-overview, Eq. 6')})\n"
             + board_table(board, calibrated)
+        )
+    if aggregate is not None:
+        better = "higher" if aggregate.direction.higher_is_better else "lower"
+        sections.append(
+            f"Overall ranking: {aggregate.metric.name.lower()} over {len(aggregate.columns)} columns, {better} is "
+            f"better, ties as ties; a team undefined under one of them has none "
+            f"({', '.join(column.id for column in aggregate.columns)})\n" + board_table(board, [aggregate])
         )
     sections.append(
         "Spearman's rho between the team rankings (average ranks for ties; undefined with fewer than two teams "
@@ -235,7 +248,14 @@ def board_what_if(board: Board, text: str) -> WhatIf:
     shares of the gold file's items)."""
     gold_counts = np.bincount(board.gold_codes, minlength=len(board.labels))
     target = parse_target(text, labels=board.labels, gold_counts=gold_counts.tolist())
-    return what_if({team: board.reports[team].matrix for team in board.teams}, labels=board.labels, target=target)
+    matrices = {team: board.reports[team].matrix for team in board.teams}
+    return what_if(matrices, labels=board.labels, target=target, ordinal=board.ordinal)
+
+
+ORDINAL_NEEDS_LABELS = (
+    "--ordinal reads the labels as a scale in the order --labels gives them: name that order, e.g. "
+    "--labels -2,-1,0,1,2 (the gold file's own order sorts names, not a scale)"
+)
 
 
 def fail(message: str) -> int:
@@ -274,16 +294,30 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="comma-separated label order (default: the gold file's labels in natural order, class2 before class10)",
     )
     parser.add_argument(
+        "--ordinal",
+        action="store_true",
+        help="the labels, in the order --labels gives, are an ordered scale (e.g. --labels -2,-1,0,1,2): also score "
+        "the errors of SemEval-2017 Task 4C, macro_mae (MAE^M) and mae (MAE^µ), lower is better",
+    )
+    parser.add_argument(
         "--metrics",
         help="comma-separated column ids for the latex table or the text board, e.g. "
         "macro_recall,kappa_c,recall[neutral] (default for latex: Table 8's columns)",
+    )
+    parser.add_argument(
+        "--aggregate",
+        choices=tuple(METHODS),
+        help="add an overall ranking across the --metrics columns (default: every raw ranking column): mean_rank, "
+        "the mean of a team's competition ranks (lower is better), or borda, the number of teams it beats under "
+        "each column, summed (higher is better); with --bootstrap, its intervals too",
     )
     parser.add_argument(
         "--bootstrap",
         type=int,
         metavar="REPLICATES",
         help="with a JSON board: add paired-bootstrap 95%% intervals of every score, rank and rho over this many "
-        "resampled test sets (e.g. 1000)",
+        "resampled test sets (e.g. 1000), and under every column who is significantly behind its leader "
+        "(behind_leader: the difference's interval and a Holm-adjusted p-value per team)",
     )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the bootstrap's random numbers (default: 0); same seed, same JSON"
@@ -332,7 +366,7 @@ def values_attached(argv: list[str], options: Sequence[str]) -> list[str]:
 def single_file(args: argparse.Namespace, labels: list[str] | None) -> int:
     """One prediction file: its full report, as before boards existed (unchanged output)."""
     try:
-        report = score_files(args.gold, args.predictions[0], labels=labels)
+        report = score_files(args.gold, args.predictions[0], labels=labels, ordinal=args.ordinal)
     except (InputFileError, OSError) as error:
         return fail(file_problem(error))
     n = len(report.labels)
@@ -361,10 +395,13 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         return fail(f"--bootstrap needs a positive number of replicates, got {args.bootstrap}")
     if args.bootstrap_replicates and args.bootstrap is None:
         return fail("--bootstrap-replicates writes the replicates of --bootstrap")
-    if args.metrics and args.format == "json":
-        return fail("--metrics chooses the columns of --format latex or text; the JSON board holds every column")
+    if args.metrics and args.format == "json" and not args.aggregate:
+        return fail(
+            "--metrics chooses the columns of --format latex or text, or those of --aggregate; the JSON board "
+            "holds every column"
+        )
     try:
-        scored = score_board(args.gold, args.predictions, labels=labels)
+        scored = score_board(args.gold, args.predictions, labels=labels, ordinal=args.ordinal)
     except PredictionFilesError as errors:
         for error in errors.errors:
             fail(file_problem(error))
@@ -375,6 +412,9 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         columns = choose_columns(args.metrics, scored.ranking_columns(calibrated=None)) if args.metrics else None
     except BoardError as error:
         return fail(f"--metrics: {error}")
+    aggregate = None
+    if args.aggregate:
+        aggregate = Aggregate(args.aggregate, tuple(columns or scored.ranking_columns(calibrated=False)))
     try:
         scenario = board_what_if(scored, args.prevalence) if args.prevalence else None
     except TargetError as error:
@@ -389,17 +429,17 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
                 write_replicates(args.bootstrap_replicates, stability, teams=scored.teams)
             except OSError as error:
                 return fail(file_problem(error))
-        output = scored.as_json(stability=stability)
+        output = scored.as_json(stability=stability, aggregate=aggregate)
         if scenario is not None:
             output["prevalence_what_if"] = scenario.as_json()
         json.dump(output, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     elif args.format == "latex":
-        columns = columns or table8_columns(scored.labels)
+        columns = [*(columns or table8_columns(scored.labels)), *([aggregate] if aggregate else [])]
         values = {column.id: scored.values(column) for column in columns}
         sys.stdout.write(latex_table(teams=scored.teams, columns=columns, values=values))
     else:
-        sys.stdout.write(board_text(scored, columns))
+        sys.stdout.write(board_text(scored, columns, aggregate))
         if scenario is not None:
             sys.stdout.write(what_if_text(scenario, what_if_columns))
     return 0
@@ -408,11 +448,15 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
+    if args.ordinal and labels is None:
+        return fail(ORDINAL_NEEDS_LABELS)
     if len(args.predictions) == 1 and args.format != "latex":
         if args.bootstrap is not None:
             return fail("--bootstrap applies to a board (two or more prediction files) with --format json")
         if args.metrics:
             return fail("--metrics applies to a board (two or more prediction files) or to --format latex")
+        if args.aggregate:
+            return fail("--aggregate ranks the teams of a board (two or more prediction files) or of --format latex")
         return single_file(args, labels)
     return board(args, labels)
 

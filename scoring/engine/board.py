@@ -3,10 +3,12 @@
 This is what ``python -m scoring GOLD PRED [PRED ...]`` prints, so that an organiser can
 reproduce a shared task's table (paper 000, Table 8) and its rank correlations (Figure 2)
 from a folder of files. It uses the site's engine and rules unchanged: each file is scored by
-the suite (:func:`scoring.engine.suite.score_matrix`), its columns are the site's ranking
-columns (:mod:`scoring.engine.columns`), and ranks, ties and Spearman's rho come from
-:mod:`scoring.engine.ranking` (competition ranks 1, 2, 2, 4; average ranks for rho; values
-equal as fractions are the same double, so ties are exact).
+the suite (:func:`scoring.engine.suite.score_matrix`; for labels declared an ordered scale,
+``ordinal``, the suite holds the ordinal errors ``macro_mae`` and ``mae`` too), its columns are
+the site's ranking columns (:mod:`scoring.engine.columns`), and ranks, ties and Spearman's rho
+come from :mod:`scoring.engine.ranking` (competition ranks 1, 2, 2, 4, rank 1 the best by each
+column's direction, the lowest error of an ordinal error; average ranks for rho; values equal
+as fractions are the same double, so ties are exact).
 
 Ranking stability (optional, ``--bootstrap``): :meth:`Board.stability` runs the paired bootstrap
 of :mod:`scoring.engine.bootstrap` on the items the board was scored from, and
@@ -40,10 +42,34 @@ the object also holds, ``[lo, hi]`` pairs being ``null`` where undefined::
     "intervals": {"raw": {id: {team: {"score": [lo, hi], "rank": [best, worst]}}}, "calibrated": {...}},
     "tied_with_leader": {"raw": {id: [team, ...]}, "calibrated": {...}},
     "indistinguishable": {"raw": {id: [[team, ...], ...]}, "calibrated": {...}},
+    "behind_leader": {"raw": {id: {team: {"difference": [lo, hi], "p_holm": p}}}, "calibrated": {...}},
     "spearman_intervals": [[[lo, hi], ...], ...]
 
 keyed like ``ranks`` (raw column ids in both sections); ``spearman_intervals`` has the layout of
 ``spearman.rho`` (same ``spearman.columns``) with a ``[lo, hi]`` cell for each rho.
+``behind_leader`` holds, per column, every team but the column's leader (the team ranked 1,
+the first of them in team order on a tie): the interval of the paired bootstrap difference
+leader − team (positive when the leader is better, by the column's direction: for an error it
+is the team's error minus the leader's) and the one-sided p-value of "the team is not behind
+the leader" with Holm's correction across the column's teams, ``null`` where undefined (the
+method and its assumptions: :mod:`scoring.engine.significance`). A team with ``p_holm`` at most
+0.05 is significantly behind the leader; above, it is not. The interval is the team's own (not
+adjusted for the column's other teams); the p-value is adjusted.
+
+With an overall ranking (:meth:`Board.as_json` given an
+:class:`~scoring.engine.aggregate.Aggregate`; rules in :mod:`scoring.engine.aggregate`), the
+object also holds::
+
+    "aggregate": {"method": "mean_rank" | "borda", "columns": [id, ...],
+                  "value": {team: number or null}, "rank": {team: rank or null}}
+
+and with a bootstrap besides, the same replicates' intervals::
+
+    "aggregate_intervals": {team: {"value": [lo, hi], "rank": [best, worst]}}
+
+``columns`` are the column ids the ranking is over (``kappa_c`` for a calibrated one);
+``value`` is the mean rank (lower is better) or the Borda points (higher is better), ``null``
+for a team without a rank under one of the columns, and ``rank`` its competition rank.
 """
 
 from __future__ import annotations
@@ -55,12 +81,14 @@ from pathlib import Path
 import numpy as np
 
 from scoring.engine import bootstrap
+from scoring.engine.aggregate import Aggregate
 from scoring.engine.columns import Column, column_by_id, paired_columns, ranking_columns
 from scoring.engine.io import InputFileError, read_labels, read_predictions
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import Correlation, competition_ranks, spearman_matrix
-from scoring.engine.scorer import confusion_of
-from scoring.engine.suite import Report, score_matrix
+from scoring.engine.scorer import report_of
+from scoring.engine.significance import BehindLeader
+from scoring.engine.suite import Report
 
 DUPLICATE_TEAM = "{first} and {second} would both be team {team!r} (a team is named by its file's stem); rename one"
 UNKNOWN_COLUMN = "unknown column {column!r}; known columns: {known}"
@@ -110,22 +138,35 @@ class Board:
     """The gold codes the board was scored against (items in the gold file's order)."""
     predicted: Mapping[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
     """Each team's aligned predictions: class codes, or probability rows."""
+    ordinal: bool = False
+    """Whether the labels, in their order, are an ordered scale: the ordinal errors are then
+    columns too."""
 
-    def values(self, column: Column) -> list[Value]:
-        """The teams' values under ``column``, in team order (``None`` where undefined)."""
+    def values(self, column: Column | Aggregate) -> list[Value]:
+        """The teams' values under ``column``, in team order (``None`` where undefined); an
+        overall ranking's values come from the board's ranks under its columns."""
+        if isinstance(column, Aggregate):
+            return column.values([list(self.ranks(chosen).values()) for chosen in column.columns])
         return [column.value(self.reports[team]) for team in self.teams]
 
-    def ranks(self, column: Column) -> dict[str, int | None]:
-        """Competition ranks under ``column`` (1, 2, 2, 4), ``None`` for an undefined value."""
-        return dict(zip(self.teams, competition_ranks(self.values(column)), strict=True))
+    def ranks(self, column: Column | Aggregate) -> dict[str, int | None]:
+        """Competition ranks under ``column`` (1, 2, 2, 4, best first by the column's direction),
+        ``None`` for an undefined value."""
+        return dict(zip(self.teams, competition_ranks(self.values(column), column.direction), strict=True))
 
     def ranking_columns(self, *, calibrated: bool | None = False) -> list[Column]:
         """The site's ranking columns for these labels: raw, calibrated, or (``None``) both."""
-        return ranking_columns(self.labels, calibrated=calibrated)
+        return ranking_columns(self.labels, calibrated=calibrated, ordinal=self.ordinal)
+
+    def heatmap_columns(self) -> list[Column]:
+        """The columns of the rho heatmap: each ranking column followed by its calibrated version."""
+        return paired_columns(self.labels, ordinal=self.ordinal)
 
     def correlations(self, columns: Sequence[Column]) -> dict[str, dict[str, Correlation]]:
-        """Spearman's rho between the team rankings of every pair of ``columns``, by column id."""
-        return spearman_matrix({column.id: self.values(column) for column in columns})
+        """Spearman's rho between the team rankings of every pair of ``columns``, by column id
+        (each ranked best first by its direction)."""
+        values = {column.id: self.values(column) for column in columns}
+        return spearman_matrix(values, directions={column.id: column.direction for column in columns})
 
     def stability(self, *, replicates: int, seed: int) -> bootstrap.Stability:
         """Paired bootstrap intervals of every ranking column (raw and calibrated) and of the
@@ -139,14 +180,14 @@ class Board:
             replicates=replicates,
             seed=seed,
             columns=self.ranking_columns(calibrated=None),
-            heatmap=paired_columns(self.labels),
+            heatmap=self.heatmap_columns(),
         )
 
-    def as_json(self, *, stability: bootstrap.Stability | None = None) -> dict:
+    def as_json(self, *, stability: bootstrap.Stability | None = None, aggregate: Aggregate | None = None) -> dict:
         """The board's JSON object (contract: see the module docstring), with the bootstrap's
-        intervals when ``stability`` is given."""
+        intervals when ``stability`` is given, and an overall ranking when ``aggregate`` is."""
         raw = self.ranking_columns(calibrated=False)
-        heatmap = paired_columns(self.labels)
+        heatmap = self.heatmap_columns()
         matrix = self.correlations(heatmap)
         board = {
             "labels": list(self.labels),
@@ -162,7 +203,43 @@ class Board:
                 "rho": [[matrix[row.id][column.id].rho for column in heatmap] for row in heatmap],
             },
         }
-        return board if stability is None else {**board, **self.stability_json(stability, raw)}
+        if aggregate is not None:
+            board["aggregate"] = self.aggregate_json(aggregate)
+        if stability is None:
+            return board
+        board |= self.stability_json(stability, raw)
+        if aggregate is not None:
+            board["aggregate_intervals"] = self.aggregate_intervals_json(stability, aggregate)
+        return board
+
+    def behind_leader_json(self, behind: BehindLeader) -> dict:
+        """One column's ``behind_leader`` object: every team but the leader (see the module
+        docstring)."""
+        return {
+            team: {
+                "difference": interval_json(behind.difference[t]),
+                "p_holm": None if np.isnan(behind.p_holm[t]) else float(behind.p_holm[t]),
+            }
+            for t, team in enumerate(self.teams)
+            if t != behind.leader
+        }
+
+    def aggregate_json(self, aggregate: Aggregate) -> dict:
+        """The overall ranking's part of the JSON object (see the module docstring)."""
+        return {
+            "method": aggregate.method,
+            "columns": [column.id for column in aggregate.columns],
+            "value": dict(zip(self.teams, self.values(aggregate), strict=True)),
+            "rank": self.ranks(aggregate),
+        }
+
+    def aggregate_intervals_json(self, stability: bootstrap.Stability, aggregate: Aggregate) -> dict:
+        """The overall ranking's bootstrap intervals (see the module docstring)."""
+        values, ranks = stability.aggregate_intervals(aggregate)
+        return {
+            team: {"value": interval_json(values[t]), "rank": interval_json(ranks[t], integral=True)}
+            for t, team in enumerate(self.teams)
+        }
 
     def stability_json(self, stability: bootstrap.Stability, raw: Sequence[Column]) -> dict:
         """The bootstrap's part of the JSON object (see the module docstring)."""
@@ -194,6 +271,7 @@ class Board:
             "intervals": sections(intervals),
             "tied_with_leader": sections(lambda c: [self.teams[t] for t in stability.tied_with_leader(c)]),
             "indistinguishable": sections(lambda c: [[self.teams[t] for t in g] for g in stability.groups(c)]),
+            "behind_leader": sections(lambda c: self.behind_leader_json(stability.behind_leader(c))),
             "spearman_intervals": [[interval_json(cell) for cell in row] for row in stability.rho],
         }
 
@@ -205,8 +283,11 @@ def interval_json(bounds: np.ndarray, *, integral: bool = False) -> list[float] 
     return [int(b) for b in bounds] if integral else [float(b) for b in bounds]
 
 
-def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: Sequence[str] | None = None) -> Board:
-    """Score every prediction file against the gold file (read once) and rank them.
+def score_board(
+    gold: str | Path, predictions: Sequence[str | Path], *, labels: Sequence[str] | None = None, ordinal: bool = False
+) -> Board:
+    """Score every prediction file against the gold file (read once) and rank them; ``ordinal``:
+    the labels, in their order, are an ordered scale (the ordinal errors are scored and ranked).
 
     Raises :class:`BoardError` for two files with one stem (before reading any file); the
     gold file's :class:`~scoring.engine.io.InputFileError` or ``OSError`` as they come; and,
@@ -224,8 +305,7 @@ def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: 
         except (InputFileError, OSError) as error:
             errors.append(error)
             continue
-        matrix = confusion_of(gold_file, predicted)
-        reports[team] = score_matrix(matrix, labels=gold_file.labels, n_items=gold_file.n_items)
+        reports[team] = report_of(gold_file, predicted, ordinal=ordinal)
         predicted_items[team] = predicted.probabilities if predicted.is_soft else predicted.codes
     if errors:
         raise PredictionFilesError(errors)
@@ -236,6 +316,7 @@ def score_board(gold: str | Path, predictions: Sequence[str | Path], *, labels: 
         reports=reports,
         gold_codes=gold_file.codes,
         predicted=predicted_items,
+        ordinal=ordinal,
     )
 
 

@@ -43,6 +43,15 @@ Rules (stated here once, used by the CLI and the board's JSON):
   the connected components of "rank intervals overlap", each listed by best rank. Two teams in
   different groups never share a rank in the central 95 % of replicates; within a group, some
   chain of teams does. (The grouping of WMT's human-evaluation clusters.)
+* **Overall rankings** (:meth:`Stability.aggregate_intervals`): the mean rank or Borda count of
+  :mod:`scoring.engine.aggregate`, computed in every replicate from that replicate's
+  competition ranks, and the teams ranked by it in that replicate; intervals as above.
+* **Behind the leader** (:meth:`Stability.behind_leader`): per column, the paired differences
+  between the leader on the full test set and every other team in every replicate, their
+  intervals as above, and one-sided p-values with Holm's correction across the column's teams
+  (method, assumptions and sources: :mod:`scoring.engine.significance`). The full test set is
+  evaluated once with the first block (each item's weight 1, no random draw), so the stream of
+  random numbers is unchanged; its values are the board's (:attr:`Stability.observed`).
 """
 
 from __future__ import annotations
@@ -54,10 +63,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from scoring.engine.aggregate import Aggregate
 from scoring.engine.canonical import StackValues, nearest_sums, rounded_of_integers
 from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.confusion import mass_parts
-from scoring.engine.ranking import correlation
+from scoring.engine.ranking import Direction, correlation, goodness, signs
+from scoring.engine.significance import BehindLeader, behind_leader
 
 BLOCK_SIZE = 200
 """Replicates per block: fixes the working memory, and the random stream (see the rules)."""
@@ -145,7 +156,8 @@ def column_values(matrices: np.ndarray, columns: Sequence[Column], labels: Seque
 
 @dataclass(frozen=True)
 class RankOrder:
-    """One sort of each row of values (last axis = teams), best first, undefined last; from it
+    """One sort of each row of values (last axis = teams), best first (by the direction of
+    each row's metric, :func:`scoring.engine.ranking.goodness`), undefined last; from it
     competition ranks and average ranks, restricted to any subset of the teams."""
 
     order: np.ndarray
@@ -154,9 +166,11 @@ class RankOrder:
     defined: np.ndarray
 
     @classmethod
-    def of(cls, values: np.ndarray) -> RankOrder:
+    def of(cls, values: np.ndarray, direction: Direction | np.ndarray = Direction.HIGHER) -> RankOrder:
+        """The sort of ``values``; ``direction`` of every row, or :func:`scoring.engine.ranking.signs`
+        broadcast against ``values`` (one per column of a (replicates, columns, teams) stack)."""
         defined = ~np.isnan(values)
-        key = np.where(defined, -values, np.inf)
+        key = np.where(defined, -goodness(values, direction), np.inf)
         order = np.argsort(key, axis=-1, kind="stable")
         ordered = np.take_along_axis(key, order, axis=-1)
         positions = np.arange(values.shape[-1])
@@ -282,9 +296,32 @@ class Stability:
     """(replicates, columns, teams) every replicate's values, NaN where undefined."""
     replicate_ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
     """(replicates, columns, teams) every replicate's competition ranks, 0 where undefined."""
+    observed: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(columns, teams) the values on the full test set (each item once), NaN where undefined:
+    the board's values."""
+    behind: tuple[BehindLeader, ...] = field(default=(), repr=False, compare=False)
+    """Per column, the comparisons with its leader (:mod:`scoring.engine.significance`)."""
+
+    def behind_leader(self, column: Column) -> BehindLeader:
+        """The column's leader, and each team's difference to it and adjusted p-value."""
+        return self.behind[self.index(column)]
 
     def index(self, column: Column) -> int:
         return self.columns.index(column)
+
+    def aggregate_intervals(self, aggregate: Aggregate) -> tuple[np.ndarray, np.ndarray]:
+        """The overall ranking's intervals from the same replicates (rules in
+        :mod:`scoring.engine.aggregate`): its value in every replicate from the replicate's
+        competition ranks under the aggregate's columns, its rank among the teams in that
+        replicate; (teams, 2) value intervals and (teams, 2) rank intervals [best, worst], NaN
+        where undefined."""
+        ranks = self.replicate_ranks[:, [self.index(column) for column in aggregate.columns]]
+        values = aggregate.of_ranks(ranks)
+        overall = RankOrder.of(values, aggregate.direction).competition()
+        return (
+            percentile_interval(values, undefined=np.isnan(values), confidence=self.confidence),
+            percentile_interval(overall, undefined=overall == 0, confidence=self.confidence),
+        )
 
     def tied_with_leader(self, column: Column) -> list[int]:
         """The teams (indexes) whose rank interval includes 1 (see the module's rules)."""
@@ -328,17 +365,23 @@ def bootstrap(
     columns = tuple(ranking_columns(labels, calibrated=None) if columns is None else columns)
     heatmap = tuple(paired_columns(labels) if heatmap is None else heatmap)
     heatmap_index = [columns.index(column) for column in heatmap]
+    column_signs = signs([column.direction for column in columns])[:, np.newaxis]
     source = ReplicateMatrices(gold, predicted, n_classes=len(labels))
     rng = np.random.default_rng(seed)
     n_teams = len(predicted)
     values = np.empty((replicates, len(columns), n_teams))
     ranks = np.empty((replicates, len(columns), n_teams), dtype=np.int16 if n_teams < 2**15 else np.int32)
     rho = np.empty((replicates, len(heatmap) * (len(heatmap) + 1) // 2))
+    observed = None
     for start in range(0, replicates, BLOCK_SIZE):
         stop = min(start + BLOCK_SIZE, replicates)
         matrices = source.of_weights(source.weights(rng, stop - start))
+        if observed is None:  # the full test set (each item once), evaluated with the first block
+            matrices = np.concatenate([source.of_weights(np.ones((1, source.n_items), dtype=source.dtype)), matrices])
         block = np.moveaxis(column_values(matrices, columns, labels), 0, 1)
-        order = RankOrder.of(block)
+        if observed is None:
+            observed, block = block[0], block[1:]
+        order = RankOrder.of(block, column_signs)
         values[start:stop] = block
         ranks[start:stop] = order.competition()
         rho[start:stop] = spearman_replicates(order, heatmap_index)
@@ -356,6 +399,11 @@ def bootstrap(
     rho_intervals = np.empty((len(heatmap), len(heatmap), 2))
     rho_intervals[rows, cols] = pair_intervals
     rho_intervals[cols, rows] = pair_intervals
+    bounds = order_statistics(replicates, confidence)
+    behind = tuple(
+        behind_leader(observed[c], values[:, c], direction=column.direction, bounds=bounds)
+        for c, column in enumerate(columns)
+    )
     return Stability(
         replicates=replicates,
         seed=seed,
@@ -367,6 +415,8 @@ def bootstrap(
         rho=rho_intervals,
         replicate_values=values,
         replicate_ranks=ranks,
+        observed=observed,
+        behind=behind,
     )
 
 

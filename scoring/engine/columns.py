@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Protocol
 
 from scoring.engine.metrics import Value
+from scoring.engine.ranking import Direction
 from scoring.engine.registry import BY_KEY, CLASS_MEASURE_BY_KEY, ClassMeasure, Metric, ranking_metrics
 
 CALIBRATED_SUFFIX = "_c"
@@ -58,6 +59,11 @@ class Column:
     @property
     def is_per_class(self) -> bool:
         return self.label is not None
+
+    @property
+    def direction(self) -> Direction:
+        """Which values are better (the metric's, raw or calibrated alike)."""
+        return self.metric.direction
 
     @cached_property
     def id(self) -> str:
@@ -115,29 +121,50 @@ def score_fields(columns: Iterable[Column]) -> tuple[str, ...]:
 
 
 def ranking_columns(
-    labels: Sequence[str], *, calibrated: bool | None = False, class_measures: Sequence[str] = BOARD_CLASS_MEASURES
+    labels: Sequence[str],
+    *,
+    calibrated: bool | None = False,
+    class_measures: Sequence[str] = BOARD_CLASS_MEASURES,
+    ordinal: bool = False,
 ) -> list[Column]:
-    """A task's ranking columns: every ranking metric of the suite, then each chosen per-class
-    measure for each label. Raw ones (``calibrated=False``), calibrated ones (``True``), or
-    (``None``) the raw ones followed by the calibrated ones."""
+    """A task's ranking columns: every ranking metric of the suite (with the ordinal errors
+    when the labels are an ordered scale, ``ordinal``), then each chosen per-class measure for
+    each label. Raw ones (``calibrated=False``), calibrated ones (``True``), or (``None``) the raw
+    ones followed by the calibrated ones."""
     flags = (False, True) if calibrated is None else (calibrated,)
-    keys = [(metric.key, None) for metric in ranking_metrics()]
+    keys = [(metric.key, None) for metric in ranking_metrics(ordinal=ordinal)]
     keys += [(measure, label) for measure in class_measures for label in labels]
     return [Column(key, label, flag) for flag in flags for key, label in keys]
 
 
-def paired_columns(labels: Sequence[str], *, paper_set: bool = False) -> list[Column]:
+def paired_columns(labels: Sequence[str], *, paper_set: bool = False, ordinal: bool = False) -> list[Column]:
     """Columns with each metric followed by its calibrated version, as Figure 2 pairs them.
 
     ``paper_set`` keeps the metrics of Figure 2 (:data:`PAPER_SET_KEYS`, then each class's
-    recall); otherwise every ranking column.
+    recall); otherwise every ranking column (with the ordinal errors when ``ordinal``).
     """
-    raw = ranking_columns(labels, calibrated=False)
+    raw = ranking_columns(labels, calibrated=False, ordinal=ordinal)
     if paper_set:
         order = {key: index for index, key in enumerate(PAPER_SET_KEYS)}
         suite = sorted((c for c in raw if c.label is None and c.key in order), key=lambda c: order[c.key])
         raw = suite + [c for c in raw if c.label is not None]
     return [column for base in raw for column in (base, base.counterpart())]
+
+
+TABLE8_CALIBRATED: tuple[str, ...] = ("macro_f1",)
+"""The metrics that Table 8 of paper 000 also prints calibrated (its ``macF1c``)."""
+
+
+def table8_columns(labels: Sequence[str]) -> list[Column]:
+    """The columns of paper 000's Table 8: macro recall, its geometric and harmonic means,
+    macro F1 raw and calibrated, kappa, MCC (:data:`PAPER_SET_KEYS`),
+    then each class's recall."""
+    columns = []
+    for key in PAPER_SET_KEYS:
+        columns.append(Column(key))
+        if key in TABLE8_CALIBRATED:
+            columns.append(Column(key, calibrated=True))
+    return columns + [Column(measure, label) for measure in BOARD_CLASS_MEASURES for label in labels]
 
 
 def column_by_id(columns: Iterable[Column], column_id: str) -> Column | None:

@@ -443,6 +443,11 @@ class ExactArithmetic:
         return Q.of(value)
 
     @staticmethod
+    def integers(values: np.ndarray) -> np.ndarray:
+        """An array of integer constants, as Python ints."""
+        return np.asarray(values).astype(object)
+
+    @staticmethod
     def rounded(values) -> np.ndarray:
         """The doubles nearest to ``values``; NaN where undefined."""
         out = np.frompyfunc(lambda v: float(v) if isinstance(v, int) else v.rounded(), 1, 1)(values)

@@ -10,7 +10,9 @@ Choices, and why:
 
 - **Bold is decided on the stored values, not on the printed digits.** A value is bold when
   its competition rank is 1 (:func:`scoring.engine.ranking.competition_ranks`): the one tie
-  rule of the board, its exports and its rank correlations ("equal is equal", exact). Ties
+  rule of the board, its exports and its rank correlations ("equal is equal", exact), and
+  its one rule of direction, so the bold value of an error (the MAE of an ordinal task) or of
+  a mean rank is the lowest, and the caption says which columns are lower-is-better. Ties
   are all bold. Two cells can therefore print the same percentage with only one of them
   bold: that team is strictly better below the printed precision, and ranked so on the
   board. (Paper 000's Table 8 bolds some printed ties and not others.)
@@ -18,8 +20,8 @@ Choices, and why:
   the same whatever float noise ``100 * value`` would add; a value that rounds to zero never
   prints as ``-0.0``.
 - **Not every metric is a share.** A metric whose registry range is unbounded (discriminant
-  power, in natural-log units) prints with two decimals and is not multiplied by 100; the
-  caption says so.
+  power, in natural-log units; an ordinal task's MAE, in steps of its scale) prints with two
+  decimals and is not multiplied by 100; the caption says so.
 - **Undefined** values print as *undefined* (never NaN) and are never bold.
 - **Escaping**: team names, labels and titles are text: ``& % $ # _ { } ~ ^ \\`` are escaped,
   ``< > |`` and the brackets (which could read as an argument of the row's ``\\\\``) are
@@ -35,7 +37,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from scoring.engine.columns import BOARD_CLASS_MEASURES, PAPER_SET_KEYS, Column
+from scoring.engine.aggregate import Aggregate
+from scoring.engine.columns import Column
 from scoring.engine.formatting import UNDEFINED, as_number
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import competition_ranks
@@ -43,9 +46,6 @@ from scoring.engine.ranking import competition_ranks
 PERCENT_DIGITS = 1
 PLAIN_DIGITS = 2
 """Decimals of a value that is not a share (an unbounded metric such as discriminant power)."""
-
-TABLE8_CALIBRATED: tuple[str, ...] = ("macro_f1",)
-"""The metrics that Table 8 of paper 000 also prints calibrated (its ``macF1c``)."""
 
 CALIBRATION_NOTE = (
     r"$X_c$: metric $X$ on the prevalence-calibrated matrix, each gold column scaled to the same mass "
@@ -60,6 +60,11 @@ NOTATION: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"(?<![A-Za-z])[PR]_"), "$P_i$, $R_i$: precision and recall of class $i$."),
     (re.compile(r"TP|FP|FN|TN"), "TP, FP, FN, TN: the one-vs-rest counts of a class."),
+    (
+        re.compile(re.escape("|i-j|")),
+        r"$|i-j|$: how many steps of the ordinal scale (the classes at positions $0, 1, \dots$ in label order) "
+        r"separate classes $i$ and $j$; $C$: the gold classes that have items.",
+    ),
 )
 """A symbol that the chosen formulas use (a pattern), and the sentence that defines it."""
 
@@ -81,6 +86,7 @@ _SPECIALS = {
     "]": "{]}",
     # The symbols and formulas of the registry: math, so that pdfLaTeX prints them.
     "κ": r"\ensuremath{\kappa}",
+    "ᴹ": r"\ensuremath{^{M}}",
     "Δ": r"\ensuremath{\Delta}",
     "µ": r"\ensuremath{\mu}",
     "μ": r"\ensuremath{\mu}",
@@ -148,29 +154,58 @@ def formula_entry(column: Column) -> str:
     """``macR $= ...$`` for a suite metric; ``R(class): recall of the class, ...`` per class."""
     metric = column.metric
     if column.label is None:
-        return f"{column_header(Column(column.key))} $=$ {formula_of(column)}"
+        return f"{latex_escape(metric.symbol)} $=$ {formula_of(column)}"
     symbol = latex_escape(metric.symbol)
     return f"{symbol}(class): {latex_escape(metric.name.lower())} of the class, {formula_of(column)}"
 
 
-def caption(columns: Sequence[Column], *, title: str | None) -> str:
+def aggregate_entry(aggregate: Aggregate) -> str:
+    """``MR $= ...$ over the $k = 3$ columns macR, ...: ...``: an overall ranking's method and columns."""
+    chosen = ", ".join(column_header(column) for column in aggregate.columns)
+    count = len(aggregate.columns)
+    description = aggregate.metric.description
+    return (
+        f"{column_header(aggregate)} $= {aggregate.metric.formula_latex}$ over the $k = {count}$ "
+        f"column{'s' if count != 1 else ''} {chosen}: {latex_escape(description[0].lower() + description[1:])} "
+        "A team undefined under one of them has none."
+    )
+
+
+def ranked_by(columns: Sequence[Column | Aggregate]) -> str:
+    """``7 metrics``, or ``2 metrics and 1 overall ranking``."""
+    overall = sum(isinstance(column, Aggregate) for column in columns)
+    metrics = len(columns) - overall
+    text = f"{metrics} metric{'s' if metrics != 1 else ''}"
+    return text + (f" and {overall} overall ranking{'s' if overall != 1 else ''}" if overall else "")
+
+
+def caption(columns: Sequence[Column | Aggregate], *, title: str | None) -> str:
     """What the table shows, how to read it, and the formula of every column."""
     of = f" of {latex_escape(title)}" if title else ""
+    metrics = [column for column in columns if not isinstance(column, Aggregate)]
+    overall = [column for column in columns if isinstance(column, Aggregate)]
     plain = [column_header(c) for c in columns if not is_share(c)]
     units = "values in percent with one decimal"
     if plain:
         units += f" (except {', '.join(plain)}: not shares, two decimals)"
-    formulas = list(dict.fromkeys(formula_entry(column) for column in columns))
+    formulas = list(dict.fromkeys(formula_entry(column) for column in metrics))
+    lower = list(dict.fromkeys(column_header(c) for c in columns if not c.direction.higher_is_better))
+    best = "the best value of each column in bold"
+    if lower:
+        best += f" (the lowest of {', '.join(lower)}: lower is better)"
     parts = [
-        f"Teams{of} ranked by {len(columns)} metric{'s' if len(columns) != 1 else ''}: {units}; "
-        "the best value of each column in bold, ties all bold (decided on the exact values, "
+        f"Teams{of} ranked by {ranked_by(columns)}: {units}; {best}, ties all bold (decided on the exact values, "
         "not on the printed digits).",
-        "On the confusion matrix $m$ ($m_{ij}$: items predicted $i$ whose gold label is $j$; $n$ classes): "
-        + "; ".join(formulas)
-        + ".",
     ]
+    if formulas:
+        parts.append(
+            "On the confusion matrix $m$ ($m_{ij}$: items predicted $i$ whose gold label is $j$; $n$ classes): "
+            + "; ".join(formulas)
+            + "."
+        )
     parts += [sentence for symbol, sentence in NOTATION if any(symbol.search(formula) for formula in formulas)]
-    if any(column.calibrated for column in columns):
+    parts += [aggregate_entry(aggregate) for aggregate in overall]
+    if any(column.calibrated for column in metrics) or any(c.calibrated for a in overall for c in a.columns):
         parts.append(CALIBRATION_NOTE)
     return " ".join(parts)
 
@@ -178,24 +213,25 @@ def caption(columns: Sequence[Column], *, title: str | None) -> str:
 def latex_table(
     *,
     teams: Sequence[str],
-    columns: Sequence[Column],
+    columns: Sequence[Column | Aggregate],
     values: Mapping[str, Sequence[Value]],
     title: str | None = None,
     unranked: Sequence[tuple[str, Mapping[str, Value]]] = (),
 ) -> str:
-    """A booktabs table: a row per team (in the given order), a column per ``columns``.
+    """A booktabs table: a row per team (in the given order), a column per ``columns`` (board
+    columns, and overall rankings, :class:`~scoring.engine.aggregate.Aggregate`).
 
     ``values`` maps each column's id to the teams' values in ``teams`` order (``None`` where
-    undefined). The best value of each column is bold, ties all bold (competition rank 1).
-    ``unranked`` rows (a name and its values by column id: contrastive runs) follow the teams
-    below a rule, never bold and ranked with nobody.
+    undefined). The best value of each column is bold, ties all bold (competition rank 1 by the
+    column's direction). ``unranked`` rows (a name and its values by column id: contrastive
+    runs) follow the teams below a rule, never bold and ranked with nobody.
     """
     cells: list[list[str]] = [[] for _ in teams]
     for column in columns:
         column_values = list(values[column.id])
         if len(column_values) != len(teams):
             raise ValueError(f"{len(column_values)} values of {column.id!r} for {len(teams)} teams")
-        ranks = competition_ranks(column_values)
+        ranks = competition_ranks(column_values, column.direction)
         for row, value, rank in zip(cells, column_values, ranks, strict=True):
             row.append(cell_text(value, percent=is_share(column), best=rank == 1))
     rows = []
@@ -218,7 +254,7 @@ def latex_table(
         *rows,
         r"\bottomrule",
         r"\end{tabular}",
-        rf"\caption[Teams{' of ' + latex_escape(title) if title else ''} ranked by {len(columns)} metrics]"
+        rf"\caption[Teams{' of ' + latex_escape(title) if title else ''} ranked by {ranked_by(columns)}]"
         f"{{{caption(columns, title=title)}}}",
         r"\end{table}",
     ]
@@ -228,15 +264,3 @@ def latex_table(
 def _row(name: str, cells: Sequence[str]) -> str:
     # A row must not start with "*" or "[": the previous row's \\ would read it as its own.
     return " & ".join(["{}" + name if name.startswith("*") else name, *cells]) + r" \\"
-
-
-def table8_columns(labels: Sequence[str]) -> list[Column]:
-    """The columns of paper 000's Table 8: macro recall, its geometric and harmonic means,
-    macro F1 raw and calibrated, kappa, MCC (:data:`~scoring.engine.columns.PAPER_SET_KEYS`),
-    then each class's recall."""
-    columns = []
-    for key in PAPER_SET_KEYS:
-        columns.append(Column(key))
-        if key in TABLE8_CALIBRATED:
-            columns.append(Column(key, calibrated=True))
-    return columns + [Column(measure, label) for measure in BOARD_CLASS_MEASURES for label in labels]

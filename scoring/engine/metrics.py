@@ -20,9 +20,14 @@ zero) are undefined in the arithmetic (``None`` once rounded). Per-class precisi
 F1 are 0 on a zero denominator, as papers 000 and 002 define them. Counts are sums of cells,
 never differences of totals, so that a count of 0 is exactly 0 in any arithmetic.
 
+Ordinal tasks (labels that form a scale, in the task's label order) also have the errors of
+SemEval-2017 Task 4, subtask C (:func:`macro_mae`, :func:`mae`): class ``i`` sits at position
+``i``, so a prediction ``i`` of an item of gold class ``j`` is ``|i - j|`` steps off.
+
 Sources: paper 000 (Opitz, *From Bias and Prevalence to Macro F1, Kappa, and MCC*), paper 002
 (Opitz & Burst, *Macro F1 and Macro F1*), paper 004 (per-class measures and their micro- and
-macro-weighted averages).
+macro-weighted averages); Rosenthal, Farra & Nakov, *SemEval-2017 Task 4: Sentiment Analysis in
+Twitter* (cited by paper 000 as [11]), for the ordinal errors.
 """
 
 from __future__ import annotations
@@ -60,6 +65,13 @@ def _cell_sums(cells, rows: np.ndarray, columns: np.ndarray):
     if rows.shape[1] == 0:
         return cells[np.arange(len(rows)), np.arange(len(rows))] * 0
     return cells[rows, columns].sum(axis=1)
+
+
+def ordinal_distances(n: int) -> np.ndarray:
+    """|i - j| for every cell (i, j): how many steps of an ordinal scale separate the prediction
+    i from the gold label j, the classes at positions 0, 1, ..., n - 1 in label order."""
+    positions = np.arange(n)
+    return np.abs(positions[:, np.newaxis] - positions[np.newaxis, :])
 
 
 class Quantities:
@@ -129,6 +141,15 @@ class Quantities:
         if len(pairs) == 0:
             return self.total * 0
         return (x[pairs[:, 0]] * y[pairs[:, 1]]).sum(axis=0)
+
+    @cached_property
+    def absolute_error(self):
+        """err(j) = sum_i |i - j| m[i, j]: the summed distance, on the scale of the label order,
+        between the predictions and the gold label of the items of gold class j (ordinal tasks).
+        For probability rows, each item adds sum_i p_i |i - j|: its expected absolute error."""
+        stack_axes = (1,) * (len(self.cells.shape) - 2)
+        distances = self.xp.integers(ordinal_distances(self.n).reshape(self.n, self.n, *stack_axes))
+        return (self.cells * distances).sum(axis=0)
 
     @cached_property
     def chance_agreement(self):
@@ -334,3 +355,31 @@ def micro_of(of_counts: OfCounts) -> Callable[[Quantities], object]:
 
     formula.__doc__ = f"{of_counts.__name__} of the pooled one-vs-rest counts."
     return formula
+
+
+# --- the errors of ordinal tasks (SemEval-2017 Task 4, subtask C) -------------------------------
+
+
+def class_mae(q: Quantities):
+    """MAE_j = err(j) / prevalence(j): the mean absolute error of the items of gold class j,
+    0 for a class without gold items (which :func:`macro_mae` leaves out)."""
+    return q.xp.ratio_or_zero(q.absolute_error, q.prevalence)
+
+
+def macro_mae(q: Quantities):
+    """MAE^M = (1/|C|) sum_{j in C} (1/|Te_j|) sum_{x in Te_j} |h(x) - y(x)|, the mean over the
+    gold classes C that have items of each class's mean absolute error (Rosenthal, Farra &
+    Nakov 2017, subtask C; positions 0, 1, ... in label order). In [0, n - 1], lower is better;
+    undefined without items. A mean of per-class means, so scaling a gold column changes
+    nothing (prevalence invariant): its calibrated value is its raw value."""
+    xp = q.xp
+    classes_with_items = xp.zero_where(q.prevalence, xp.constant(1)).sum(axis=0)
+    return xp.ratio_or_undefined(q.of(class_mae).sum(axis=0), classes_with_items)
+
+
+def mae(q: Quantities):
+    """MAE^mu = (1/|Te|) sum_{x in Te} |h(x) - y(x)| = sum_j err(j) / sum_ij m[i, j], the plain mean
+    absolute error (Rosenthal, Farra & Nakov 2017, subtask C). In [0, n - 1], lower is better;
+    undefined without items. After prevalence calibration every class has the same mass, so it
+    becomes the class-balanced mean, :func:`macro_mae`."""
+    return q.xp.ratio_or_undefined(q.absolute_error.sum(axis=0), q.total)

@@ -1,9 +1,18 @@
 """Ranks with ties, rank correlations between metrics, and the teams that swap places.
 
-Conventions (contract): every suite metric is higher-is-better; display ranks are competition
-ranks (1, 2, 2, 4); rank correlations use average ranks for ties. An undefined value (``None``)
+Conventions (contract): rank 1 is always the best. Every metric has a :class:`Direction`
+(the registry's ``direction``): the suite's scores are higher-is-better, error measures (the
+MAE of ordinal tasks) and mean ranks lower-is-better. Display ranks are competition ranks
+(1, 2, 2, 4); rank correlations use average ranks for ties. An undefined value (``None``)
 never ranks: it gets no rank, sorts last, and is left out of every correlation that involves
 its metric (each correlation reports how many teams it rests on).
+
+Direction (one rule, :func:`goodness`): every function here that orders values takes the
+direction of each metric it orders (higher-is-better when not given) and orders the values
+turned so that higher is better: as they are, or negated. A negation is exact for doubles, so
+it keeps every tie and every strict order; nothing else in the engine reads a direction to
+order values. Rank correlations therefore compare who is *better* under each metric, not raw
+values: Spearman's rho between an error and a score that agree on every team is +1.
 
 Ties (contract, "equal is equal"): two teams tie under a metric exactly when their values are
 equal as exact fractions, raw and calibrated. The rule is kept where the values are made, not
@@ -23,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
@@ -31,23 +41,64 @@ from scoring.engine.exact import EXACT, Q
 from scoring.engine.metrics import Value
 
 
-def sort_key(value: Value) -> tuple[bool, float]:
-    """Key that sorts higher values first and undefined values last."""
-    return (value is None, -value if value is not None else 0.0)
+class Direction(Enum):
+    """Which values of a metric are better; its value is the sign that turns them into
+    higher-is-better values (:func:`goodness`)."""
+
+    HIGHER = 1.0
+    LOWER = -1.0
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self is Direction.HIGHER
 
 
-def competition_ranks(values: Sequence[Value]) -> list[int | None]:
-    """Competition ranks, best = 1, ties share the better rank (1, 2, 2, 4); None stays None."""
-    defined = np.array([v for v in values if v is not None], dtype=np.float64)
+HIGHER, LOWER = Direction.HIGHER, Direction.LOWER
+
+
+def signs(directions: Sequence[Direction]) -> np.ndarray:
+    """One sign per metric (+1 higher-is-better, -1 lower-is-better), for :func:`goodness` of a
+    stack of metrics: broadcast it along the metrics' axis."""
+    return np.array([direction.value for direction in directions], dtype=np.float64)
+
+
+def goodness(values: np.ndarray | Sequence[float], direction: Direction | np.ndarray = HIGHER) -> np.ndarray:
+    """The one rule of direction: ``values`` (doubles, NaN where undefined) turned so that a
+    higher value is a better one, the values as they are for a higher-is-better metric and
+    negated for a lower-is-better one (``direction`` a :class:`Direction`, or :func:`signs`
+    broadcast against ``values``). A negation is exact, so equal values stay equal and no order
+    between two values is lost."""
+    sign = direction.value if isinstance(direction, Direction) else direction
+    return np.asarray(values, dtype=np.float64) * sign
+
+
+def _oriented(values: Sequence[Value], direction: Direction) -> list[Value]:
+    """Values as :func:`goodness` turns them, ``None`` kept."""
+    return [None if value is None else value * direction.value for value in values]
+
+
+def sort_key(value: Value, direction: Direction = HIGHER) -> tuple[bool, float]:
+    """Key that sorts better values first (higher ones, or lower ones of a lower-is-better
+    metric) and undefined values last."""
+    return (value is None, -value * direction.value if value is not None else 0.0)
+
+
+def competition_ranks(values: Sequence[Value], direction: Direction = HIGHER) -> list[int | None]:
+    """Competition ranks, best = 1 (the highest value, or the lowest of a lower-is-better
+    metric), ties share the better rank (1, 2, 2, 4); None stays None."""
+    defined = goodness([v for v in values if v is not None], direction)
     ranks = _rankdata(-defined, method="min").astype(int) if defined.size else []
     it = iter(ranks)
     return [int(next(it)) if v is not None else None for v in values]
 
 
-def competition_rank_matrix(values: np.ndarray) -> np.ndarray:
-    """Competition ranks (1, 2, 2, 4; best = highest) of every column of ``values`` at once,
-    0 where a value is undefined (NaN). Equal doubles tie, as :func:`ranking.competition_ranks`
-    ranks them."""
+def competition_rank_matrix(values: np.ndarray, directions: Sequence[Direction] | None = None) -> np.ndarray:
+    """Competition ranks (1, 2, 2, 4; best = 1 by each column's direction, higher-is-better
+    when ``directions`` is not given) of every column of ``values`` (teams × columns) at once,
+    0 where a value is undefined (NaN). Equal doubles tie, as :func:`competition_ranks` ranks
+    them."""
+    if directions is not None:
+        values = goodness(values, signs(directions)[np.newaxis, :])
     ranks = np.zeros(values.shape, dtype=np.int32)
     for j in range(values.shape[1]):
         column = values[:, j]
@@ -57,9 +108,9 @@ def competition_rank_matrix(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def average_ranks(values: Sequence[float]) -> np.ndarray:
-    """Average ranks (ties share the mean of their positions), best = 1."""
-    return _rankdata(-np.asarray(values, dtype=np.float64), method="average")
+def average_ranks(values: Sequence[float], direction: Direction = HIGHER) -> np.ndarray:
+    """Average ranks (ties share the mean of their positions), best = 1 by ``direction``."""
+    return _rankdata(-goodness(values, direction), method="average")
 
 
 def _rankdata(values: np.ndarray, *, method: str) -> np.ndarray:
@@ -92,9 +143,15 @@ class Correlation:
     n_teams: int
 
 
-def spearman(a: Sequence[Value] | np.ndarray, b: Sequence[Value] | np.ndarray) -> Correlation:
-    """Spearman's rho over the teams defined under both metrics (average ranks for ties);
-    undefined values are ``None`` (or NaN in an array).
+def spearman(
+    a: Sequence[Value] | np.ndarray,
+    b: Sequence[Value] | np.ndarray,
+    *,
+    directions: tuple[Direction, Direction] = (HIGHER, HIGHER),
+) -> Correlation:
+    """Spearman's rho over the teams defined under both metrics (average ranks for ties), each
+    metric ranked best first by its direction: rho is +1 when the two agree on who is better,
+    whether each is a score or an error. Undefined values are ``None`` (or NaN in an array).
 
     ``rho`` is ``None`` when fewer than two teams remain or one ranking is all ties.
     """
@@ -103,8 +160,8 @@ def spearman(a: Sequence[Value] | np.ndarray, b: Sequence[Value] | np.ndarray) -
     n = int(both.sum())
     if n < 2:
         return Correlation(rho=None, n_teams=n)
-    da = centred_doubled_ranks(average_ranks(a[both]))
-    db = centred_doubled_ranks(average_ranks(b[both]))
+    da = centred_doubled_ranks(average_ranks(a[both], directions[0]))
+    db = centred_doubled_ranks(average_ranks(b[both], directions[1]))
     # Exact in int64: |d| < n, so each sum is below n**3 (n under two million teams).
     terms = [Q(int(np.dot(u, v))) for u, v in ((da, db), (da, da), (db, db))]
     return Correlation(rho=rounded(correlation(EXACT, *terms)), n_teams=n)
@@ -117,15 +174,20 @@ def as_array(values: Sequence[Value] | np.ndarray) -> np.ndarray:
     return np.array([np.nan if value is None else value for value in values], dtype=np.float64)
 
 
-def spearman_matrix(columns: Mapping[str, Sequence[Value]]) -> dict[str, dict[str, Correlation]]:
-    """Spearman's rho for every pair of metrics; ``columns`` maps a metric to its team values.
+def spearman_matrix(
+    columns: Mapping[str, Sequence[Value]], *, directions: Mapping[str, Direction] | None = None
+) -> dict[str, dict[str, Correlation]]:
+    """Spearman's rho for every pair of metrics; ``columns`` maps a metric to its team values,
+    ``directions`` a metric to its direction (higher-is-better when absent): each ranked best
+    first, as :func:`spearman` ranks them.
 
     Columns defined for the same teams (most of a board's) are ranked once each and their rhos
     come from one product of their doubled centred ranks (integers, exact in doubles below
     2**53), each correctly rounded as :func:`spearman` rounds it; a pair of columns defined for
     different teams is ranked on the teams they share, pair by pair."""
     keys = list(columns)
-    arrays = {key: as_array(columns[key]) for key in keys}
+    directions = directions or {}
+    arrays = {key: goodness(as_array(columns[key]), directions.get(key, HIGHER)) for key in keys}  # best = highest
     groups: dict[bytes, list[str]] = {}
     for key in keys:
         groups.setdefault(np.isnan(arrays[key]).tobytes(), []).append(key)
@@ -170,11 +232,18 @@ class RankChange:
         return self.rank_a - self.rank_b
 
 
-def rank_changes(teams: Sequence[str], a: Sequence[Value], b: Sequence[Value]) -> list[RankChange]:
-    """Each team's competition rank under metric a and metric b, largest moves first."""
+def rank_changes(
+    teams: Sequence[str],
+    a: Sequence[Value],
+    b: Sequence[Value],
+    *,
+    directions: tuple[Direction, Direction] = (HIGHER, HIGHER),
+) -> list[RankChange]:
+    """Each team's competition rank under metric a and metric b (each by its direction),
+    largest moves first."""
+    ranks_a, ranks_b = competition_ranks(a, directions[0]), competition_ranks(b, directions[1])
     changes = [
-        RankChange(team=team, rank_a=ra, rank_b=rb)
-        for team, ra, rb in zip(teams, competition_ranks(a), competition_ranks(b), strict=True)
+        RankChange(team=team, rank_a=ra, rank_b=rb) for team, ra, rb in zip(teams, ranks_a, ranks_b, strict=True)
     ]
     return sorted(changes, key=largest_first)
 
@@ -185,19 +254,30 @@ def largest_first(change: RankChange) -> tuple:
     return (change.shift is None, -abs(change.shift or 0), change.rank_a or 0)
 
 
-def swapped_pairs(teams: Sequence[str], a: Sequence[Value], b: Sequence[Value]) -> list[tuple[str, str]]:
-    """Pairs (x, y) where x is strictly ahead of y under metric a and strictly behind under b.
+def swapped_pairs(
+    teams: Sequence[str],
+    a: Sequence[Value],
+    b: Sequence[Value],
+    *,
+    directions: tuple[Direction, Direction] = (HIGHER, HIGHER),
+) -> list[tuple[str, str]]:
+    """Pairs (x, y) where x is strictly ahead of y under metric a and strictly behind under b
+    (ahead: better by the metric's direction).
 
     Teams undefined under either metric take part in no swap.
     """
+    a, b = _oriented(a, directions[0]), _oriented(b, directions[1])
     rows = [(t, x, y) for t, x, y in zip(teams, a, b, strict=True) if x is not None and y is not None]
     return [(tx, ty) for tx, ax, bx in rows for ty, ay, by in rows if ax > ay and bx < by]
 
 
-def swapped_pair_count(a: Sequence[Value], b: Sequence[Value]) -> int:
+def swapped_pair_count(
+    a: Sequence[Value], b: Sequence[Value], *, directions: tuple[Direction, Direction] = (HIGHER, HIGHER)
+) -> int:
     """How many pairs :func:`swapped_pairs` lists, counted in O(n log n) (a board of thousands
-    of teams has millions of pairs): teams taken in decreasing order under a, each counts the
-    teams strictly ahead of it under a that are strictly behind it under b."""
+    of teams has millions of pairs): teams taken from the best under a, each counts the teams
+    strictly ahead of it under a that are strictly behind it under b."""
+    a, b = _oriented(a, directions[0]), _oriented(b, directions[1])
     rows = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
     if len(rows) < 2:
         return 0

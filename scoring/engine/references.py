@@ -110,6 +110,47 @@ REFERENCES: tuple[Reference, ...] = (
         "power (Table 1), and their micro-weighted (Table 2) and macro-weighted (Table 3) averages "
         "with class weights ω.",
     ),
+    Reference(
+        key="semeval2017-task4",
+        authors=("Sara Rosenthal", "Noura Farra", "Preslav Nakov"),
+        title="SemEval-2017 Task 4: Sentiment Analysis in Twitter",
+        year=2017,
+        venue="Proceedings of the 11th International Workshop on Semantic Evaluation (SemEval-2017), pages 502–518",
+        provenance="Authors, title, venue, pages and year as the overview cites it (its reference [11]); the "
+        "text itself is not among the papers used here, so the formulas follow the issue that quotes it.",
+        note="Subtask C, sentiment on a five-point scale: the macro-averaged mean absolute error MAE^M "
+        "(its official measure) and the plain MAE^µ.",
+    ),
+    Reference(
+        key="koehn-2004",
+        authors=("Philipp Koehn",),
+        title="Statistical Significance Tests for Machine Translation Evaluation",
+        year=2004,
+        venue="Proceedings of the 2004 Conference on Empirical Methods in Natural Language Processing (EMNLP), "
+        "pages 388–395",
+        provenance="Not among the papers used here: from the public record of the work.",
+        note="Paired bootstrap resampling: two systems scored on the same resampled test sets, and the share "
+        "of resamples in which one is better as the evidence that it is.",
+    ),
+    Reference(
+        key="holm-1979",
+        authors=("Sture Holm",),
+        title="A Simple Sequentially Rejective Multiple Test Procedure",
+        year=1979,
+        venue="Scandinavian Journal of Statistics 6(2), pages 65–70",
+        provenance="Not among the papers used here: from the public record of the work.",
+        note="The step-down procedure that keeps the family-wise error rate at the chosen level under any "
+        "dependence between the tests.",
+    ),
+    Reference(
+        key="davison-hinkley-1997",
+        authors=("Anthony C. Davison", "David V. Hinkley"),
+        title="Bootstrap Methods and their Application",
+        year=1997,
+        venue="Cambridge University Press",
+        provenance="Not among the papers used here: from the public record of the work.",
+        note="Monte Carlo p-values (1 + count) / (1 + B), which are never 0 and keep a test's level.",
+    ),
 )
 
 BY_KEY: dict[str, Reference] = {reference.key: reference for reference in REFERENCES}

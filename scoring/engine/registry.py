@@ -18,6 +18,7 @@ import numpy as np
 from scoring.engine import metrics as m
 from scoring.engine.canonical import matrix_value
 from scoring.engine.metrics import Quantities, Value
+from scoring.engine.ranking import HIGHER, LOWER, Direction
 
 PROPERTY_NAMES: dict[str, str] = {
     "PI": "monotonicity",
@@ -92,6 +93,12 @@ class Metric:
     properties: dict[str, Property] = field(default_factory=lambda: _props("?????", "?????"))
     properties_source: str = "not analysed in the papers"
     baseline: ChanceBaseline | None = None
+    direction: Direction = HIGHER
+    """Which values are better: every rank, sort, rank correlation and bold cell follows it
+    (:mod:`scoring.engine.ranking`, rank 1 the best)."""
+    scale: Literal["nominal", "ordinal"] = "nominal"
+    """``ordinal``: the metric reads the label order as a scale, so a task scores it only when
+    its organiser declares the labels ordered (:data:`ORDINAL_METRICS`)."""
 
     do_not_call_in_templates: ClassVar[bool] = True
     """A metric is callable: this keeps a template engine from calling it when a page reads
@@ -103,6 +110,10 @@ class Metric:
     @property
     def is_ranking(self) -> bool:
         return self.kind == "ranking"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction.higher_is_better
 
 
 TABLE5 = "@opitz-overview, Table 5"
@@ -365,7 +376,52 @@ METRICS: tuple[Metric, ...] = (
     ),
 )
 
-BY_KEY: dict[str, Metric] = {metric.key: metric for metric in METRICS}
+ORDINAL_METRICS: tuple[Metric, ...] = (
+    Metric(
+        key="macro_mae",
+        name="Macro-averaged mean absolute error",
+        symbol="MAEᴹ",
+        formula=m.macro_mae,
+        formula_latex=r"\frac{1}{|C|}\sum_{j \in C} \frac{\sum_i |i-j|\, m_{ij}}{\sum_i m_{ij}}",
+        formula_text="(1/|C|) Σⱼ (1/|Teⱼ|) Σ_{x ∈ Teⱼ} |h(x) − y(x)|, over the gold classes C that have items",
+        source="@semeval2017-task4, subtask C",
+        description="For labels on an ordered scale (positions 0, 1, … in the task's label order): each "
+        "gold class's mean distance between prediction and gold label, averaged over the classes, so a "
+        "rare class weighs as much as a frequent one. An error: lower is better. For probability "
+        "outputs, each item's expected distance Σᵢ pᵢ·|i − y|. Prevalence invariant, so its calibrated "
+        "value is its raw value.",
+        value_range=(0.0, None),
+        properties=_props("???y?"),
+        properties_source="PIV derived from the definition (a mean of per-class means; not in Table 5); "
+        "checked by the property tests. The others are not analysed in the papers.",
+        direction=LOWER,
+        scale="ordinal",
+    ),
+    Metric(
+        key="mae",
+        name="Mean absolute error",
+        symbol="MAEµ",
+        formula=m.mae,
+        formula_latex=r"\frac{\sum_{i,j} |i-j|\, m_{ij}}{\sum_{i,j} m_{ij}}",
+        formula_text="(1/|Te|) Σ_{x ∈ Te} |h(x) − y(x)|",
+        source="@semeval2017-task4, subtask C",
+        description="For labels on an ordered scale: the mean distance between prediction and gold label "
+        "over all items, so frequent classes dominate. An error: lower is better. After prevalence "
+        "calibration every class has the same mass and it equals the macro-averaged MAE.",
+        value_range=(0.0, None),
+        properties=_props("???n?"),
+        properties_source="PIV derived from the definition: scaling a gold column re-weights its errors "
+        "(a witness in the property tests); calibrated, it is the macro-averaged MAE, which has PIV.",
+        direction=LOWER,
+        scale="ordinal",
+    ),
+)
+"""The errors of ordinal tasks (SemEval-2017 Task 4, subtask C): scored, ranked and shown only
+for a task whose labels its organiser declares an ordered scale (``ordinal``); not part of
+:data:`METRICS`, whose every member reads the labels as names (invariant when they are
+renamed)."""
+
+BY_KEY: dict[str, Metric] = {metric.key: metric for metric in (*METRICS, *ORDINAL_METRICS)}
 
 
 def get(key: str) -> Metric:
@@ -376,9 +432,15 @@ def get(key: str) -> Metric:
         raise KeyError(f"unknown metric {key!r}; known: {', '.join(BY_KEY)}") from None
 
 
-def ranking_metrics() -> Iterator[Metric]:
-    """The metrics that rank teams (every metric but the diagnostics)."""
-    return (metric for metric in METRICS if metric.is_ranking)
+def suite_metrics(*, ordinal: bool = False) -> tuple[Metric, ...]:
+    """The metrics a report holds: :data:`METRICS`, and :data:`ORDINAL_METRICS` after them for a
+    task whose labels are an ordered scale."""
+    return (*METRICS, *ORDINAL_METRICS) if ordinal else METRICS
+
+
+def ranking_metrics(*, ordinal: bool = False) -> Iterator[Metric]:
+    """The metrics that rank teams (every metric of the suite but the diagnostics)."""
+    return (metric for metric in suite_metrics(ordinal=ordinal) if metric.is_ranking)
 
 
 @dataclass(frozen=True)
@@ -404,8 +466,13 @@ class ClassMeasure:
     formula_latex: str = ""
     baseline: ChanceBaseline | None = None
     kind: Literal["ranking", "diagnostic"] = "ranking"
+    direction: Direction = HIGHER
 
     do_not_call_in_templates: ClassVar[bool] = True
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction.higher_is_better
 
     @property
     def formula(self) -> Callable[[Quantities], object]:

@@ -27,20 +27,24 @@ def score_files(
     labels: Sequence[str] | None = None,
     gold_name: str | None = None,
     predictions_name: str | None = None,
+    ordinal: bool = False,
 ) -> Report:
     """Read, validate and score; raises :class:`scoring.engine.io.InputFileError` on bad input.
 
     The names are what error messages call the files (default: the path, or "<upload>").
+    ``ordinal``: the labels, in their order, are an ordered scale (the ordinal errors are scored).
     The per-item predictions are not aligned to the gold order: the report needs only the
     matrix, which a probability file gives without building its items (:class:`Predictions`).
     """
     gold_file = read_labels(gold, labels=labels, name=gold_name)
     predicted = read_predictions(predictions, gold=gold_file, name=predictions_name)
-    return _report(gold_file, predicted)
+    return report_of(gold_file, predicted, ordinal=ordinal)
 
 
-def _report(gold_file: LabelFile, predicted: Predictions) -> Report:
-    return score_matrix(confusion_of(gold_file, predicted), labels=gold_file.labels, n_items=gold_file.n_items)
+def report_of(gold_file: LabelFile, predicted: Predictions, *, ordinal: bool = False) -> Report:
+    """The suite of aligned predictions against the gold labels."""
+    matrix = confusion_of(gold_file, predicted)
+    return score_matrix(matrix, labels=gold_file.labels, n_items=gold_file.n_items, ordinal=ordinal)
 
 
 @dataclass(frozen=True)
@@ -61,12 +65,14 @@ def score_files_with_items(
     labels: Sequence[str] | None = None,
     gold_name: str | None = None,
     predictions_name: str | None = None,
+    ordinal: bool = False,
 ) -> ScoredFile:
     """:func:`score_files`, keeping the aligned predictions it built the matrix from (each file
     read once)."""
     gold_file = read_labels(gold, labels=labels, name=gold_name)
     predicted = read_predictions(predictions, gold=gold_file, name=predictions_name)
-    return ScoredFile(report=_report(gold_file, predicted), items=aligned_items(predicted), gold_codes=gold_file.codes)
+    report = report_of(gold_file, predicted, ordinal=ordinal)
+    return ScoredFile(report=report, items=aligned_items(predicted), gold_codes=gold_file.codes)
 
 
 def aligned_items(predictions: Predictions) -> np.ndarray:

@@ -11,6 +11,10 @@ rounded once to the nearest double. Values equal as exact fractions are therefor
 double, so the board, the exports, the rank chart and every Spearman rho see ties as ties by
 comparing floats (:mod:`scoring.engine.ranking`). Supports and predicted counts are exact sums
 too: ints for counts, correctly rounded floats for soft and calibrated masses.
+
+Ordinal tasks: a report of labels declared an ordered scale (``ordinal=True``) also holds the
+errors of :data:`scoring.engine.registry.ORDINAL_METRICS` (``macro_mae``, ``mae``), raw and
+calibrated, each after the other metrics; other reports do not have these keys at all.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from scoring.engine import metrics as m
 from scoring.engine.canonical import ExactMatrix, exact_values
 from scoring.engine.exact import EXACT
 from scoring.engine.metrics import Value
-from scoring.engine.registry import CLASS_MEASURES, METRICS
+from scoring.engine.registry import CLASS_MEASURES, suite_metrics
 
 
 def plain_number(x: float) -> int | float:
@@ -33,13 +37,14 @@ def plain_number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else float(x)
 
 
-def metric_values(matrix: np.ndarray | ExactMatrix | None) -> dict[str, Value]:
-    """Every registered metric of ``matrix``, each the double nearest to its exact value; all
-    ``None`` when there is no matrix."""
+def metric_values(matrix: np.ndarray | ExactMatrix | None, *, ordinal: bool = False) -> dict[str, Value]:
+    """Every metric of the suite (:func:`scoring.engine.registry.suite_metrics`) of ``matrix``,
+    each the double nearest to its exact value; all ``None`` when there is no matrix."""
+    metrics = suite_metrics(ordinal=ordinal)
     if matrix is None:
-        return {metric.key: None for metric in METRICS}
+        return {metric.key: None for metric in metrics}
     quantities = ExactMatrix.of(matrix).quantities
-    return {metric.key: exact_values(metric.formula, quantities) for metric in METRICS}
+    return {metric.key: exact_values(metric.formula, quantities) for metric in metrics}
 
 
 def per_class_values(matrix: np.ndarray | ExactMatrix | None, labels: tuple[str, ...]) -> dict[str, dict]:
@@ -94,6 +99,8 @@ class Report:
     calibrated: dict[str, Value]
     per_class: dict[str, dict]
     calibrated_per_class: dict[str, dict]
+    ordinal: bool = False
+    """Whether the labels were scored as an ordered scale (the suite then holds the ordinal errors)."""
 
     def as_json(self) -> dict:
         """The scorer's JSON object (contract): fractions, ``None`` for undefined."""
@@ -107,13 +114,16 @@ class Report:
         }
 
 
-def score_matrix(matrix: np.ndarray, *, labels: tuple[str, ...] | list[str], n_items: int | None = None) -> Report:
+def score_matrix(
+    matrix: np.ndarray, *, labels: tuple[str, ...] | list[str], n_items: int | None = None, ordinal: bool = False
+) -> Report:
     """Score a confusion matrix (rows predicted, columns gold, in ``labels`` order).
 
     ``n_items`` is the number of scored items; it defaults to the matrix total, which is the
-    same for hard labels and for probability rows that sum to 1. Stored values are canonical
-    (see the module docstring); ``calibrated_matrix`` is the calibrated matrix, each cell the
-    double nearest to its exact mass, for display.
+    same for hard labels and for probability rows that sum to 1. ``ordinal``: the labels, in
+    their order, are an ordered scale, and the ordinal errors are scored too. Stored values are
+    canonical (see the module docstring); ``calibrated_matrix`` is the calibrated matrix, each
+    cell the double nearest to its exact mass, for display.
     """
     exact = ExactMatrix.of(matrix)  # before the float conversion: integer counts of any size
     matrix = m.as_matrix(matrix)
@@ -126,8 +136,9 @@ def score_matrix(matrix: np.ndarray, *, labels: tuple[str, ...] | list[str], n_i
         n_items=round(float(matrix.sum())) if n_items is None else int(n_items),
         matrix=matrix,
         calibrated_matrix=None if exact_calibrated is None else exact_calibrated.floats(),
-        metrics=metric_values(exact),
-        calibrated=metric_values(exact_calibrated),
+        metrics=metric_values(exact, ordinal=ordinal),
+        calibrated=metric_values(exact_calibrated, ordinal=ordinal),
         per_class=per_class_values(exact, labels),
         calibrated_per_class=per_class_values(exact_calibrated, labels),
+        ordinal=ordinal,
     )

@@ -418,6 +418,11 @@ class VectorArithmetic:
         return Approx.of(value)
 
     @staticmethod
+    def integers(values: np.ndarray) -> Approx:
+        """An array of integer constants, exact."""
+        return Approx.integers(values)
+
+    @staticmethod
     def rounded(values: Approx) -> tuple[np.ndarray, np.ndarray]:
         return values.rounded()
 

@@ -50,7 +50,7 @@ from scoring.engine.canonical import StackValues, integer_weights
 from scoring.engine.columns import Column, ranking_columns
 from scoring.engine.metrics import Value, as_matrix
 from scoring.engine.ranking import RankChange, competition_rank_matrix, largest_first
-from scoring.engine.registry import CLASS_MEASURES, METRICS
+from scoring.engine.registry import CLASS_MEASURES, suite_metrics
 
 UNIFORM = "uniform"
 """The target of equal shares: prevalence calibration (paper 000, Eq. 6)."""
@@ -204,10 +204,12 @@ class WhatIf:
     rank_matrix_today: np.ndarray
     rank_matrix: np.ndarray
     """Competition ranks (teams × :meth:`columns`, 0 where undefined) today and at the target."""
+    ordinal: bool = False
+    """Whether the labels are an ordered scale: the ordinal errors are re-estimated too."""
 
     def columns(self) -> list[Column]:
         """The board's raw ranking columns, each re-estimated at the target."""
-        return ranking_columns(self.labels, calibrated=False)
+        return ranking_columns(self.labels, calibrated=False, ordinal=self.ordinal)
 
     def values(self, column: Column) -> list[Value]:
         """The teams' values at the target, in team order (``None`` where undefined)."""
@@ -221,7 +223,7 @@ class WhatIf:
         """One team's every metric and per-class measure at the target (or today); at the
         target, each class's ``support`` is its target share and ``predicted`` Eq. 27's P(f→i)."""
         values, row = self.today if today else self.at_target, self.teams.index(team)
-        metrics = {metric.key: _plain(values[metric.key, None][row]) for metric in METRICS}
+        metrics = {metric.key: _plain(values[metric.key, None][row]) for metric in suite_metrics(ordinal=self.ordinal)}
         return Suite(metrics=metrics, per_class=self._per_class(row, today=today))
 
     def _per_class(self, row: int, *, today: bool = False) -> dict[str, dict[str, Value]]:
@@ -296,9 +298,12 @@ def _plain(values: np.ndarray) -> list[Value] | Value:
     return [None if np.isnan(value) else float(value) for value in values]
 
 
-def every_value(stack: StackValues, labels: Sequence[str], *, scaled: bool) -> dict[tuple[str, str | None], np.ndarray]:
-    """Every metric and per-class measure of every matrix of ``stack``, raw or at its target."""
-    out = {(metric.key, None): stack.values(metric.formula, scaled=scaled) for metric in METRICS}
+def every_value(
+    stack: StackValues, labels: Sequence[str], *, scaled: bool, ordinal: bool = False
+) -> dict[tuple[str, str | None], np.ndarray]:
+    """Every metric (with the ordinal errors when ``ordinal``) and per-class measure of every
+    matrix of ``stack``, raw or at its target."""
+    out = {(metric.key, None): stack.values(metric.formula, scaled=scaled) for metric in suite_metrics(ordinal=ordinal)}
     formulas = [(measure.key, measure.formula) for measure in CLASS_MEASURES]
     if scaled:
         formulas.append(("predicted", predicted_share))
@@ -308,12 +313,15 @@ def every_value(stack: StackValues, labels: Sequence[str], *, scaled: bool) -> d
     return out
 
 
-def what_if(matrices: Mapping[str, np.ndarray], *, labels: Sequence[str], target: Sequence[Share]) -> WhatIf:
+def what_if(
+    matrices: Mapping[str, np.ndarray], *, labels: Sequence[str], target: Sequence[Share], ordinal: bool = False
+) -> WhatIf:
     """Every team (``matrices``: team → confusion matrix of counts or soft masses, rows
     predicted, columns gold, in ``labels`` order; teams in the mapping's order) scored today and
     at ``target``, a share per label (any positive weights, normalised; see
-    :func:`normalised_target`). All teams are one stack (:class:`StackValues`): each value the
-    double nearest to its exact value at the exactly scaled matrix, as a report's.
+    :func:`normalised_target`); ``ordinal``: the labels are an ordered scale, and the ordinal
+    errors are re-estimated and re-ranked too. All teams are one stack (:class:`StackValues`):
+    each value the double nearest to its exact value at the exactly scaled matrix, as a report's.
 
     Raises :class:`TargetError` for a bad target, or :data:`CLASS_WITHOUT_GOLD` naming the first
     class that some team's matrix holds no gold mass for.
@@ -328,11 +336,13 @@ def what_if(matrices: Mapping[str, np.ndarray], *, labels: Sequence[str], target
     for matrix in stack:
         refuse_classes_without_gold(labels, matrix.sum(axis=0).tolist())
     values = StackValues(stack, weights=integer_weights(shares))
-    today, at_target = every_value(values, labels, scaled=False), every_value(values, labels, scaled=True)
-    columns = ranking_columns(labels, calibrated=False)
+    today = every_value(values, labels, scaled=False, ordinal=ordinal)
+    at_target = every_value(values, labels, scaled=True, ordinal=ordinal)
+    columns = ranking_columns(labels, calibrated=False, ordinal=ordinal)
 
     def rank_matrix(values: Values) -> np.ndarray:
-        return competition_rank_matrix(np.array([values[c.key, c.label] for c in columns]).reshape(len(columns), -1).T)
+        stacked = np.array([values[c.key, c.label] for c in columns]).reshape(len(columns), -1).T
+        return competition_rank_matrix(stacked, [c.direction for c in columns])
 
     return WhatIf(
         labels=labels,
@@ -342,4 +352,5 @@ def what_if(matrices: Mapping[str, np.ndarray], *, labels: Sequence[str], target
         at_target=at_target,
         rank_matrix_today=rank_matrix(today),
         rank_matrix=rank_matrix(at_target),
+        ordinal=ordinal,
     )

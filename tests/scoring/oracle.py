@@ -88,6 +88,8 @@ def metric(m, key: str):
     pb = sum((p * b for p, b in zip(prevalence, bias, strict=True)), Fraction(0))
     pooled = [sum(column, Fraction(0)) for column in zip(*(counts(m, i) for i in range(n)), strict=True)]
     recalls = per_class(m, "recall")
+    if key in ("macro_mae", "mae"):
+        return ordinal_error(m, macro=key == "macro_mae")
     if key == "accuracy":
         return ratio(c, s, None)
     if key in ("macro_precision", "macro_recall", "macro_f1"):
@@ -118,6 +120,19 @@ def metric(m, key: str):
     if key.startswith("micro_"):
         return {"mcc": mcc_of, "bacc": bacc_of, "dp": dp_of}[key.removeprefix("micro_")](*pooled)
     raise KeyError(key)
+
+
+def ordinal_error(m, *, macro: bool):
+    """SemEval-2017 Task 4C: the items of gold class j predicted i are |i - j| steps off. MAE^M
+    is the mean over the gold classes that have items of their mean error; MAE^mu the mean
+    over all items. Undefined without items."""
+    n = len(m)
+    errors = [sum((abs(i - j) * m[i][j] for i in range(n)), Fraction(0)) for j in range(n)]
+    sizes = [sum((m[i][j] for i in range(n)), Fraction(0)) for j in range(n)]
+    if macro:
+        means = [error / size for error, size in zip(errors, sizes, strict=True) if size]
+        return sum(means) / len(means) if means else None
+    return ratio(sum(errors), sum(sizes), None)
 
 
 def calibrated(m) -> list[list[Fraction]] | None:

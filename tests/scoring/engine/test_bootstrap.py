@@ -16,8 +16,9 @@ What this proves:
 - identical teams are always tied: the same rank in every replicate, the same intervals, both
   tied with the leader or neither, always in one group;
 - the same seed gives the same intervals; the rules for undefined values, the tie with the
-  leader and the groups; and the CLI's JSON (``--bootstrap``, ``--seed``), its layout and its
-  errors.
+  leader and the groups; and the CLI's JSON (``--bootstrap``, ``--seed``), its layout (with
+  ``behind_leader``: every team but each column's leader, a twin of the leader never behind) and
+  its errors.
 """
 
 from __future__ import annotations
@@ -299,6 +300,16 @@ def test_cli_adds_intervals_to_the_json_board(tmp_path, capsys) -> None:
             assert sorted(in_groups) == sorted(t for t in teams if by_team[t]["rank"] is not None)
             if by_team["a"]["rank"] is not None:
                 assert any("a" in group and "a-twin" in group for group in groups)
+            behind = board["behind_leader"][section][column_id]
+            leaders = [team for team in teams if board["ranks"][section][column_id][team] == 1]
+            assert list(behind) == [team for team in teams if not leaders or team != leaders[0]]
+            for team, cell in behind.items():
+                assert set(cell) == {"difference", "p_holm"}
+                assert cell["difference"] is None or cell["difference"][0] <= cell["difference"][1]
+                assert cell["p_holm"] is None or 1 / 251 <= cell["p_holm"] <= 1
+                if leaders and leaders[0] == "a" and team == "a-twin":
+                    assert cell == {"difference": [0.0, 0.0], "p_holm": 1.0}  # tied in every replicate
+    assert set(board["behind_leader"]) == {"raw", "calibrated"}
     rho = board["spearman"]["rho"]
     cells = board["spearman_intervals"]
     assert len(cells) == len(rho) and all(len(row) == len(rho) for row in cells)
@@ -311,7 +322,7 @@ def test_cli_adds_intervals_to_the_json_board(tmp_path, capsys) -> None:
 def test_cli_without_bootstrap_has_no_intervals(tmp_path, capsys) -> None:
     gold, predictions = write_board(tmp_path)
     board = json.loads(run(capsys, gold, *predictions, "--format", "json")[1])
-    assert not {"bootstrap", "intervals", "spearman_intervals"} & set(board)
+    assert not {"bootstrap", "intervals", "spearman_intervals", "behind_leader"} & set(board)
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """Every stored value is the double nearest to its exact value; exactness at size; sums of cells.
 
-What this proves: for every registered metric and per-class measure, raw and calibrated, the
+What this proves: for every registered metric (the ordinal errors too) and per-class measure,
+raw and calibrated, the
 value a report stores is the double nearest to the exact value of an independent oracle written
 from the papers (``tests/scoring/oracle.py``: fractions and 400-bit mpmath), and undefined
 (``None``) in exactly the oracle's cases, on random count, float and corner-case matrices; an
@@ -27,7 +28,7 @@ from hypothesis.extra.numpy import arrays
 
 from scoring.engine.canonical import ExactMatrix
 from scoring.engine.confusion import soft_confusion
-from scoring.engine.registry import CLASS_MEASURES, METRICS
+from scoring.engine.registry import CLASS_MEASURES, METRICS, suite_metrics
 from scoring.engine.suite import score_matrix
 from tests.scoring import oracle
 from tests.scoring.strategies import PROPERTY, matrices, supported_matrices
@@ -56,7 +57,7 @@ def assert_correctly_rounded(matrix: np.ndarray) -> None:
         assert (engine_matrix is None) == (oracle_matrix is None), side
         if engine_matrix is None:
             continue
-        for registered in METRICS:
+        for registered in suite_metrics(ordinal=True):
             expected = oracle.nearest_double(oracle.metric(oracle_matrix, registered.key))
             assert registered(engine_matrix) == expected, f"{registered.key} ({side}) of {matrix.tolist()}"
         for measure in CLASS_MEASURES:

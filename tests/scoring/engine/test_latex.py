@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.engine.columns import Column
-from scoring.engine.latex import CALIBRATION_NOTE, latex_escape, latex_table, number_text, table8_columns
+from scoring.engine.columns import Column, table8_columns
+from scoring.engine.latex import CALIBRATION_NOTE, latex_escape, latex_table, number_text
 from scoring.engine.registry import BY_KEY
 
 HOSTILE_NAMES = [

@@ -1,10 +1,12 @@
 """Ranks with ties, Spearman correlations and swapped pairs (ranking contract of DESIGN.md).
 
-What this proves: display ranks are competition ranks (1, 2, 2, 4), higher is better, values
-are compared with no tolerance (ties come from the suite's canonical values) and an
-undefined value gets no rank and sorts last; Spearman's rho equals scipy's on random data with
-and without ties, over exactly the teams defined under both metrics (``n_teams``); rank changes
-and swapped pairs match their definitions, checked by brute force.
+What this proves: display ranks are competition ranks (1, 2, 2, 4), rank 1 the best by the
+metric's direction (the highest value, or the lowest of an error measure), values are compared
+with no tolerance (ties come from the suite's canonical values) and an undefined value gets no
+rank and sorts last; Spearman's rho equals scipy's on random data with and without ties, over
+exactly the teams defined under both metrics (``n_teams``), and ranks by "better", so an error
+and a score that agree on every team correlate at +1; rank changes and swapped pairs match
+their definitions, checked by brute force, in either direction.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
 from scoring.engine import ranking
+from scoring.engine.bootstrap import RankOrder
+from scoring.engine.ranking import HIGHER, LOWER
 from tests.scoring.strategies import PROPERTY
 
 
@@ -190,3 +194,109 @@ def test_ranks_of_every_column_at_once_are_the_competition_ranks():
     for j in range(values.shape[1]):
         expected = ranking.competition_ranks([None if np.isnan(v) else v for v in values[:, j]])
         assert [int(r) or None for r in ranks[:, j]] == expected
+
+
+# --- direction: rank 1 is the best, whichever way a metric is better ----------------------------
+
+DIRECTIONS = st.sampled_from([HIGHER, LOWER])
+
+
+def better(x: float, y: float, direction: ranking.Direction) -> bool:
+    """Whether x is strictly better than y, written from the definition of each direction."""
+    return x > y if direction is HIGHER else x < y
+
+
+def test_an_error_ranks_its_lowest_value_first() -> None:
+    assert ranking.competition_ranks([0.9, 0.8, 0.8, 0.7], LOWER) == [4, 2, 2, 1]
+    assert ranking.competition_ranks([0.5, None, 0.0, 0.5], LOWER) == [2, None, 1, 2]
+    assert ranking.average_ranks([3.0, 1.0, 3.0, 2.0], LOWER).tolist() == [3.5, 1.0, 3.5, 2.0]
+    assert sorted([0.2, None, 0.9, -0.5, 0.0], key=lambda v: ranking.sort_key(v, LOWER)) == [-0.5, 0.0, 0.2, 0.9, None]
+
+
+@PROPERTY
+@given(values=st.lists(st.one_of(st.none(), st.integers(-3, 3).map(float)), max_size=12), direction=DIRECTIONS)
+def test_a_rank_is_one_plus_the_number_of_strictly_better_teams_in_either_direction(
+    values: list[float | None], direction: ranking.Direction
+) -> None:
+    defined = [v for v in values if v is not None]
+    expected = [None if v is None else 1 + sum(better(w, v, direction) for w in defined) for v in values]
+    assert ranking.competition_ranks(values, direction) == expected
+
+
+@PROPERTY
+@given(data=st.data(), n_teams=st.integers(1, 12), n_columns=st.integers(1, 5))
+def test_every_way_of_ranking_a_stack_follows_each_column_s_direction(data, n_teams: int, n_columns: int) -> None:
+    """The board's rank matrix and the bootstrap's sort rank each column as
+    :func:`ranking.competition_ranks` ranks it with the column's direction."""
+    directions = [data.draw(DIRECTIONS) for _ in range(n_columns)]
+    levels = st.sampled_from([np.nan, -1.0, 0.0, 0.25, 0.25, 1.0])
+    values = np.array(
+        data.draw(
+            st.lists(st.lists(levels, min_size=n_teams, max_size=n_teams), min_size=n_columns, max_size=n_columns)
+        )
+    )
+    matrix = ranking.competition_rank_matrix(values.T, directions)
+    sorted_ranks = RankOrder.of(values[np.newaxis], ranking.signs(directions)[:, np.newaxis]).competition()[0]
+    for j, direction in enumerate(directions):
+        expected = [
+            r or 0 for r in ranking.competition_ranks([None if np.isnan(v) else v for v in values[j]], direction)
+        ]
+        assert matrix[:, j].tolist() == expected
+        assert sorted_ranks[j].tolist() == expected
+
+
+def test_spearman_ranks_by_better_so_an_error_and_a_score_that_agree_correlate_at_plus_one() -> None:
+    """Convention (ranking's docstring): rho compares who is better under each metric. Here the
+    error is 1 - the score, so both say the same thing about every team."""
+    score = [0.9, 0.7, 0.8, 0.2]
+    error = [1 - v for v in score]
+    assert ranking.spearman(score, error, directions=(HIGHER, LOWER)).rho == 1.0
+    assert ranking.spearman(error, score, directions=(LOWER, HIGHER)).rho == 1.0
+    assert ranking.spearman(error, error, directions=(LOWER, LOWER)).rho == 1.0
+    # Read as raw values (both higher-is-better), the same pair is perfectly reversed.
+    assert ranking.spearman(score, error).rho == -1.0
+    matrix = ranking.spearman_matrix({"score": score, "error": error}, directions={"error": LOWER})
+    assert matrix["score"]["error"].rho == matrix["error"]["score"].rho == 1.0
+
+
+@PROPERTY
+@given(data=st.data(), teams=st.integers(min_value=0, max_value=20))
+def test_rho_with_directions_is_scipy_s_rho_of_the_values_turned_to_higher_is_better(data, teams: int) -> None:
+    levels = st.one_of(st.none(), st.sampled_from([0.0, 0.5, 1.0, 2.0]), st.floats(-5, 5))
+    columns = {key: data.draw(st.lists(levels, min_size=teams, max_size=teams)) for key in "xyz"}
+    directions = {key: data.draw(DIRECTIONS) for key in columns}
+    matrix = ranking.spearman_matrix(columns, directions=directions)
+    for first, second in itertools.product(columns, repeat=2):
+        pair = [
+            (u * directions[first].value, v * directions[second].value)
+            for u, v in zip(columns[first], columns[second], strict=True)
+            if u is not None and v is not None
+        ]
+        found = ranking.spearman(columns[first], columns[second], directions=(directions[first], directions[second]))
+        assert matrix[first][second] == found
+        if len(pair) >= 2 and len({u for u, _ in pair}) > 1 and len({v for _, v in pair}) > 1:
+            assert found.rho == pytest.approx(scipy_rho([u for u, _ in pair], [v for _, v in pair]), abs=1e-12)
+
+
+@PROPERTY
+@given(
+    values=st.lists(
+        st.tuples(st.one_of(st.none(), st.integers(0, 4)), st.one_of(st.none(), st.integers(0, 4))), max_size=8
+    ),
+    directions=st.tuples(DIRECTIONS, DIRECTIONS),
+)
+def test_swaps_and_moves_follow_each_metric_s_direction(values, directions) -> None:
+    teams = [f"t{i}" for i in range(len(values))]
+    a, b = [x for x, _ in values], [y for _, y in values]
+    expected = {
+        (teams[i], teams[j])
+        for i, j in itertools.permutations(range(len(values)), 2)
+        if None not in (a[i], a[j], b[i], b[j])
+        and better(a[i], a[j], directions[0])
+        and better(b[j], b[i], directions[1])
+    }
+    assert set(ranking.swapped_pairs(teams, a, b, directions=directions)) == expected
+    assert ranking.swapped_pair_count(a, b, directions=directions) == len(expected)
+    changes = {c.team: (c.rank_a, c.rank_b) for c in ranking.rank_changes(teams, a, b, directions=directions)}
+    ranks_a, ranks_b = ranking.competition_ranks(a, directions[0]), ranking.competition_ranks(b, directions[1])
+    assert changes == {team: (ra, rb) for team, ra, rb in zip(teams, ranks_a, ranks_b, strict=True)}

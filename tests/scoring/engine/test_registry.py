@@ -1,12 +1,13 @@
 """Registry-driven properties: every registered metric, raw and calibrated, meets the same laws.
 
-What this proves, for each metric of ``registry.METRICS`` (so a new metric is tested the day it
-is registered): it never raises and never returns NaN/inf on any non-negative matrix, only
-``None`` or a float inside its ``value_range``; it is invariant under renaming classes and
-under scaling the whole matrix; and the properties the registry claims for it hold on random
-matrices: prevalence invariance (PIV), monotonicity (PI) and the chance baseline (PV). Claims
-of "does not hold" are backed by a witness from the papers. The registry's Table 5 entries are
-checked against paper 000, Table 5.
+What this proves, for each metric of the registry (``registry.METRICS`` and the ordinal errors
+``registry.ORDINAL_METRICS``, so a new metric is tested the day it is registered): it never
+raises and never returns NaN/inf on any non-negative matrix, only ``None`` or a float inside
+its ``value_range``; it is invariant under scaling the whole matrix, and (every metric of
+``METRICS``, which read labels as names) under renaming classes; and the properties the
+registry claims for it hold on random matrices: prevalence invariance (PIV), monotonicity (PI)
+and the chance baseline (PV). Claims of "does not hold" are backed by a witness from the papers.
+The registry's Table 5 entries are checked against paper 000, Table 5.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ from tests.scoring.strategies import (
     supported_matrices,
 )
 
+EVERY_METRIC = registry.suite_metrics(ordinal=True)
+"""Every registered metric: the suite's and the ordinal errors."""
+
 MONOTONICITY_TOL = 1e-12
 BASELINE_TOL = 1e-12
 
@@ -52,7 +56,7 @@ def holds(metric: Metric, name: str, variant: str) -> bool | None:
 
 
 def metrics_with(name: str, value: bool | None, variant: str = "raw") -> list[Metric]:
-    return [metric for metric in METRICS if holds(metric, name, variant) is value]
+    return [metric for metric in EVERY_METRIC if holds(metric, name, variant) is value]
 
 
 def assert_in_range(metric: Metric, value: object, where: str) -> None:
@@ -111,7 +115,7 @@ EDGE_MATRICES = {
 @pytest.mark.parametrize("matrix", EDGE_MATRICES.values(), ids=EDGE_MATRICES.keys())
 def test_edge_matrices_give_none_or_a_value_in_range(matrix: list) -> None:
     m = np.asarray(matrix)
-    for metric in (*METRICS, *class_metrics(len(m))):
+    for metric in (*EVERY_METRIC, *class_metrics(len(m))):
         for variant, value_of in VARIANTS.items():
             assert_in_range(metric, value_of(metric, m), f"{variant}, {matrix!r}")
 
@@ -119,7 +123,7 @@ def test_edge_matrices_give_none_or_a_value_in_range(matrix: list) -> None:
 @PROPERTY
 @given(matrices())
 def test_every_metric_is_none_or_a_finite_value_in_range(m: np.ndarray) -> None:
-    for metric in (*METRICS, *class_metrics(len(m))):
+    for metric in (*EVERY_METRIC, *class_metrics(len(m))):
         for variant, value_of in VARIANTS.items():
             assert_in_range(metric, value_of(metric, m), variant)
 
@@ -139,6 +143,7 @@ def test_a_matrix_without_items_is_undefined_where_a_ratio_of_items_is_needed() 
 @PROPERTY
 @given(data=st.data(), m=matrices(min_n=2))
 def test_every_metric_is_invariant_under_renaming_the_classes(data: st.DataObject, m: np.ndarray) -> None:
+    """Not the ordinal errors, which read the label order as a scale (tests/scoring/engine/test_ordinal.py)."""
     order = data.draw(st.permutations(range(len(m))))
     renamed = permute_classes(m, order)
     for metric in METRICS:
@@ -151,7 +156,7 @@ def test_every_metric_is_invariant_under_renaming_the_classes(data: st.DataObjec
 @given(m=matrices(), factor=st.floats(min_value=1e-3, max_value=1e3))
 def test_every_metric_is_invariant_under_scaling_the_whole_matrix(m: np.ndarray, factor: float) -> None:
     scaled = np.asarray(m, dtype=np.float64) * factor
-    for metric in METRICS:
+    for metric in EVERY_METRIC:
         for variant, value_of in VARIANTS.items():
             before, after = value_of(metric, m), value_of(metric, scaled)
             assert close(before, after), f"{metric.key} ({variant}): {before} != {after} after x{factor}"
@@ -180,7 +185,7 @@ def test_calibrated_metrics_ignore_column_scaling_before_calibration(data: st.Da
     metric with PIV"). The registry must never claim the opposite.
     """
     scaled = scale_columns(m, data.draw(positive_scales(len(m))))
-    for metric in METRICS:
+    for metric in EVERY_METRIC:
         assert holds(metric, "PIV", "calibrated") is not False, metric.key
         assert close(calibrated(metric, m), calibrated(metric, scaled), rel=1e-8, abs_tol=1e-10), metric.key
 
@@ -370,9 +375,9 @@ def test_table_5_properties() -> None:
 
 
 def test_keys_are_unique_and_looked_up_by_get() -> None:
-    keys = [metric.key for metric in METRICS]
+    keys = [metric.key for metric in EVERY_METRIC]
     assert len(keys) == len(set(keys))
-    for metric in METRICS:
+    for metric in EVERY_METRIC:
         assert registry.get(metric.key) is metric
     with pytest.raises(KeyError, match="macro_f1"):
         registry.get("no_such_metric")
@@ -382,10 +387,21 @@ def test_diagnostics_do_not_rank() -> None:
     ranking = {metric.key for metric in registry.ranking_metrics()}
     assert "macro_f1_gap" not in ranking
     assert ranking == {metric.key for metric in METRICS if metric.kind == "ranking"}
+    ordinal = {metric.key for metric in registry.ranking_metrics(ordinal=True)}
+    assert ordinal == ranking | {"macro_mae", "mae"}
+
+
+def test_the_ordinal_errors_are_lower_is_better_and_only_for_ordinal_tasks() -> None:
+    for metric in EVERY_METRIC:
+        assert metric.higher_is_better is (metric.scale == "nominal"), metric.key
+    assert {metric.key for metric in registry.ORDINAL_METRICS} == {"macro_mae", "mae"}
+    assert not {metric.key for metric in METRICS} & {metric.key for metric in registry.ORDINAL_METRICS}
+    for measure in registry.CLASS_MEASURES:
+        assert measure.higher_is_better, measure.key
 
 
 def test_every_metric_documents_itself() -> None:
-    for metric in METRICS:
+    for metric in EVERY_METRIC:
         assert metric.name and metric.symbol and metric.formula_text and metric.source, metric.key
         assert set(metric.properties) == set(registry.PROPERTY_NAMES), metric.key
 
