@@ -251,3 +251,10 @@ BUNDLE_OF_DIVIDED_TASK = Problem(
     "BUNDLE_OF_DIVIDED_TASK",
     "“{task}” is divided into subtasks, which hold its phases and runs: download each subtask's bundle ({subtasks}).",
 )
+
+# Ordinal tasks
+PRIMARY_NEEDS_ORDINAL = Problem(
+    "PRIMARY_NEEDS_ORDINAL",
+    "{metric} is an error on an ordered scale: rank by it only a task whose labels form one (tick “the labels "
+    "are an ordered scale”).",
+)

@@ -53,7 +53,7 @@ class TaskSettingsForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["primary_metric"].choices = metric_choices()
+        self.fields["primary_metric"].choices = metric_choices(ordinal=self.instance.ordinal)
         self.fields["terms"].widget = forms.Textarea(attrs={"rows": 6})
         if self.instance.is_subtask:
             del self.fields["registration"], self.fields["terms"]
@@ -160,6 +160,7 @@ class TaskCreateForm(forms.ModelForm):
         "slug",
         "description",
         "labels",
+        "ordinal",
         "primary_metric",
         "registration",
         "terms",
@@ -177,6 +178,11 @@ class TaskCreateForm(forms.ModelForm):
     title = forms.CharField(max_length=200)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}), required=False)
     primary_metric = forms.ChoiceField(choices=metric_choices, initial="macro_f1")
+    ordinal = forms.BooleanField(
+        required=False,
+        label="The labels are an ordered scale",
+        help_text=Task._meta.get_field("ordinal").help_text,
+    )
     registration = forms.ChoiceField(choices=Task.Registration.choices, initial=Task.Registration.OPEN)
     terms = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}),
@@ -224,6 +230,7 @@ class TaskCreateForm(forms.ModelForm):
             "terms": data["terms"],
             "slug": data["slug"],
             "labels": self.cleaned_labels(),
+            "ordinal": data["ordinal"],
             "phase_name": data["phase_name"],
             "phase_slug": data["phase_slug"],
             "gold_name": gold.name,

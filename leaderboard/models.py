@@ -30,7 +30,7 @@ from leaderboard.names import lookalike_key, name_key
 from scoring.engine.calibration import calibrate
 from scoring.engine.columns import ranking_columns
 from scoring.engine.items import pack_items, unpack_items
-from scoring.engine.registry import BY_KEY
+from scoring.engine.registry import ranking_metrics
 from scoring.engine.suite import Report
 
 ALL_ITEMS, PUBLIC_PART, PRIVATE_PART = "all", "public", "private"
@@ -48,8 +48,10 @@ DESCRIPTION_MAX_LENGTH = 200
 FILE_NAME_MAX_LENGTH = 200
 
 
-def metric_choices() -> list[tuple[str, str]]:
-    return [(key, metric.name) for key, metric in BY_KEY.items() if metric.is_ranking]
+def metric_choices(*, ordinal: bool = True) -> list[tuple[str, str]]:
+    """The metrics a task may rank by: the ordinal errors only for a task whose labels are an
+    ordered scale (every one, where that is not known yet)."""
+    return [(metric.key, metric.name) for metric in ranking_metrics(ordinal=ordinal)]
 
 
 class StoredFile(models.Model):
@@ -120,6 +122,11 @@ class Task(models.Model):
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     labels = models.JSONField(help_text="the ordered label set")
+    ordinal = models.BooleanField(
+        default=False,
+        help_text="the labels, in their order, are an ordered scale (e.g. -2, -1, 0, 1, 2): the mean absolute errors "
+        "of SemEval-2017 Task 4C are scored and ranked too (lower is better)",
+    )
     primary_metric = models.CharField(max_length=60, choices=metric_choices, default="macro_f1")
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_tasks")
     registration = models.CharField(max_length=10, choices=Registration.choices, default=Registration.OPEN)
@@ -164,6 +171,10 @@ class Task(models.Model):
     def root(self) -> Task:
         """The task people register for and form teams in: the parent of a subtask, else itself."""
         return self.parent if self.parent_id else self
+
+    def clean(self) -> None:
+        if not self.ordinal and self.primary_metric not in dict(metric_choices(ordinal=False)):
+            raise errors.PRIMARY_NEEDS_ORDINAL.error("primary_metric", metric=self.get_primary_metric_display())
 
     @property
     def is_subtask(self) -> bool:
@@ -521,11 +532,11 @@ class Scored(models.Model):
         for name, value in stored_scores(report).items():
             setattr(self, name, value)
         self.parts = {part: stored_scores(scores) for part, scores in parts.items()} if parts else None
-        self.pack(report.labels)
+        self.pack(report.labels, ordinal=report.ordinal)
 
-    def pack(self, labels: Sequence[str]) -> None:
+    def pack(self, labels: Sequence[str], *, ordinal: bool = False) -> None:
         """Pack the stored scores for the board (:func:`packed_scores`)."""
-        self.board_values, self.board_layout = packed_scores(self, labels)
+        self.board_values, self.board_layout = packed_scores(self, labels, ordinal=ordinal)
 
     def clear_scores(self) -> None:
         """Forget the scores (not saved), e.g. when scoring against a new gold file failed."""
@@ -572,12 +583,12 @@ class Scored(models.Model):
         return None if stored is None else PartScores(**stored)
 
 
-def packed_scores(scored, labels: Sequence[str]) -> tuple[bytes, str]:
+def packed_scores(scored, labels: Sequence[str], *, ordinal: bool = False) -> tuple[bytes, str]:
     """What a board reads of a scored row (its fields only: a migration's historical model
     will do): for every item, then (with a split) for the public and the private part, the
     values of every ranking column of ``labels`` and the confusion matrix's cells, as
     little-endian doubles; and the name of that layout."""
-    columns = ranking_columns(labels, calibrated=None)
+    columns = ranking_columns(labels, calibrated=None, ordinal=ordinal)
     if scored.parts:
         shown = [scored, *(PartScores(**scored.parts[part]) for part in Scored.PACKED_PARTS[1:])]
     else:

@@ -116,12 +116,14 @@ def stability_result(
     replicates: int,
     seed: int,
     keep: np.ndarray | None = None,
+    ordinal: bool = False,
 ) -> dict[str, Any]:
     """The stored result: the bootstrap's part of the CLI's board JSON (teams keyed by their id,
     as text), the names of the teams, and the items' count. ``keep`` (a mask over the gold
-    items): resample only those, the part of a split test set the board is computed on."""
+    items): resample only those, the part of a split test set the board is computed on;
+    ``ordinal``: the labels are an ordered scale (the ordinal errors are columns too)."""
     labels = list(gold.labels)
-    heatmap = paired_columns(labels)
+    heatmap = paired_columns(labels, ordinal=ordinal)
     team_ids = [str(team) for team in items]
     gold_codes = gold.codes if keep is None else gold.codes[keep]
     result: dict[str, Any] = {
@@ -129,7 +131,7 @@ def stability_result(
         "n_items": len(gold_codes),
         "spearman_columns": [column.id for column in heatmap],
         # A list keeps its order in every database; a JSON object's keys do not in PostgreSQL's jsonb.
-        "columns": [column.id for column in ranking_columns(labels, calibrated=False)],
+        "columns": [column.id for column in ranking_columns(labels, calibrated=False, ordinal=ordinal)],
     }
     if not items:
         return result
@@ -139,11 +141,14 @@ def stability_result(
         labels=labels,
         replicates=replicates,
         seed=seed,
-        columns=ranking_columns(labels, calibrated=None),
+        columns=ranking_columns(labels, calibrated=None, ordinal=ordinal),
         heatmap=heatmap,
     )
-    board = EngineBoard(labels=tuple(labels), n_items=len(gold_codes), teams=tuple(team_ids), reports={})
-    return {**result, **board.stability_json(stability, ranking_columns(labels, calibrated=False))}
+    board = EngineBoard(
+        labels=tuple(labels), n_items=len(gold_codes), teams=tuple(team_ids), reports={}, ordinal=ordinal
+    )
+    raw = ranking_columns(labels, calibrated=False, ordinal=ordinal)
+    return {**result, **board.stability_json(stability, raw)}
 
 
 def inputs_digest(phase: Phase, data: BoardData | None = None) -> str:
@@ -192,7 +197,9 @@ def stability_compute(*, phase_id: int) -> str:
     keep = None
     if part != ALL_ITEMS:
         keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[part]
-    result = stability_result(gold=gold, teams=names, items=items, replicates=replicates, seed=seed, keep=keep)
+    result = stability_result(
+        gold=gold, teams=names, items=items, replicates=replicates, seed=seed, keep=keep, ordinal=phase.task.ordinal
+    )
     result["skipped"] = skipped
     with transaction.atomic():
         row, _ = PhaseStability.objects.select_for_update().get_or_create(phase=phase)

@@ -180,7 +180,10 @@ def scored_submissions_create(
         if phase.private_percent and items is not None:
             seed = phase.split_seed_number
             matrices = part_matrices(gold, items, len(task.labels), percent=phase.private_percent, seed=seed)
-            parts = {part: score_matrix(matrix, labels=task.labels) for part, matrix in matrices.items()}
-        submission.apply(score_matrix(run.matrix, labels=task.labels), items=items, parts=parts)
+            parts = {
+                part: score_matrix(matrix, labels=task.labels, ordinal=task.ordinal)
+                for part, matrix in matrices.items()
+            }
+        submission.apply(score_matrix(run.matrix, labels=task.labels, ordinal=task.ordinal), items=items, parts=parts)
         submissions.append(submission)
     return Submission.objects.bulk_create(submissions, batch_size=batch_size)

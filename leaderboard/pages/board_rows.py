@@ -174,7 +174,7 @@ def baseline_rows(
         range(len(data.baseline_names)),
         key=lambda row: (
             np.isnan(sort_values[row]),
-            -np.nan_to_num(sort_values[row]),
+            -np.nan_to_num(sort_values[row]) * sort.direction.value,
             data.baseline_names[row].lower(),
         ),
     )

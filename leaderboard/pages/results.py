@@ -350,15 +350,16 @@ def compare(data: BoardData, first: Column, second: Column) -> Comparison:
     ]
     moved.sort(key=lambda move: (-abs(move[3]), move[1], move[0].lower()))
     a, b = data.column_values(first), data.column_values(second)
-    swaps = ranking.swapped_pair_count(a, b)
+    directions = (first.direction, second.direction)
+    swaps = ranking.swapped_pair_count(a, b, directions=directions)
     return Comparison(
         first=first,
         second=second,
-        correlation=ranking.spearman(a, b),
+        correlation=ranking.spearman(a, b, directions=directions),
         swaps=swaps,
         movers=moved[:MOVERS_SHOWN],
         n_moving=len(moved),
-        swapped=ranking.swapped_pairs(list(data.names), a, b) if swaps <= MOVERS_SHOWN else [],
+        swapped=ranking.swapped_pairs(list(data.names), a, b, directions=directions) if swaps <= MOVERS_SHOWN else [],
     )
 
 

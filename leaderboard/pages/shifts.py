@@ -21,6 +21,7 @@ from scoring.engine import columns as board_columns
 from scoring.engine import ranking
 from scoring.engine.columns import Column
 from scoring.engine.metrics import Value
+from scoring.engine.ranking import HIGHER, Direction
 from scoring.engine.split import part_masks
 from scoring.engine.whatif import UNIFORM, TargetError, WhatIf, parse_target, what_if
 
@@ -47,12 +48,17 @@ class RankMove:
         return places_climbed(self.rank_before, self.rank_after)
 
 
-def rank_moves(teams: Sequence[str], before: Sequence[Value], after: Sequence[Value]) -> list[RankMove]:
+def rank_moves(
+    teams: Sequence[str], before: Sequence[Value], after: Sequence[Value], direction: Direction = HIGHER
+) -> list[RankMove]:
     """Each team's competition rank and value under ``before`` and ``after``, in the order of
     the ranking ``after`` (undefined last, ties by name)."""
-    ranks_before, ranks_after = ranking.competition_ranks(before), ranking.competition_ranks(after)
+    ranks_before, ranks_after = (
+        ranking.competition_ranks(before, direction),
+        ranking.competition_ranks(after, direction),
+    )
     moves = [RankMove(*row) for row in zip(teams, ranks_before, before, ranks_after, after, strict=True)]
-    moves.sort(key=lambda move: (*ranking.sort_key(move.value_after), move.team.lower()))
+    moves.sort(key=lambda move: (*ranking.sort_key(move.value_after, direction), move.team.lower()))
     return moves
 
 
@@ -80,6 +86,7 @@ def what_if_board(*, phase: Phase, target: tuple[Fraction, ...]) -> WhatIf:
             dict(zip([data.names[row] for row in rows], data.matrices[rows], strict=True)),
             labels=phase.task.labels,
             target=target,
+            ordinal=phase.task.ordinal,
         )
 
     return cached(phase, "what-if", tuple(str(share) for share in target), build)
@@ -92,7 +99,7 @@ def what_if_order(*, phase: Phase, board: WhatIf, column: Column) -> list[RankMo
         phase,
         "what-if-moves",
         (*(str(share) for share in board.target), column.id),
-        lambda: rank_moves(board.teams, board.values_today(column), board.values(column)),
+        lambda: rank_moves(board.teams, board.values_today(column), board.values(column), column.direction),
     )
 
 
@@ -170,13 +177,18 @@ def shakeup_page(
     columns = columns_of(task, calibrated=None)
     column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
     public, final = board_data_of(phase, PUBLIC_PART), board_data_of(phase, phase.final_part)
-    every_row = rank_moves(list(public.names), public.column_values(column), final.column_values(column))
+    every_row = rank_moves(
+        list(public.names), public.column_values(column), final.column_values(column), column.direction
+    )
     rows, paging = items_page(every_row, [row.team for row in every_row], page=page, query=query)
     correlations = cached(
         phase,
         "shake-up",
         (),
-        lambda: [(c, ranking.spearman(public.column_array(c), final.column_array(c))) for c in columns],
+        lambda: [
+            (c, ranking.spearman(public.column_array(c), final.column_array(c), directions=(c.direction,) * 2))
+            for c in columns
+        ],
     )
     return {
         "task": task,

@@ -44,12 +44,12 @@ from scoring.engine.metrics import Value
 
 def columns_of(task: Task, *, calibrated: bool | None = False) -> list[Column]:
     """The task's ranking columns: raw ones, calibrated ones, or (``None``) both."""
-    return board_columns.ranking_columns(task.labels, calibrated=calibrated)
+    return board_columns.ranking_columns(task.labels, calibrated=calibrated, ordinal=task.ordinal)
 
 
 def paired_columns(task: Task, *, paper_set: bool = False) -> list[Column]:
     """The task's columns with each metric followed by its calibrated version (Figure 2)."""
-    return board_columns.paired_columns(task.labels, paper_set=paper_set)
+    return board_columns.paired_columns(task.labels, paper_set=paper_set, ordinal=task.ordinal)
 
 
 def column_by_id(task: Task, column_id: str) -> Column | None:
@@ -284,7 +284,7 @@ def board_data(phase: Phase, part: str | None = None) -> BoardData:
         score_counts=np.array([row[3] if row else 0 for row in submissions], dtype=np.int64),
         rescoring=np.array([bool(row) and row[4] != phase.gold_version for row in submissions], dtype=bool),
         values=packed[:, :k],
-        ranks=ranking.competition_rank_matrix(packed[:, :k]),
+        ranks=ranking.competition_rank_matrix(packed[:, :k], [column.direction for column in columns]),
         matrices=packed[:, k:].reshape(len(teams), n, n),
         baseline_names=tuple(row[3] for row in baselines),
         baseline_values=_packed_rows(Baseline, baselines, columns, part, n)[:, :k],
@@ -381,7 +381,10 @@ def baseline_entries(data: BoardData, columns: Sequence[Column], sort: Column) -
     """The baselines, best first under ``sort``, never ranked."""
     rows = sorted(
         range(len(data.baseline_names)),
-        key=lambda row: (*ranking.sort_key(data.baseline_value(row, sort)), data.baseline_names[row].lower()),
+        key=lambda row: (
+            *ranking.sort_key(data.baseline_value(row, sort), sort.direction),
+            data.baseline_names[row].lower(),
+        ),
     )
     return [
         Entry(name=data.baseline_names[row], values={c.id: data.baseline_value(row, c) for c in columns})
@@ -458,7 +461,8 @@ def correlations_of(
     """The correlation matrix of ``columns`` from team values already read (``values`` may
     hold more columns)."""
     wanted = {c.id: list(values[c.id]) for c in columns}
-    return Correlations(columns=list(columns), teams=list(teams), values=wanted, matrix=ranking.spearman_matrix(wanted))
+    matrix = ranking.spearman_matrix(wanted, directions={c.id: c.direction for c in columns})
+    return Correlations(columns=list(columns), teams=list(teams), values=wanted, matrix=matrix)
 
 
 def rank_correlations(*, phase: Phase, column_ids: Iterable[str] | None = None) -> Correlations:
@@ -492,10 +496,11 @@ def compare_values(
 ) -> Comparison:
     """:func:`compare_columns` on team values already read."""
     a, b = values[first.id], values[second.id]
+    directions = (first.direction, second.direction)
     return Comparison(
         first=first,
         second=second,
-        changes=ranking.rank_changes(teams, a, b),
-        swaps=ranking.swapped_pairs(teams, a, b),
-        correlation=ranking.spearman(a, b),
+        changes=ranking.rank_changes(teams, a, b, directions=directions),
+        swaps=ranking.swapped_pairs(teams, a, b, directions=directions),
+        correlation=ranking.spearman(a, b, directions=directions),
     )

@@ -93,6 +93,7 @@ def submission_score(*, submission_id: int) -> str:
             labels=list(phase.task.labels),
             gold_name="gold file",
             predictions_name=submission.file.name,
+            ordinal=phase.task.ordinal,
         )
         failure = ""
     except InputFileError as error:
@@ -132,9 +133,9 @@ def part_reports(scored: ScoredFile, percent: int, seed: int) -> dict[str, Repor
     """With a split test set (``percent`` of the items private), each part scored on its own."""
     if not percent:
         return None
-    labels = scored.report.labels
+    labels, ordinal = scored.report.labels, scored.report.ordinal
     matrices = part_matrices(scored.gold_codes, scored.items, len(labels), percent=percent, seed=seed)
-    return {part: score_matrix(matrix, labels=labels) for part, matrix in matrices.items()}
+    return {part: score_matrix(matrix, labels=labels, ordinal=ordinal) for part, matrix in matrices.items()}
 
 
 @task()

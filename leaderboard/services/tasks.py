@@ -49,8 +49,12 @@ def baselines_refresh(*, phase: Phase, gold: LabelFile) -> None:
     for kind, matrix in baseline_matrices(counts).items():
         baseline = Baseline.objects.filter(phase=phase, kind=kind).first() or Baseline(phase=phase, kind=kind)
         baseline.name = names[kind]
-        part_reports = {part: score_matrix(matrices[kind], labels=gold.labels) for part, matrices in parts.items()}
-        baseline.apply(score_matrix(matrix, labels=gold.labels, n_items=len(gold.codes)), parts=part_reports or None)
+        ordinal = phase.task.ordinal
+        part_reports = {
+            part: score_matrix(matrices[kind], labels=gold.labels, ordinal=ordinal) for part, matrices in parts.items()
+        }
+        report = score_matrix(matrix, labels=gold.labels, n_items=len(gold.codes), ordinal=ordinal)
+        baseline.apply(report, parts=part_reports or None)
         baseline.save()
 
 
@@ -170,6 +174,7 @@ def task_create(
     registration: str = Task.Registration.OPEN,
     terms: str = "",
     parent: Task | None = None,
+    ordinal: bool = False,
     **phase_options,
 ) -> Task:
     """Create a task with its first phase (its gold file, dates, limits and policies:
@@ -190,6 +195,7 @@ def task_create(
             title=title,
             description=description,
             labels=labels,
+            ordinal=ordinal,
             primary_metric=primary_metric,
             registration=registration,
             terms=terms.strip(),

@@ -90,6 +90,7 @@ def test_holm_is_the_smallest_level_that_rejects(numerators: list[int], denomina
 
 def test_holm_agrees_with_statsmodels() -> None:
     from statsmodels.stats import multitest
+
     rng = np.random.default_rng(1)
     for size in (1, 2, 5, 12):
         numerators = rng.integers(1, 1001, size=size)
