@@ -59,12 +59,15 @@ from leaderboard.models import ALL_ITEMS, Phase, PhaseStability, Submission, Tea
 from leaderboard.results_cache import results_changed
 from leaderboard.selectors.boards import BoardData, board_data, counting_submissions, scores_digest
 from leaderboard.uploads import kept_gold
+from scoring.engine.aggregate import METHODS, Aggregate, column_sets
 from scoring.engine.board import Board as EngineBoard
+from scoring.engine.board import interval_json
 from scoring.engine.bootstrap import bootstrap
 from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.io import InputFileError, LabelFile, read_predictions
 from scoring.engine.items import pack_items, reproduces
 from scoring.engine.scorer import aligned_items
+from scoring.engine.significance import LEVEL
 from scoring.engine.split import part_masks
 
 logger = logging.getLogger(__name__)
@@ -117,11 +120,14 @@ def stability_result(
     seed: int,
     keep: np.ndarray | None = None,
     ordinal: bool = False,
+    primary: str = "macro_f1",
 ) -> dict[str, Any]:
     """The stored result: the bootstrap's part of the CLI's board JSON (teams keyed by their id,
     as text), the names of the teams, and the items' count. ``keep`` (a mask over the gold
     items): resample only those, the part of a split test set the board is computed on;
-    ``ordinal``: the labels are an ordered scale (the ordinal errors are columns too)."""
+    ``ordinal``: the labels are an ordered scale (the ordinal errors are columns too). With
+    the intervals of every column, those of the overall rankings of
+    :func:`~scoring.engine.aggregate.column_sets` (``primary``: the task's primary metric)."""
     labels = list(gold.labels)
     heatmap = paired_columns(labels, ordinal=ordinal)
     team_ids = [str(team) for team in items]
@@ -148,16 +154,32 @@ def stability_result(
         labels=tuple(labels), n_items=len(gold_codes), teams=tuple(team_ids), reports={}, ordinal=ordinal
     )
     raw = ranking_columns(labels, calibrated=False, ordinal=ordinal)
-    return {**result, **board.stability_json(stability, raw)}
+    overall: dict[str, dict] = {}
+    for method in METHODS:
+        for name, columns in column_sets(labels, primary=primary, ordinal=ordinal).items():
+            values, ranks = stability.aggregate_intervals(Aggregate(method, tuple(columns)))
+            overall.setdefault(method, {})[name] = {
+                team: {"value": interval_json(values[t]), "rank": interval_json(ranks[t], integral=True)}
+                for t, team in enumerate(team_ids)
+            }
+    return {**result, **board.stability_json(stability, raw), "aggregate_intervals": overall}
 
 
 def inputs_digest(phase: Phase, data: BoardData | None = None) -> str:
     """A digest of everything the phase's intervals are computed from: each team's counting
     submission (as the board counts it) and the version of its scores, the gold file's version,
     the part of the test set shown now and its split (:func:`scores_digest` of its board,
-    ``data`` if already read), the replicates and the seed."""
+    ``data`` if already read), the replicates and the seed, the task's primary metric and
+    whether its labels are a scale."""
     data = data or board_data(phase)
-    inputs = (scores_digest(data, phase), settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED)
+    task = phase.task
+    inputs = (
+        scores_digest(data, phase),
+        settings.BOOTSTRAP_REPLICATES,
+        settings.BOOTSTRAP_SEED,
+        task.primary_metric,  # the overall ranking of the primary metric alone
+        task.ordinal,
+    )
     return hashlib.sha256(repr(inputs).encode()).hexdigest()
 
 
@@ -198,7 +220,14 @@ def stability_compute(*, phase_id: int) -> str:
     if part != ALL_ITEMS:
         keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[part]
     result = stability_result(
-        gold=gold, teams=names, items=items, replicates=replicates, seed=seed, keep=keep, ordinal=phase.task.ordinal
+        gold=gold,
+        teams=names,
+        items=items,
+        replicates=replicates,
+        seed=seed,
+        keep=keep,
+        ordinal=phase.task.ordinal,
+        primary=phase.task.primary_metric,
     )
     result["skipped"] = skipped
     with transaction.atomic():
@@ -355,6 +384,12 @@ class IntervalsData:
     skipped: dict[int, str]
     bootstrap: dict[str, Any]
     n_items: int
+    behind: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0, 3)))
+    """(section, column, team, [difference lo, hi, Holm's p]): each team against the column's
+    leader (:mod:`scoring.engine.significance`), NaN for the leader and where undefined."""
+    overall: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    """(method, set) → (team, [value lo, hi, rank best, worst]) of the overall rankings
+    (:func:`scoring.engine.aggregate.column_sets`), NaN where undefined."""
 
     @classmethod
     def of(cls, result: dict[str, Any]) -> IntervalsData:
@@ -364,6 +399,7 @@ class IntervalsData:
         shape = (len(SECTIONS), len(columns), len(order), 2)
         ranks, scores = np.full(shape, -1, dtype=np.int32), np.full(shape, np.nan)
         index = {team: t for t, team in enumerate(order)}
+        behind = np.full((*shape[:3], 3), np.nan)
         for s_index, section in enumerate(SECTIONS):
             for c_index, column in enumerate(columns):
                 for team, cell in result["intervals"][section].get(column, {}).items():
@@ -372,6 +408,17 @@ class IntervalsData:
                         ranks[s_index, c_index, t] = cell["rank"]
                     if cell["score"] is not None:
                         scores[s_index, c_index, t] = cell["score"]
+                for team, cell in result.get("behind_leader", {}).get(section, {}).get(column, {}).items():
+                    if cell["difference"] is not None and cell["p_holm"] is not None:
+                        behind[s_index, c_index, index[int(team)]] = [*cell["difference"], cell["p_holm"]]
+        overall = {}
+        for method, sets in result.get("aggregate_intervals", {}).items():
+            for name, cells in sets.items():
+                found = np.full((len(order), 4), np.nan)
+                for team, cell in cells.items():
+                    if cell["value"] is not None:
+                        found[index[int(team)]] = [*cell["value"], *cell["rank"]]
+                overall[method, name] = found
         return cls(
             teams=teams,
             team_index=index,
@@ -393,6 +440,8 @@ class IntervalsData:
             skipped={int(team): reason for team, reason in result.get("skipped", {}).items()},
             bootstrap=dict(result["bootstrap"]),
             n_items=result["n_items"],
+            behind=behind,
+            overall=overall,
         )
 
 
@@ -495,6 +544,36 @@ class Intervals:
     def rank(self, column: Column, team: int | str) -> list[int] | None:
         found = self.interval(column, team)
         return found and found["rank"]
+
+    def behind(self, column: Column, team_ids: np.ndarray) -> np.ndarray:
+        """The teams ``team_ids`` against the leader under ``column``, one row per team: the
+        interval of (leader − team), oriented so that positive is the leader better, and Holm's
+        p; NaN for the leader, and where undefined."""
+        found = np.full((len(team_ids), 3), np.nan)
+        where = self._where(column) if self.shown and self.data.behind.size else None
+        if where is None:
+            return found
+        positions = np.array([self.data.team_index.get(int(team), -1) for team in team_ids], dtype=np.int64)
+        known = positions >= 0
+        found[known] = self.data.behind[where[0], where[1], positions[known]]
+        return found
+
+    def not_significantly_behind(self, column: Column) -> list[str]:
+        """Names of the teams that are not significantly behind the leader under ``column``:
+        Holm's p above :data:`~scoring.engine.significance.LEVEL`."""
+        if not self.shown or (where := self._where(column)) is None or self.data.behind.size == 0:
+            return []
+        p = self.data.behind[where[0], where[1], :, 2]
+        order = list(self.data.teams)
+        return [self.data.teams[order[t]] for t in np.flatnonzero(p > LEVEL)]
+
+    def overall(self, method: str, column_set: str, team: int | str) -> tuple[list[float], list[int]] | None:
+        """The intervals of a team's overall value and rank (``method`` over the named set)."""
+        found = self.data.overall.get((method, column_set)) if self.shown else None
+        t = None if found is None else self.data.team_index.get(self._team_id(team))
+        if t is None or np.isnan(found[t, 0]):
+            return None
+        return [float(found[t, 0]), float(found[t, 1])], [int(found[t, 2]), int(found[t, 3])]
 
     def score(self, column: Column, team: int | str) -> list[float] | None:
         found = self.interval(column, team)

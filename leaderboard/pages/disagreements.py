@@ -8,11 +8,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from leaderboard import charts, exports, stability
 from leaderboard.models import Phase
 from leaderboard.pages.results import board_data_of, compare
 from leaderboard.results_cache import cached
-from leaderboard.selectors.boards import correlations_of, paired_columns, primary_column, team_values
+from leaderboard.selectors.boards import BoardData, correlations_of, paired_columns, primary_column, team_values
+from scoring.engine.aggregate import METHODS, column_sets, winners
 from scoring.engine.columns import PAPER_SET_KEYS, Column
 from scoring.engine.formatting import json_value
 from scoring.engine.ranking import Correlation
@@ -148,6 +151,60 @@ def disagreement_figure(*, phase: Phase, set_name: str | None, figure: str) -> d
     }
 
 
+OVERALL_SETS = {
+    "table8": "the metrics of Table 8 (Opitz 2024)",
+    "raw": "every raw ranking column defined for every team",
+    "calibrated": "every calibrated ranking column defined for every team",
+    "primary": "the primary metric alone",
+}
+"""The sets of columns whose overall winners the page compares
+(:func:`scoring.engine.aggregate.column_sets`), as the page names them."""
+
+
+@dataclass(frozen=True)
+class OverallWinners:
+    """Who an overall ranking puts first, for one set of columns and each method."""
+
+    set_name: str
+    description: str
+    n_columns: int
+    winners: dict[str, list[str]]
+    """Method → the teams ranked first (ties all named; none where every team is undefined
+    under some column of the set)."""
+
+
+def overall_winners(phase: Phase, data: BoardData) -> list[OverallWinners]:
+    """Does the overall winner depend on the set of metrics? The winners of mean rank and Borda
+    over each set of :data:`OVERALL_SETS`, from the board's ranks: the set chooses the winner.
+    Of each set, the columns every team has a value under (another would leave every team
+    without an overall value)."""
+    task = phase.task
+    scored = np.flatnonzero(data.scored)
+
+    def everywhere(column) -> bool:  # a column some team has no value under would rank no one overall
+        return bool(np.all(data.ranks[scored, data.index[column.id]] > 0))
+
+    sets = {
+        name: [column for column in columns if everywhere(column)]
+        for name, columns in column_sets(task.labels, primary=task.primary_metric, ordinal=task.ordinal).items()
+    }
+    sets = {name: columns for name, columns in sets.items() if columns}
+
+    def ranks_of(column) -> list[int | None]:
+        return [int(rank) or None for rank in data.ranks[scored, data.index[column.id]]]
+
+    found = {method: winners(method, sets, ranks_of) for method in METHODS}
+    return [
+        OverallWinners(
+            set_name=name,
+            description=OVERALL_SETS[name],
+            n_columns=len(columns),
+            winners={method: [data.names[scored[t]] for t in found[method][name]] for method in METHODS},
+        )
+        for name, columns in sets.items()
+    ]
+
+
 def disagreement_page(
     *, phase: Phase, set_name: str | None, first_id: str | None, second_id: str | None, team_id: int | None = None
 ) -> dict[str, Any]:
@@ -188,6 +245,8 @@ def disagreement_page(
         "first": first,
         "second": second,
         "comparison": comparison,
+        "overall": cached(phase, "overall-winners", (), lambda: overall_winners(phase, data)),
+        "methods": METHODS,
         "intervals": analysis["intervals"],
         "rho_interval": cached(
             phase,

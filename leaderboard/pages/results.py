@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -37,6 +37,7 @@ from scoring.engine import ranking
 from scoring.engine.columns import Column
 from scoring.engine.latex import latex_table
 from scoring.engine.registry import PROPERTY_NAMES
+from scoring.engine.significance import LEVEL
 
 T = TypeVar("T")
 
@@ -85,6 +86,10 @@ class BoardView:
     intervals: stability.IntervalsNote
     tied_with_leader: list[str]
     groups: list[list[str]]
+    behind: np.ndarray | None = None
+    """Per row: the interval of (leader − team) and Holm's p, NaN for the leader and for none."""
+    not_behind: list[str] = field(default_factory=list)
+    """The teams not significantly behind the leader."""
 
 
 def _view(phase: Phase, data: BoardData, column: Column) -> BoardView:
@@ -98,6 +103,8 @@ def _view(phase: Phase, data: BoardData, column: Column) -> BoardView:
         intervals=intervals.note(),
         tied_with_leader=intervals.tied_with_leader(column),
         groups=intervals.groups(column),
+        behind=intervals.behind(column, data.team_ids) if intervals.shown else None,
+        not_behind=intervals.not_significantly_behind(column),
     )
 
 
@@ -314,6 +321,12 @@ class RankedRow:
     primary_rank: int | None
     mine: bool
     scored: bool
+    behind: tuple[list[float], float] | None = None
+    """Against the leader: the interval of (leader − team) and Holm's p (``None`` for the leader)."""
+
+    @property
+    def significantly_behind(self) -> bool:
+        return self.behind is not None and self.behind[1] <= LEVEL
 
     @property
     def shift(self) -> int | None:
@@ -363,6 +376,13 @@ def compare(data: BoardData, first: Column, second: Column) -> Comparison:
     )
 
 
+def _behind(view: BoardView, row: int) -> tuple[list[float], float] | None:
+    if view.behind is None or np.isnan(view.behind[row, 2]):
+        return None
+    lo, hi, p = (float(bound) for bound in view.behind[row])
+    return [lo, hi], p
+
+
 def metric_page(
     *, phase: Phase, column_id: str, page: str | None, query: str | None, team_id: int | None
 ) -> dict[str, Any] | None:
@@ -407,6 +427,7 @@ def metric_page(
                 primary_rank=int(data.ranks[row, primary_index]) or None,
                 mine=row == mine,
                 scored=bool(data.submission_ids[row]),
+                behind=_behind(view, row),
             )
         )
     return {
@@ -427,4 +448,7 @@ def metric_page(
         "tied_with_leader": view.tied_with_leader,
         "groups": view.groups,
         "comparison": comparison,
+        "not_behind": view.not_behind,
+        "level": LEVEL,
+        "span": 1 + (3 if view.intervals.shown else 0) + (2 if comparison else 0),
     }

@@ -201,6 +201,8 @@ def beaten(ranks: np.ndarray) -> np.ndarray:
     rank r are not r of them: they are counted, per row, with one bincount."""
     ranks = np.asarray(ranks, dtype=np.int64)
     teams = ranks.shape[-1]
+    if teams == 0:
+        return ranks
     rows = ranks.reshape(-1, teams)
     offsets = np.arange(len(rows))[:, np.newaxis] * (teams + 1)
     counts = np.bincount((rows + offsets).ravel(), minlength=len(rows) * (teams + 1)).reshape(len(rows), teams + 1)

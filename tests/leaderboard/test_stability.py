@@ -325,6 +325,28 @@ def test_metric_page_shows_score_and_rank_intervals_and_groups(teams, client):
     assert ">[1, 1]</span>" in content and ">[1, 4]</span>" in content
 
 
+def test_metric_page_shows_each_team_against_the_leader_as_stored(teams, client):
+    """The stored result's ``behind_leader`` (the engine's paired bootstrap with Holm's step-down)
+    is what the metric page shows, team by team, and who is not significantly behind."""
+    task, _ = teams()
+    row = compute(task)
+    response = client.get(board_url(task, "metric_detail", "accuracy"))
+    rows = {r.name: r for r in response.context["rows"]}
+    stored = row.result["behind_leader"]["raw"]["accuracy"]
+    names = row.result["teams"]
+    for team_id, cell in stored.items():
+        shown = rows[names[team_id]].behind
+        if cell["p_holm"] is None:
+            assert shown is None
+        else:
+            assert shown == (cell["difference"], cell["p_holm"])
+    assert {name for name, r in rows.items() if r.rank == 1} == {"Alpha", "Delta"}  # the same file: a tie
+    assert [name for name, r in rows.items() if r.behind is None] in (["Alpha"], ["Delta"])  # the leader only
+    expected = sorted(names[t] for t, cell in stored.items() if cell["p_holm"] is not None and cell["p_holm"] > 0.05)
+    assert sorted(response.context["not_behind"]) == expected
+    assert "Behind the leader</th>" in response.content.decode()
+
+
 def test_disagreements_show_rho_intervals(teams, client):
     task, _ = teams()
     compute(task)

@@ -28,6 +28,7 @@ from leaderboard.models import Phase, Submission, Task, Team
 from leaderboard.selectors.boards import column_by_id, columns_of, leaderboard, rank_correlations
 from leaderboard.services.teams import team_create
 from scoring.engine import references
+from scoring.engine.aggregate import column_sets
 from tests.conftest import GOLD
 from tests.leaderboard.support import embedded_figure, prediction_file, teams_upload
 
@@ -526,3 +527,27 @@ def test_labels_that_look_like_column_ids_show_their_recall_everywhere(client, m
     assert page.status_code == 200
     assert "Recall of class &#x27;x]&#x27;" in page.content.decode()
     assert "0.5000" in page.content.decode()
+
+
+def test_the_disagreement_page_names_each_set_s_overall_winner(client, board_task):
+    """Mean rank and Borda recomputed here from the board's ranks, over the columns of each set
+    that every team has a value under."""
+    response = client.get(url("disagreements", board_task))
+    board = leaderboard(phase=board_task.current_phase(), calibrated=None)
+    scored = board.scored
+    sets = column_sets(board_task.labels, primary=board_task.primary_metric)
+    shown = {row.set_name: row for row in response.context["overall"]}
+    assert "table8" in shown and "primary" in shown
+    for name, columns in sets.items():
+        usable = [c for c in columns if all(entry.ranks[c.id] is not None for entry in scored)]
+        if not usable:
+            assert name not in shown
+            continue
+        means = {e.name: sum(e.ranks[c.id] for c in usable) / len(usable) for e in scored}
+        borda = {e.name: sum(sum(1 for o in scored if e.ranks[c.id] < o.ranks[c.id]) for c in usable) for e in scored}
+        assert shown[name].n_columns == len(usable)
+        assert sorted(shown[name].winners["mean_rank"]) == sorted(
+            t for t, v in means.items() if v == min(means.values())
+        )
+        assert sorted(shown[name].winners["borda"]) == sorted(t for t, v in borda.items() if v == max(borda.values()))
+    assert "Who wins overall?" in response.content.decode()
