@@ -258,3 +258,7 @@ PRIMARY_NEEDS_ORDINAL = Problem(
     "{metric} is an error on an ordered scale: rank by it only a task whose labels form one (tick “the labels "
     "are an ordered scale”).",
 )
+BAD_OVERALL = Problem(
+    "BAD_OVERALL",
+    "The overall ranking cannot be taken over these columns: {why}.",
+)

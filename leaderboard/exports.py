@@ -15,6 +15,7 @@ from typing import Any
 
 from leaderboard.models import Phase
 from leaderboard.selectors.boards import Board, Entry
+from scoring.engine.aggregate import Aggregate
 from scoring.engine.columns import Column
 from scoring.engine.formatting import json_value
 
@@ -115,8 +116,10 @@ def board_csv(board: Board) -> str:
     return out.getvalue()
 
 
-def column_json(column: Column) -> dict[str, Any]:
-    return {
+def column_json(column: Column | Aggregate) -> dict[str, Any]:
+    """A column as the JSON download and the API name it; an overall ranking with the columns
+    it is taken ``over``."""
+    found = {
         "id": column.id,
         "metric": column.key,
         "class": column.label,
@@ -125,6 +128,9 @@ def column_json(column: Column) -> dict[str, Any]:
         "calibrated": column.calibrated,
         "formula": column.formula_text,
     }
+    if isinstance(column, Aggregate):
+        found["over"] = [chosen.id for chosen in column.columns]
+    return found
 
 
 def board_json(board: Board) -> str:

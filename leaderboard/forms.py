@@ -58,7 +58,7 @@ class TaskSettingsForm(forms.ModelForm):
         if self.instance.is_subtask:
             del self.fields["registration"], self.fields["terms"]
         elif self.instance.pk and self.instance.subtasks.exists():
-            del self.fields["primary_metric"]
+            del self.fields["primary_metric"], self.fields["overall_method"], self.fields["overall_columns"]
 
 
 class PhaseSettingsForm(forms.ModelForm):

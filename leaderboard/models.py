@@ -27,6 +27,8 @@ from django.utils import timezone
 
 from leaderboard import errors
 from leaderboard.names import lookalike_key, name_key
+from scoring.engine.aggregate import METHODS
+from scoring.engine.board import BOARD_SETS, overall_ranking
 from scoring.engine.calibration import calibrate
 from scoring.engine.columns import ranking_columns
 from scoring.engine.items import pack_items, unpack_items
@@ -128,6 +130,22 @@ class Task(models.Model):
         "of SemEval-2017 Task 4C are scored and ranked too (lower is better)",
     )
     primary_metric = models.CharField(max_length=60, choices=metric_choices, default="macro_f1")
+    overall_method = models.CharField(
+        "overall ranking",
+        max_length=20,
+        blank=True,
+        choices=[("", "none"), *((method.key, method.name) for method in METHODS.values())],
+        help_text="a column of the boards that ranks the teams across several metrics: their mean rank (lower is "
+        "better) or Borda count (higher is better); visitors may pick another to explore",
+    )
+    overall_columns = models.CharField(
+        "overall ranking over",
+        max_length=1000,
+        blank=True,
+        default="table8",
+        help_text=f"the columns it combines: {', '.join(BOARD_SETS[:-1])} or {BOARD_SETS[-1]} (table8: the metrics "
+        "of Table 8 of Opitz 2024; the default), or column ids separated by commas, e.g. macro_f1, kappa, accuracy",
+    )
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_tasks")
     registration = models.CharField(max_length=10, choices=Registration.choices, default=Registration.OPEN)
     terms = models.TextField(
@@ -175,6 +193,25 @@ class Task(models.Model):
     def clean(self) -> None:
         if not self.ordinal and self.primary_metric not in dict(metric_choices(ordinal=False)):
             raise errors.PRIMARY_NEEDS_ORDINAL.error("primary_metric", metric=self.get_primary_metric_display())
+        if self.overall_method and self.labels:
+            try:
+                self.overall  # noqa: B018 (building it refuses a method or a column that names nothing)
+            except ValueError as error:
+                raise errors.BAD_OVERALL.error("overall_columns", why=error) from None
+
+    @property
+    def overall(self):
+        """The overall ranking the organisers chose for the boards
+        (:class:`~scoring.engine.aggregate.Aggregate`), or ``None``."""
+        if not self.overall_method:
+            return None
+        return overall_ranking(
+            self.overall_method,
+            self.overall_columns or "table8",
+            self.labels,
+            primary=self.primary_metric,
+            ordinal=self.ordinal,
+        )
 
     @property
     def is_subtask(self) -> bool:

@@ -567,13 +567,20 @@ class Intervals:
         order = list(self.data.teams)
         return [self.data.teams[order[t]] for t in np.flatnonzero(p > LEVEL)]
 
-    def overall(self, method: str, column_set: str, team: int | str) -> tuple[list[float], list[int]] | None:
-        """The intervals of a team's overall value and rank (``method`` over the named set)."""
+    def overall_bounds(self, method: str, column_set: str, team_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`bounds`, for the overall ranking ``method`` over the named set: (rank
+        bounds, -1 for none; value bounds, NaN for none), one row per team."""
+        ranks = np.full((len(team_ids), 2), -1, dtype=np.int32)
+        values = np.full((len(team_ids), 2), np.nan)
         found = self.data.overall.get((method, column_set)) if self.shown else None
-        t = None if found is None else self.data.team_index.get(self._team_id(team))
-        if t is None or np.isnan(found[t, 0]):
-            return None
-        return [float(found[t, 0]), float(found[t, 1])], [int(found[t, 2]), int(found[t, 3])]
+        if found is None:
+            return ranks, values
+        positions = np.array([self.data.team_index.get(int(team), -1) for team in team_ids], dtype=np.int64)
+        known = positions >= 0
+        known[known] = ~np.isnan(found[positions[known], 0])
+        values[known] = found[positions[known], :2]
+        ranks[known] = found[positions[known], 2:]
+        return ranks, values
 
     def score(self, column: Column, team: int | str) -> list[float] | None:
         found = self.interval(column, team)
@@ -611,7 +618,9 @@ class Intervals:
     def as_api(self, teams: set[str] | None = None) -> dict[str, Any]:
         """The API's ``intervals`` object: the status, and when current the CLI's layout keyed
         by team names (``raw``, ``calibrated``: of ``teams`` only, if given), the teams tied with
-        the leader, the groups, the bootstrap's settings and the teams left out."""
+        the leader, the groups, each team against the leader (``behind_leader``: the interval of
+        the leader's lead and Holm's p), the overall rankings' intervals (``aggregate_intervals``:
+        per method, per named set of columns), the bootstrap's settings and the teams left out."""
         found: dict[str, Any] = {"status": self.status}
         if self.due_at is not None:
             found["due_at"] = self.due_at.isoformat()
@@ -653,6 +662,35 @@ class Intervals:
                     if (name, c) in data.groups
                 }
                 for name in SECTIONS
+            },
+            "behind_leader": {
+                name: {
+                    column: {
+                        names[team]: {"difference": [float(lo), float(hi)], "p_holm": float(p)}
+                        for team in order
+                        for lo, hi, p in (data.behind[s, c, data.team_index[team]],)
+                        if not np.isnan(p)
+                    }
+                    for c, column in enumerate(data.columns)
+                }
+                for s, name in enumerate(SECTIONS)
+                if data.behind.size
+            },
+            "aggregate_intervals": {
+                method: {
+                    column_set: {
+                        names[team]: {
+                            "value": [float(found[t, 0]), float(found[t, 1])],
+                            "rank": [int(found[t, 2]), int(found[t, 3])],
+                        }
+                        for team in order
+                        for t in (data.team_index[team],)
+                        if not np.isnan(found[t, 0])
+                    }
+                    for (chosen, column_set), found in data.overall.items()
+                    if chosen == method
+                }
+                for method in dict.fromkeys(method for method, _ in data.overall)
             },
             "bootstrap": {**data.bootstrap, "n_items": data.n_items},
             "skipped": self.skipped(),

@@ -42,6 +42,7 @@ from leaderboard.selectors import runs as runs_selectors
 from leaderboard.selectors.feedback import feedback_level, primary_text
 from leaderboard.services import submissions as submission_service
 from leaderboard.views.common import streaming_download
+from scoring.engine.board import overall_ranking
 from scoring.engine.formatting import json_value
 from scoring.engine.whatif import TargetError, parse_target
 
@@ -304,17 +305,31 @@ def leaderboard(
     phase: str | None = None,
     page: int = Query(1, ge=1),
     per_page: int = Query(100, ge=0, le=1000),
+    overall: str | None = Query(None, description="an overall ranking first: mean_rank, borda, or off"),
+    over: str | None = Query(None, description="its columns: table8, raw, calibrated, or column ids with commas"),
 ):
     """The leaderboard of a phase (``phase``: its slug; default the current phase): a column per
     ranking metric (raw, or prevalence-calibrated with ``calibrated=true``), each team's value
     and rank, then the baselines (never ranked); rows sorted by ``sort`` (a column id; default
     the primary metric), ``per_page`` teams a page (``page``; 0: every team on one page). The
-    rows are those of the JSON download; the intervals are those of the page's teams."""
+    rows are those of the JSON download; the intervals are those of the page's teams. First
+    the organisers' overall ranking, if they chose one, or ``overall`` over ``over``."""
     found = _board_phase(request, slug, phase)
-    columns = board_selectors.columns_of(found.task, calibrated=calibrated)
-    if sort and board_selectors.column_by_id(found.task, sort) not in columns:
+    task = found.task
+    method, chosen = task.overall_method if overall is None else overall, None
+    try:
+        if method not in ("", "off"):
+            chosen = overall_ranking(
+                method, over or task.overall_columns, task.labels, primary=task.primary_metric, ordinal=task.ordinal
+            )
+    except ValueError as error:
+        raise ApiError.of(400, problems.BAD_OVERALL, why=str(error)) from None
+    columns = [*([chosen] if chosen else []), *board_selectors.columns_of(task, calibrated=calibrated)]
+    if sort and board_selectors.column_by_id(task, sort) not in columns and not (chosen and sort == chosen.id):
         raise ApiError.of(400, problems.UNKNOWN_COLUMN, column=sort, columns=", ".join(column.id for column in columns))
-    return results_page.board_api(phase=found, calibrated=calibrated, sort=sort, page=page, per_page=per_page)
+    return results_page.board_api(
+        phase=found, calibrated=calibrated, sort=sort, page=page, per_page=per_page, overall=chosen
+    )
 
 
 @api.get(

@@ -14,6 +14,11 @@ UNKNOWN_TASK = Problem("UNKNOWN_TASK", "No task has the address {slug!r}.")
 UNKNOWN_SUBMISSION = Problem("UNKNOWN_SUBMISSION", "No submission #{pk} that you may see.")
 UNKNOWN_ENDPOINT = Problem("UNKNOWN_ENDPOINT", "No API endpoint at {path}; the list is at /api/docs.")
 UNKNOWN_COLUMN = Problem("UNKNOWN_COLUMN", "This task has no column {column!r}; its columns are: {columns}.")
+BAD_OVERALL = Problem(
+    "BAD_OVERALL",
+    "No overall ranking of that kind: {why} (overall: mean_rank, borda or off; over: table8, raw, "
+    "calibrated or column ids separated by commas).",
+)
 RESULTS_HIDDEN = Problem(
     "RESULTS_HIDDEN",
     "The results of the {phase} phase of {title!r} are hidden until {closes_at:%Y-%m-%d %H:%M} UTC, when the "

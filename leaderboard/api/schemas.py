@@ -89,6 +89,7 @@ class ColumnOut(Schema):
     symbol: str
     calibrated: bool
     formula: str
+    over: list[str] | None = Field(None, description="an overall ranking's columns (their ids)")
 
 
 class BoardTaskOut(Schema):

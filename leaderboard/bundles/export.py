@@ -169,6 +169,9 @@ def task_document(task: Task, *, with_runs: bool, folders: dict[int, str]) -> di
             "description": task.description,
             "labels": list(task.labels),
             "primary_metric": task.primary_metric,
+            "ordinal": task.ordinal,
+            "overall_method": task.overall_method,
+            "overall_columns": task.overall_columns,
             "registration": task.root.registration,  # a subtask's are its parent's: it moves as a task
             "terms": task.root.terms,
             "organisers": sorted(task.root.organisers.values_list("username", flat=True)),

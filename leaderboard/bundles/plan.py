@@ -112,6 +112,9 @@ class TaskPlan:
     primary_metric: str
     phases: tuple[PhasePlan, ...]
     description: str = ""
+    ordinal: bool = False
+    overall_method: str = ""
+    overall_columns: str = "table8"
     registration: str = "open"
     terms: str = ""
     slug: str = ""

@@ -34,6 +34,7 @@ from leaderboard.models import (
 )
 from leaderboard.names import canonical_name, lookalike_key, name_key
 from leaderboard.uploads import clean_labels, safe_file_name
+from scoring.engine.aggregate import METHODS
 
 SOURCE = "a task exported from this site (task.yaml)"
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -107,6 +108,14 @@ def _phase(bundle: SafeZip, field: Field, labels: list[str], *, keep_seed: bool)
         data_files=data_files,
     )
     return with_gold_facts(phase, labels, manifest=MANIFEST, where=f"{field.path}.gold.file")
+
+
+def _overall_method(field: Field) -> str:
+    """The task's overall ranking: a method's key, or none (empty or absent)."""
+    method = field.text(required=False)
+    if method and method not in METHODS:
+        raise field.wrong(f"one of {', '.join(METHODS)}, or nothing (no overall ranking)")
+    return method
 
 
 def _team(field: Field) -> TeamPlan:
@@ -218,6 +227,9 @@ def read_task_bundle(bundle: SafeZip, document: Field, options: ImportOptions) -
         description=task.child("description").text(required=False),
         labels=labels,
         primary_metric=task.child("primary_metric").choice(dict(metric_choices())),
+        ordinal=task.child("ordinal").boolean(),
+        overall_method=_overall_method(task.child("overall_method")),
+        overall_columns=task.child("overall_columns").text(required=False, default="table8", max_length=1000),
         registration=task.child("registration").choice(Registration.values, required=False, default="open"),
         terms=task.child("terms").text(required=False),
         slug=task.child("slug").text(required=False, max_length=60),

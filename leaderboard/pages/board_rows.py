@@ -12,6 +12,7 @@ template filters (:mod:`leaderboard.formatting`), so a cell looks the same every
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from django.utils.html import format_html
@@ -19,7 +20,9 @@ from django.utils.safestring import SafeString, mark_safe
 
 from leaderboard.formatting import rank_badge, rank_interval_html, value_html
 from leaderboard.selectors.boards import BoardData
+from scoring.engine.aggregate import BORDA, Aggregate
 from scoring.engine.columns import Column
+from scoring.engine.formatting import VALUE_DIGITS
 
 BASELINE_RANK_CELL = mark_safe(
     '<td class="col-rank"><span class="tag tag-baseline" title="baseline, not ranked">base</span></td>'
@@ -29,6 +32,11 @@ RESCORING_TAG = mark_safe(
     "being re-scored</span>"
 )
 MINE_TAG = mark_safe(' <span class="tag tag-mine">your team</span>')
+CLOSE_TAG = mark_safe(
+    ' <span class="tag tag-close" title="not significantly behind the leader under the sorted column (paired '
+    'bootstrap, Holm-adjusted p above 0.05)">≈ leader</span>'
+)
+NOT_RANKED = mark_safe('<span class="muted" title="ranked with no one">–</span>')
 BASELINE_PLACEHOLDER = mark_safe('<span class="rank rank-placeholder" aria-hidden="true"></span>')
 
 
@@ -53,6 +61,29 @@ def _openings(columns: Sequence[Column], *, primary: str, sort: Column) -> list[
     return openings
 
 
+@dataclass(frozen=True)
+class _Format:
+    """How a column's values are shown: their decimals, and whether it is an overall ranking
+    (which a row ranked with nobody, a baseline or a contrastive run, has no value of)."""
+
+    digits: int = VALUE_DIGITS
+    overall: bool = False
+
+    @classmethod
+    def of(cls, column: Column | Aggregate) -> _Format:
+        if isinstance(column, Aggregate):
+            return cls(digits=0 if column.method == BORDA else VALUE_DIGITS, overall=True)
+        return cls()
+
+
+def _values(values: np.ndarray, formats: Sequence[_Format], *, ranked: bool = True) -> list[SafeString | str]:
+    """The value cells' contents of a row; ``ranked`` false: a row ranked with nobody."""
+    return [
+        NOT_RANKED if found.overall and not ranked else value_html(None if np.isnan(v) else float(v), found.digits)
+        for v, found in zip(values, formats, strict=True)
+    ]
+
+
 def _cells(values: Sequence[SafeString | str], badges: Sequence[SafeString], openings: Sequence[str]) -> SafeString:
     """A row's value cells. Every piece is already safe: ``openings`` are our own markup, a
     value is ``value_html``'s output (digits, or escaped HTML) and a badge ``rank_badge``'s, so
@@ -72,16 +103,19 @@ def board_rows(
     stale: bool = False,
     mine: int | None = None,
     contrastive: bool = False,
+    close: np.ndarray | None = None,
 ) -> list[SafeString]:
     """The ``<tr>`` of each team of ``rows`` (rows of ``data``): a team with a scored
     submission has its rank under ``sort``, its name, its rank interval under ``sort`` when
     ``rank_intervals`` are given (per row of ``data``: best and worst, -1 for none) and a value
     and rank per column; a team without one says so. The visitor's own team (``mine``, a team
-    id) is marked. With ``contrastive``, each team's contrastive runs follow its row: values,
-    never ranks."""
+    id) is marked, and so is each team ``close`` (per row of ``data``) says is not
+    significantly behind the leader. With ``contrastive``, each team's contrastive runs follow
+    its row: values, never ranks."""
     indices = [data.index[column.id] for column in columns]
     sort_index = data.index[sort.id]
     openings = _openings(columns, primary=primary, sort=sort)
+    formats = [_Format.of(column) for column in columns]
     badges = _Badges()
     shown = []
     for row in rows:
@@ -107,7 +141,7 @@ def board_rows(
         values = data.values[row, indices]
         ranks = data.ranks[row, indices]
         cells = _cells(
-            [value_html(None if np.isnan(value) else float(value)) for value in values],
+            _values(values, formats),
             [badges[int(rank) or None] for rank in ranks],
             openings,
         )
@@ -123,11 +157,12 @@ def board_rows(
         shown.append(
             format_html(
                 '<tr class="team-row{}"{}><td class="col-rank">{}</td>'
-                '<th scope="row" class="col-team">{}{}{}</th>{}{}</tr>',
+                '<th scope="row" class="col-team">{}{}{}{}</th>{}{}</tr>',
                 " mine" if team_id == mine else "",
                 attributes,
                 badges[int(data.ranks[row, sort_index]) or None],
                 data.names[row],
+                CLOSE_TAG if close is not None and close[row] else "",
                 RESCORING_TAG if data.rescoring[row] else "",
                 own,
                 interval,
@@ -135,17 +170,19 @@ def board_rows(
             )
         )
         if contrastive:
-            shown += _contrastive_rows(data, row, indices, openings, intervals=rank_intervals is not None)
+            shown += _contrastive_rows(data, row, indices, openings, formats, intervals=rank_intervals is not None)
     return shown
 
 
-def _contrastive_rows(data: BoardData, row: int, indices: list[int], openings, *, intervals: bool) -> list[SafeString]:
+def _contrastive_rows(
+    data: BoardData, row: int, indices: list[int], openings, formats, *, intervals: bool
+) -> list[SafeString]:
     """The rows of the contrastive runs of the team of ``row``."""
     shown = []
     for run in data.contrastive_of(row):
         values = data.contrastive_values[run, indices]
         cells = _cells(
-            [value_html(None if np.isnan(value) else float(value)) for value in values],
+            _values(values, formats, ranked=False),
             [BASELINE_PLACEHOLDER] * len(indices),
             openings,
         )
@@ -169,6 +206,7 @@ def baseline_rows(
     """The baselines' rows, best first under ``sort``: values, never ranks."""
     indices = [data.index[column.id] for column in columns]
     openings = _openings(columns, primary=primary, sort=sort)
+    formats = [_Format.of(column) for column in columns]
     sort_values = data.baseline_values[:, data.index[sort.id]]
     order = sorted(
         range(len(data.baseline_names)),
@@ -182,7 +220,7 @@ def baseline_rows(
     for row in order:
         values = data.baseline_values[row, indices]
         cells = _cells(
-            [value_html(None if np.isnan(value) else float(value)) for value in values],
+            _values(values, formats, ranked=False),
             [BASELINE_PLACEHOLDER] * len(columns),
             openings,
         )

@@ -29,11 +29,13 @@ from leaderboard.selectors.boards import (
     board_of,
     column_by_id,
     columns_of,
+    overall_set,
     primary_column,
     sorted_by,
 )
 from leaderboard.selectors.organisers import organiser_actions
 from scoring.engine import ranking
+from scoring.engine.aggregate import METHODS, Aggregate
 from scoring.engine.columns import Column
 from scoring.engine.latex import latex_table
 from scoring.engine.registry import PROPERTY_NAMES
@@ -92,8 +94,10 @@ class BoardView:
     """The teams not significantly behind the leader."""
 
 
-def _view(phase: Phase, data: BoardData, column: Column) -> BoardView:
+def _view(phase: Phase, data: BoardData, column: Column | Aggregate) -> BoardView:
     intervals = stability.intervals_of(phase=phase, data=data)
+    if isinstance(column, Aggregate):  # the intervals of the named sets are stored, of no other
+        return _overall_view(phase, data, column, intervals)
     ranks, scores = intervals.bounds(column, data.team_ids) if intervals.shown else (None, None)
     return BoardView(
         order=data.order(column),
@@ -108,8 +112,26 @@ def _view(phase: Phase, data: BoardData, column: Column) -> BoardView:
     )
 
 
-def board_view(phase: Phase, data: BoardData, column: Column) -> BoardView:
-    return cached(phase, "board-view", (data.part, column.id), lambda: _view(phase, data, column))
+def _overall_view(phase: Phase, data: BoardData, overall: Aggregate, intervals: stability.Intervals) -> BoardView:
+    name = overall_set(phase.task, overall)
+    ranks, values = (None, None)
+    if intervals.shown and name is not None:
+        ranks, values = intervals.overall_bounds(overall.method, name, data.team_ids)
+    tied = [] if ranks is None else [data.names[row] for row in data.order(overall) if ranks[row, 0] == 1]
+    return BoardView(
+        order=data.order(overall),
+        n_scored=int(data.scored.sum()),
+        rank_intervals=ranks,
+        score_intervals=values,
+        intervals=intervals.note(),
+        tied_with_leader=tied,
+        groups=[],
+    )
+
+
+def board_view(phase: Phase, data: BoardData, column: Column | Aggregate) -> BoardView:
+    over = tuple(found.id for found in column.columns) if isinstance(column, Aggregate) else ()
+    return cached(phase, "board-view", (data.part, column.id, over), lambda: _view(phase, data, column))
 
 
 @dataclass(frozen=True)
@@ -179,13 +201,15 @@ def board_page(
     query: str | None,
     team_id: int | None,
     contrastive: bool = True,
+    overall: Aggregate | None = None,
 ) -> dict[str, Any]:
-    """A phase's leaderboard: its columns, the sorted column, one page of rows as ready HTML
-    (or the rows a search finds), each team's contrastive runs under it unless ``contrastive``
-    is false, the visitor's own team's row wherever it stands, and the baselines."""
+    """A phase's leaderboard: its columns (first the overall ranking ``overall``, if any), the
+    sorted column, one page of rows as ready HTML (or the rows a search finds), each team's
+    contrastive runs under it unless ``contrastive`` is false, the visitor's own team's row
+    wherever it stands, and the baselines."""
     task = phase.task
-    data = board_data_of(phase)
-    columns = columns_of(task, calibrated=calibrated)
+    data = board_data_of(phase).with_overall(overall)
+    columns = [*([overall] if overall else []), *columns_of(task, calibrated=calibrated)]
     sort_column = sorted_by(task, columns, sort)
     view = board_view(phase, data, sort_column)
     rows, paging = page_of(data, view.order, page=page, query=query)
@@ -197,6 +221,7 @@ def board_page(
         "rank_intervals": view.rank_intervals,
         "stale": view.intervals.stale,
         "mine": team_id,
+        "close": None if view.behind is None else view.behind[:, 2] > LEVEL,
     }
     mine_elsewhere = mine is not None and mine not in set(rows.tolist())
     my_place = int(np.flatnonzero(view.order == mine)[0]) if mine is not None else None
@@ -223,15 +248,50 @@ def board_page(
         "n_teams": len(data.names),
         "n_unscored": len(data.names) - view.n_scored,
         "calibrated": calibrated,
-        "switch_sort": sort_column.counterpart().id,
+        "switch_sort": sort_column.id if sort_column is overall else sort_column.counterpart().id,
+        **overall_context(task, overall),
         "intervals": view.intervals,
         "tied_with_leader": view.tied_with_leader,
+        "not_behind": view.not_behind,
+        "level": LEVEL,
         "decisions": cached(
             phase,
             "decisions",
             (),
             lambda: [DecisionNote.of(action) for action in organiser_actions(task=task, phase=phase)],
         ),
+    }
+
+
+OVER_NAMES = {
+    "table8": "the metrics of Table 8",
+    "raw": "every raw column",
+    "calibrated": "every calibrated column",
+}
+"""How a board names the sets of columns an overall ranking may be taken over
+(:data:`~scoring.engine.board.BOARD_SETS`)."""
+
+
+def overall_context(task, overall: Aggregate | None) -> dict[str, Any]:
+    """What a board says of its overall column and offers to choose instead: the methods, the
+    named sets, what the shown one is taken over, whether it is the organisers' choice."""
+    named = overall_set(task, overall) if overall else None
+    if overall is None:
+        over = ""
+    elif named:
+        over = OVER_NAMES[named]
+    else:
+        over = ", ".join(column.symbol for column in overall.columns)
+    organisers = task.overall
+    return {
+        "overall": overall,
+        "overall_over": over,
+        "overall_over_value": named or (",".join(column.id for column in overall.columns) if overall else ""),
+        "overall_methods": METHODS,
+        "over_names": OVER_NAMES,
+        "overall_params": ("overall", "over"),
+        "organisers_overall": organisers,
+        "overall_is_organisers": overall == organisers,
     }
 
 
@@ -243,17 +303,22 @@ def api_page(items: Sequence[T], *, page: int, per_page: int) -> tuple[Sequence[
     return (items[(page - 1) * per_page : page * per_page] if per_page else items), page, pages
 
 
-def board_api(*, phase: Phase, calibrated: bool, sort: str | None, page: int, per_page: int) -> dict[str, Any]:
-    """The API's leaderboard: the JSON download's rows for the raw or calibrated columns sorted
-    by ``sort``, a page at a time (``per_page`` 0: every row), and the intervals in the CLI's
-    layout (cached, each page and the intervals apart)."""
-    sort_id = sorted_by(phase.task, columns_of(phase.task, calibrated=calibrated), sort).id
+def board_api(
+    *, phase: Phase, calibrated: bool, sort: str | None, page: int, per_page: int, overall: Aggregate | None = None
+) -> dict[str, Any]:
+    """The API's leaderboard: the JSON download's rows for the raw or calibrated columns (first
+    the overall ranking ``overall``, if any) sorted by ``sort``, a page at a time (``per_page``
+    0: every row), and the intervals in the CLI's layout (cached, each page and the intervals
+    apart)."""
+    columns = [*([overall] if overall else []), *columns_of(phase.task, calibrated=calibrated)]
+    sort_id = sorted_by(phase.task, columns, sort).id
+    over = tuple(column.id for column in overall.columns) if overall else ()
 
     def rows() -> dict[str, Any]:
-        board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id)
+        board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id, overall=overall)
         return exports.board_data(board)  # the download's very shape, built in one place
 
-    found = cached(phase, "api-board", (calibrated, sort_id), rows)
+    found = cached(phase, "api-board", (calibrated, sort_id, overall and overall.method, over), rows)
     teams: list[list[dict]] = []  # each team's row, then its contrastive runs' rows
     for row in found["rows"]:
         if row["kind"] == "team":
@@ -280,15 +345,23 @@ def board_api(*, phase: Phase, calibrated: bool, sort: str | None, page: int, pe
 
 
 def export(
-    *, phase: Phase, kind: str, calibrated: bool | None = None, sort: str | None = None, contrastive: bool = True
+    *,
+    phase: Phase,
+    kind: str,
+    calibrated: bool | None = None,
+    sort: str | None = None,
+    contrastive: bool = True,
+    overall: Aggregate | None = None,
 ) -> str:
     """A board download (cached): ``csv`` or ``json`` (every column), or ``tex`` (the columns the
-    page shows, raw or calibrated, in its order); the teams' contrastive runs, never ranked,
-    with them unless ``contrastive`` is false."""
-    sort_id = sorted_by(phase.task, columns_of(phase.task, calibrated=calibrated), sort).id
+    page shows, raw or calibrated, in its order), first the overall ranking ``overall`` if any;
+    the teams' contrastive runs, never ranked, with them unless ``contrastive`` is false."""
+    columns = [*([overall] if overall else []), *columns_of(phase.task, calibrated=calibrated)]
+    sort_id = sorted_by(phase.task, columns, sort).id
+    over = tuple(column.id for column in overall.columns) if overall else ()
 
     def compute() -> str:
-        board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id)
+        board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id, overall=overall)
         if not contrastive:
             board.contrastive = []
         if kind == "csv":
@@ -303,7 +376,8 @@ def export(
             unranked=[(f"{run.name} (contrastive {run.contrastive})", run.values) for run in board.contrastive],
         )
 
-    return cached(phase, f"export-{kind}", (calibrated, sort_id, contrastive), compute)
+    params = (calibrated, sort_id, contrastive, overall and overall.method, over)
+    return cached(phase, f"export-{kind}", params, compute)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -38,6 +38,8 @@ from leaderboard.models import (
 )
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
+from scoring.engine.aggregate import BORDA, METHODS, Aggregate, column_sets
+from scoring.engine.board import BOARD_SETS, overall_ranking
 from scoring.engine.columns import Column, score_fields
 from scoring.engine.metrics import Value
 
@@ -67,6 +69,31 @@ def sorted_by(task: Task | Phase, columns: Sequence[Column], sort: str | None) -
     return board_columns.column_by_id(columns, sort or "") or next(
         (c for c in columns if c.label is None and c.key == task.primary_metric), columns[0]
     )
+
+
+def overall_of(task: Task, method: str | None = None, over: str | None = None) -> Aggregate | None:
+    """The overall column of a board: the organisers' choice (:attr:`Task.overall`), or a
+    visitor's, exploring: ``method`` (a method's key, or ``off``: none) over ``over`` (a named
+    set of :data:`~scoring.engine.board.BOARD_SETS` or column ids separated by commas). What
+    names no method or no column falls back to the organisers' choice, then to Table 8's set."""
+    chosen = method if method in METHODS or method == "off" else task.overall_method
+    if chosen in ("", "off"):
+        return None
+    labels, primary, ordinal = task.labels, task.primary_metric, task.ordinal
+    for columns in (over, task.overall_columns, "table8"):
+        try:
+            return overall_ranking(chosen, columns or "", labels, primary=primary, ordinal=ordinal)
+        except ValueError:
+            continue
+    return None
+
+
+def overall_set(task: Task, overall: Aggregate) -> str | None:
+    """The named set of columns (:data:`~scoring.engine.board.BOARD_SETS`) ``overall`` is
+    taken over, if it is one (the phase's bootstrap stores the intervals of those)."""
+    ids = [column.id for column in overall.columns]
+    sets = column_sets(task.labels, primary=task.primary_metric, ordinal=task.ordinal)
+    return next((name for name in BOARD_SETS if [column.id for column in sets[name]] == ids), None)
 
 
 def _counting_order(phase: Phase, part: str) -> list[OrderBy]:
@@ -227,6 +254,28 @@ class BoardData:
         found = self.baseline_values[row, self.index[column.id]]
         return None if np.isnan(found) else float(found)
 
+    def with_overall(self, overall: Aggregate | None) -> BoardData:
+        """The board with the overall ranking ``overall`` as one more column: each team's value
+        from its ranks under the overall's columns, and its competition rank by that value
+        (:mod:`scoring.engine.aggregate`); none for baselines and contrastive runs, which are
+        ranked under no column."""
+        if overall is None:
+            return self
+        values = overall.of_ranks(self.ranks[:, [self.index[column.id] for column in overall.columns]].T)
+        ranks = ranking.competition_rank_matrix(values[:, np.newaxis], [overall.direction])
+
+        def widened(found: np.ndarray) -> np.ndarray:
+            return np.column_stack([found, np.full(len(found), np.nan)])
+
+        return replace(
+            self,
+            columns=(*self.columns, overall),
+            values=np.column_stack([self.values, values]),
+            ranks=np.column_stack([self.ranks, ranks]),
+            baseline_values=widened(self.baseline_values),
+            contrastive_values=widened(self.contrastive_values),
+        )
+
 
 PACKED = ("id", "board_values", "board_layout")
 """What :func:`board_data` reads of a scored row (never its JSON, while its packed values are of
@@ -361,6 +410,7 @@ def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) 
     """The teams of ``rows`` as entries with their values and ranks under ``columns``."""
     ids = [column.id for column in columns]
     indices = [data.index[key] for key in ids]
+    counts = {column.id for column in columns if isinstance(column, Aggregate) and column.method == BORDA}
     entries = []
     for row in rows:
         values, ranks = data.values[row, indices], data.ranks[row, indices]
@@ -369,7 +419,10 @@ def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) 
                 name=data.names[row],
                 team_id=int(data.team_ids[row]),
                 submission_id=int(data.submission_ids[row]) or None,
-                values={key: (None if v != v else v) for key, v in zip(ids, values.tolist(), strict=True)},
+                values={
+                    key: (None if v != v else int(v) if key in counts else v)
+                    for key, v in zip(ids, values.tolist(), strict=True)
+                },
                 ranks={key: (r or None) for key, r in zip(ids, ranks.tolist(), strict=True)},
                 being_rescored=bool(data.rescoring[row]),
             )
@@ -405,9 +458,18 @@ def leaderboard(
     return board_of(board_data(phase, part), phase=phase, calibrated=calibrated, sort=sort)
 
 
-def board_of(data: BoardData, *, phase: Phase, calibrated: bool | None = False, sort: str | None = None) -> Board:
-    """:func:`leaderboard` from a board already read."""
-    columns = columns_of(phase.task, calibrated=calibrated)
+def board_of(
+    data: BoardData,
+    *,
+    phase: Phase,
+    calibrated: bool | None = False,
+    sort: str | None = None,
+    overall: Aggregate | None = None,
+) -> Board:
+    """:func:`leaderboard` from a board already read; ``overall``, an overall ranking, is its
+    first column."""
+    data = data.with_overall(overall)
+    columns = [*([overall] if overall else []), *columns_of(phase.task, calibrated=calibrated)]
     sort_column = sorted_by(phase.task, columns, sort)
     order = data.order(sort_column)
     entries = entries_of(data, order, columns)

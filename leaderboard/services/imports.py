@@ -33,7 +33,7 @@ from leaderboard.models import (
 )
 from leaderboard.results_cache import results_changed
 from leaderboard.services.scoring import enqueue_on_commit
-from leaderboard.services.tasks import phase_create, phase_file_add, phase_update, task_create
+from leaderboard.services.tasks import phase_create, phase_file_add, phase_update, task_create, task_update
 from leaderboard.uploads import prediction_kind, safe_file_name
 
 
@@ -132,8 +132,13 @@ def task_import(*, organiser, bundle: SafeZip, plan: TaskPlan, options: ImportOp
         phase_slug=first.slug,
         registration=plan.registration,
         terms=plan.terms,
+        ordinal=plan.ordinal,
         **_phase_options(first),
     )
+    if plan.overall_method:
+        task_update(
+            task=task, settings={"overall_method": plan.overall_method, "overall_columns": plan.overall_columns}
+        )
     phases = {first.slug: phase_update(phase=task.phases.get(), settings={"description": first.description})}
     for phase in others:
         phases[phase.slug] = phase_create(

@@ -258,7 +258,15 @@ def _check_parent(parent: Task) -> None:
         raise errors.HAS_PHASES.error(task=parent.title)
 
 
-TASK_SETTINGS_FIELDS = ("title", "description", "primary_metric", "registration", "terms")
+TASK_SETTINGS_FIELDS = (
+    "title",
+    "description",
+    "primary_metric",
+    "overall_method",
+    "overall_columns",
+    "registration",
+    "terms",
+)
 """What an organiser may change of a task at any time (the labels are fixed). A change of the
 terms raises their version (:meth:`Task.save`): every participant accepts them again before
 taking part."""

@@ -25,8 +25,10 @@ from leaderboard.pages import disagreements as disagreements_page
 from leaderboard.pages import results as results_page
 from leaderboard.pages import shifts as shifts_page
 from leaderboard.permissions import can_view_board
+from leaderboard.selectors.boards import overall_of
 from leaderboard.selectors.participation import team_of
 from leaderboard.views.common import download, phase_or_404, task_or_404
+from scoring.engine.aggregate import Aggregate
 
 BoardView = Callable[..., HttpResponse]
 
@@ -64,8 +66,15 @@ def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
         query=request.GET.get("q"),
         team_id=_team_id(request, phase),
         contrastive=_contrastive(request),
+        overall=_overall(request, phase),
     )
     return render(request, "leaderboard/leaderboard.html", context)
+
+
+def _overall(request: HttpRequest, phase: Phase) -> Aggregate | None:
+    """The board's overall column: the organisers' choice, or the visitor's (``?overall=``: a
+    method, or ``off``; ``?over=``: a named set of columns or column ids)."""
+    return overall_of(phase.task, request.GET.get("overall"), request.GET.get("over"))
 
 
 def _contrastive(request: HttpRequest) -> bool:
@@ -76,7 +85,9 @@ def _contrastive(request: HttpRequest) -> bool:
 @board_view
 def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
     return download(
-        results_page.export(phase=phase, kind="csv", contrastive=_contrastive(request)),
+        results_page.export(
+            phase=phase, kind="csv", contrastive=_contrastive(request), overall=_overall(request, phase)
+        ),
         content_type="text/csv; charset=utf-8",
         filename=exports.download_name(phase, "csv"),
     )
@@ -85,7 +96,9 @@ def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
 @board_view
 def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
     return download(
-        results_page.export(phase=phase, kind="json", contrastive=_contrastive(request)),
+        results_page.export(
+            phase=phase, kind="json", contrastive=_contrastive(request), overall=_overall(request, phase)
+        ),
         content_type="application/json",
         filename=exports.download_name(phase, "json"),
     )
@@ -97,7 +110,12 @@ def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
     or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order."""
     calibrated = request.GET.get("calibrated") == "1"
     table = results_page.export(
-        phase=phase, kind="tex", calibrated=calibrated, sort=request.GET.get("sort"), contrastive=_contrastive(request)
+        phase=phase,
+        kind="tex",
+        calibrated=calibrated,
+        sort=request.GET.get("sort"),
+        contrastive=_contrastive(request),
+        overall=_overall(request, phase),
     )
     return download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(phase, "tex"))
 

@@ -4,7 +4,9 @@ bootstrap intervals computed in the background, and the pages that show them."""
 from __future__ import annotations
 
 import datetime as dt
+import html
 import json
+import re
 
 import numpy as np
 import pytest
@@ -345,6 +347,15 @@ def test_metric_page_shows_each_team_against_the_leader_as_stored(teams, client)
     expected = sorted(names[t] for t, cell in stored.items() if cell["p_holm"] is not None and cell["p_holm"] > 0.05)
     assert sorted(response.context["not_behind"]) == expected
     assert "Behind the leader</th>" in response.content.decode()
+    # the board marks the same teams, under the same column, and the API gives the stored cells
+    board = client.get(board_url(task, "leaderboard"), {"sort": "accuracy"}).content.decode()
+    marked = re.findall(r'<th scope="row" class="col-team">([^<]*) <span class="tag tag-close"', board)
+    assert expected and sorted(html.unescape(name) for name in marked) == expected
+    api = client.get(f"/api/tasks/{task.slug}/leaderboard", {"sort": "accuracy"}).json()["intervals"]
+    behind = api["behind_leader"]["raw"]["accuracy"]
+    for team_id, cell in stored.items():
+        if cell["p_holm"] is not None:
+            assert behind[names[team_id]] == cell
 
 
 def test_disagreements_show_rho_intervals(teams, client):
@@ -379,3 +390,25 @@ def test_no_intervals_when_turned_off(teams, client, settings):
     content = client.get(board_url(task)).content.decode()
     assert "Rank, 95%" not in content and "being recomputed" not in content
     assert not PhaseStability.objects.exists()
+
+
+def test_the_overall_column_has_the_stored_intervals_of_its_set(teams, client):
+    """Sorted by the overall ranking over a named set, the board's rank interval of each team is
+    the one the bootstrap stored for that method and set; the API gives the same."""
+    task, _ = teams()
+    row = compute(task)
+    stored = row.result["aggregate_intervals"]["borda"]["raw"]
+    names = row.result["teams"]
+    response = client.get(board_url(task, "leaderboard"), {"overall": "borda", "over": "raw", "sort": "borda"})
+    content = response.content.decode()
+    shown = dict(
+        re.findall(
+            r'class="col-team">([^<]*)(?:<span[^>]*>[^<]*</span>)*</th><td class="col-interval">(.*?)</td>', content
+        )
+    )
+    for team_id, cell in stored.items():
+        if cell["rank"] is not None:
+            best, worst = cell["rank"]
+            assert f"best {best}, worst {worst}" in shown[names[team_id]]
+    api = client.get(f"/api/tasks/{task.slug}/leaderboard").json()["intervals"]["aggregate_intervals"]
+    assert {names[t]: cell for t, cell in stored.items() if cell["value"] is not None} == api["borda"]["raw"]

@@ -180,6 +180,8 @@ class Command(BaseCommand):
             max_per_day=10,
             max_total=100,
         )
+        # The boards rank overall too: each team's mean rank under Table 8's metrics.
+        task_service.task_update(task=task, settings={"overall_method": "mean_rank", "overall_columns": "table8"})
         dev = task.phases.get()
         task_service.phase_update(
             phase=dev,

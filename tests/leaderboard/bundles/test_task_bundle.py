@@ -106,6 +106,30 @@ def test_a_subtask_with_contrastive_runs_comes_back_with_its_marks(organiser, dj
     assert with_mapped_ids(before, mapping) == after and after.count(",contrastive,") == 2
 
 
+def test_an_ordinal_task_comes_back_ordinal_with_its_overall_ranking(
+    make_task, make_user, submit, organiser, django_capture_on_commit_callbacks
+):
+    """The scale and the organisers' overall column move with the task: the same errors, the
+    same overall column, the same board."""
+    task = make_task(slug="scale", ordinal=True)
+    for name, predictions in (("Near", "a b c a b b a a"), ("Far", "c a a c a a c c"), ("Same", "a b c a b c a a")):
+        user = make_user(name.lower())
+        team_create(task=task, user=user, name=name)
+        submit(task, user, prediction_file(predictions))
+    task_update(task=task, settings={"overall_method": "borda", "overall_columns": "macro_mae, mae, kappa"})
+    copy = imported(exported(task, organiser), organiser, django_capture_on_commit_callbacks, slug="scale-copy")
+    assert copy.ordinal and (copy.overall_method, copy.overall_columns) == ("borda", "macro_mae, mae, kappa")
+    originals = {run.file.sha256: run.pk for run in task.submissions.select_related("file")}
+    mapping = {originals[run.file.sha256]: run.pk for run in copy.submissions.select_related("file")}
+
+    def board(found: Task) -> str:
+        found = Task.objects.get(pk=found.pk)
+        return results_page.export(phase=found.current_phase(), kind="csv", overall=found.overall)
+
+    before, after = with_mapped_ids(board(task), mapping), board(copy)
+    assert before == after and "borda,borda rank" in after and ",macro_mae," in after
+
+
 @pytest.fixture
 def contest(make_task, make_user, submit, organiser):
     """A split phase with three teams: one removed, one run disqualified, one chosen."""
@@ -261,6 +285,8 @@ def set_path(path: str, value):
         ("teams.0.name", "Alpha  ", "BUNDLE_FIELD", "teams[0].name: expected a team name in its canonical form"),
         ("runs.0.chosen", "yes", "BUNDLE_FIELD", "runs[0].chosen: expected true or false; found the text 'yes'."),
         ("runs.0.uploaded_at", 12, "BUNDLE_FIELD", "runs[0].uploaded_at: expected a date"),
+        ("task.ordinal", "yes", "BUNDLE_FIELD", "task.ordinal: expected true or false; found the text 'yes'."),
+        ("task.overall_method", "median", "BUNDLE_FIELD", "task.overall_method: expected one of mean_rank, borda, or"),
         ("format", "something-else", "BUNDLE_VERSION", "task.yaml: format is 'something-else'"),
         ("version", 99, "BUNDLE_VERSION", "task.yaml: version is 99; this site reads versions up to 1."),
     ],

@@ -188,7 +188,7 @@ def test_teams_without_a_scored_submission_are_listed_apart(client, board_task):
 
 def test_calibrated_switch_shows_calibrated_columns_and_keeps_the_sort(client, board_task):
     raw = client.get(url("leaderboard", board_task), {"sort": "accuracy"}).content.decode()
-    assert "?calibrated=1&amp;sort=accuracy_c" in raw
+    assert "?sort=accuracy_c&amp;calibrated=1" in raw  # the switch keeps the sort, calibrated
 
     response = client.get(url("leaderboard", board_task), {"calibrated": "1", "sort": "accuracy_c"})
     assert response.context["sort"].id == "accuracy_c"

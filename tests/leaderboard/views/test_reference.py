@@ -210,3 +210,15 @@ def test_metric_pages_cite_by_author_and_year(organiser_client, demo):
     overview = references.get("opitz-overview")
     assert f'<a class="cite" href="/references/#{note.key}">{html.escape(note.short)}</a>, Eq. 2' in content
     assert f'<a class="cite" href="/references/#{overview.key}">{overview.short}</a>, Eq. 6' in content
+
+
+@pytest.mark.django_db
+def test_the_references_page_documents_the_methods_with_their_sources(client):
+    content = client.get(reverse("leaderboard:references")).content.decode()
+    behind = content[content.index('id="behind-the-leader"') : content.index('id="overall-ranking"')]
+    for key in ("koehn-2004", "holm-1979"):
+        assert f'href="/references/#{key}"' in behind
+    for fact in ("Assumptions.", "independent", "What Holm controls:", "0.05"):
+        assert fact in behind
+    overall = content[content.index('id="overall-ranking"') :]
+    assert "Mean rank" in overall and "Borda count" in overall and "a tie gives neither team a point" in overall
