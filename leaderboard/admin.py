@@ -25,9 +25,12 @@ from leaderboard.models import (
     Phase,
     PhaseFile,
     PhaseStability,
+    SentMail,
     StoredFile,
     Submission,
     Task,
+    TaskImport,
+    TaskImportGold,
     Team,
     TermsAcceptance,
 )
@@ -259,3 +262,49 @@ class ConfirmedEmailAdmin(admin.ModelAdmin):
     list_display = ["user", "email", "confirmed_at"]
     search_fields = ["user__username", "email"]
     raw_id_fields = ["user"]
+
+
+@admin.register(SentMail)
+class SentMailAdmin(admin.ModelAdmin):
+    """What the e-mail limits count: looked at, never written here."""
+
+    list_display = ["created_at", "kind", "recipient", "requested_from"]
+    list_filter = ["kind"]
+    search_fields = ["recipient", "requested_from"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class TaskImportGoldInline(admin.TabularInline):
+    model = TaskImportGold
+    extra = 0
+    raw_id_fields = ["file"]
+    readonly_fields = ["phase_index", "file"]
+    can_delete = False
+
+
+@admin.register(TaskImport)
+class TaskImportAdmin(admin.ModelAdmin):
+    """A bundle waiting for its organiser to confirm the import: looked at or deleted here; the
+    task is created only from its preview page."""
+
+    list_display = ["created_at", "user", "file"]
+    search_fields = ["user__username", "file__name"]
+    readonly_fields = ["user", "file", "options", "created_at"]
+    inlines = [TaskImportGoldInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(TaskImportGold)
+class TaskImportGoldAdmin(admin.ModelAdmin):
+    list_display = ["pending", "phase_index", "file"]
+    readonly_fields = ["pending", "phase_index", "file"]
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -50,3 +50,20 @@ def test_removing_a_data_file_removes_its_bytes(task):
     data_file = phase_file_add(phase=task.current_phase(), title="inputs", name="inputs.csv", content=b"id\n1\n")
     phase_file_remove(data_file=data_file)
     assert not StoredFile.objects.filter(pk=data_file.file_id).exists()
+
+
+def test_the_admin_registers_every_model_and_lists_each(make_task, make_user, submit):
+    from django.apps import apps
+    from django.contrib import admin
+
+    task = make_task()
+    alice = make_user("alice")
+    team_create(task=task, user=alice, name="Alpha")
+    submit(task, alice, PERFECT)
+    models = [model for model in apps.get_app_config("leaderboard").get_models() if not model._meta.abstract]
+    assert models and [model.__name__ for model in models if model not in admin.site._registry] == []
+    staff = Client()
+    staff.force_login(make_user("staff", is_staff=True, is_superuser=True))
+    for model in models:
+        changelist = reverse(f"admin:leaderboard_{model._meta.model_name}_changelist")
+        assert staff.get(changelist).status_code == 200, model.__name__
