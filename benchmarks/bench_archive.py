@@ -82,9 +82,9 @@ from django.core.management import call_command  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from leaderboard.bundles.export import task_bundle  # noqa: E402
+from leaderboard.bundles.pending import import_options  # noqa: E402
 from leaderboard.bundles.plan import ImportOptions  # noqa: E402
 from leaderboard.models import StoredFile, Task  # noqa: E402
-from leaderboard.selectors.imports import import_options  # noqa: E402
 from leaderboard.services.imports import import_choose, import_confirm, import_upload  # noqa: E402
 from leaderboard.services.tokens import token_create  # noqa: E402
 from tools import factory  # noqa: E402

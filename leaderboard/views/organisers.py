@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from leaderboard import archives, errors, exports, uploads
+from leaderboard.bundles import pending as pending_imports
 from leaderboard.bundles.export import bundle_name, task_bundle
 from leaderboard.bundles.task_bundle import SOURCE as EXPORTED_TASK
 from leaderboard.bundles.zips import ZipLimits
@@ -36,7 +37,6 @@ from leaderboard.forms import (
 from leaderboard.models import Phase, PhaseFile, Submission, Task, Team
 from leaderboard.pages import overview
 from leaderboard.permissions import runs_scope
-from leaderboard.selectors import imports as import_selectors
 from leaderboard.selectors import organisers
 from leaderboard.selectors import runs as runs_selectors
 from leaderboard.services import imports as import_service
@@ -316,21 +316,21 @@ def task_import_preview(request: HttpRequest, pk: int) -> HttpResponse:
     """What an uploaded bundle creates and what cannot come over; the organiser answers its
     questions (address, dates, columns of reference files, gold files), checks again, and
     confirms."""
-    pending = import_selectors.pending_import(user=request.user, pk=pk)
+    pending = pending_imports.pending_import(user=request.user, pk=pk)
     if pending is None:
         raise Http404(errors.IMPORT_NOT_PENDING)
     if request.method == "POST" and request.POST.get("action") == "discard":
         import_service.import_discard(pending=pending)
         messages.success(request, "The upload is discarded; nothing was created.")
         return redirect("leaderboard:task_import")
-    options = import_selectors.import_options(pending)
+    options = pending_imports.import_options(pending)
     try:
-        plan = import_selectors.import_plan(pending=pending, options=options)
+        plan = pending_imports.import_plan(pending=pending, options=options)
     except ValidationError as error:
         messages.error(request, refusal(error))
         return redirect("leaderboard:task_import")
     if not options.slug:
-        options = replace(options, slug=import_selectors.free_slug(plan.slug))
+        options = replace(options, slug=pending_imports.free_slug(plan.slug))
     exported = plan.source == EXPORTED_TASK
     form = TaskImportForm(request.POST or None, request.FILES or None, plan=plan, options=options, exported=exported)
     if request.method == "POST" and form.is_valid():
@@ -338,7 +338,7 @@ def task_import_preview(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             import_service.import_choose(pending=pending, options=chosen, golds=golds)
             if request.POST.get("action") == "confirm":
-                task = import_service.import_confirm(pending=pending, options=import_selectors.import_options(pending))
+                task = import_service.import_confirm(pending=pending, options=pending_imports.import_options(pending))
                 messages.success(request, f"The task “{task.title}” is created.")
                 return redirect(task)
         except ValidationError as error:
