@@ -44,6 +44,18 @@ PRIMARY = "primary"
 UNMARKED = "unmarked"
 CONTRASTIVE_MARK = "contrastive-"
 """Followed by k: the team's contrastive run k."""
+PHASE_POLICIES = (
+    "max_per_day",
+    "max_total",
+    "counting",
+    "visibility",
+    "feedback",
+    "private_percent",
+    "final_part",
+    "contrastive_runs",
+)
+"""A phase's limits and policies: the fields of :class:`Phase` an organiser may change at any
+time beside its name, description and dates, and that a task bundle carries."""
 DEFAULT_MAX_PER_DAY = 5
 DEFAULT_MAX_TOTAL = 100
 DESCRIPTION_MAX_LENGTH = 200

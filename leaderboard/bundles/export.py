@@ -24,8 +24,7 @@ import yaml
 from django.utils import timezone
 
 from leaderboard import archives
-from leaderboard.bundles.plan import PHASE_POLICIES
-from leaderboard.models import Membership, Phase, StoredFile, Submission, Task
+from leaderboard.models import PHASE_POLICIES, Membership, Phase, StoredFile, Submission, Task
 from leaderboard.selectors.runs import run_files, runs_view
 from leaderboard.zipstream import ZipEntry, zip_stream
 

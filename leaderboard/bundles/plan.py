@@ -12,20 +12,14 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field, replace
 
-from leaderboard.models import DEFAULT_MAX_PER_DAY, DEFAULT_MAX_TOTAL, Counting, Feedback, FinalPart, Visibility
-
-PHASE_POLICIES = (
-    "max_per_day",
-    "max_total",
-    "counting",
-    "visibility",
-    "feedback",
-    "private_percent",
-    "final_part",
-    "contrastive_runs",
+from leaderboard.models import (
+    DEFAULT_MAX_PER_DAY,
+    DEFAULT_MAX_TOTAL,
+    Counting,
+    Feedback,
+    FinalPart,
+    Visibility,
 )
-"""A phase's limits and policies, as a bundle carries them and :func:`phase_create` takes them
-(the same names on :class:`~leaderboard.models.Phase` and on :class:`PhasePlan`)."""
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,11 @@ from django.utils import timezone
 
 from leaderboard import errors
 from leaderboard.bundles.files import read_named
-from leaderboard.bundles.plan import PHASE_POLICIES, FilePlan, ImportOptions, PhasePlan, TaskPlan
+from leaderboard.bundles.plan import FilePlan, ImportOptions, PhasePlan, TaskPlan
 from leaderboard.bundles.reading import open_bundle, plan_of
 from leaderboard.bundles.zips import FORM_FIELD, SafeZip
 from leaderboard.models import (
+    PHASE_POLICIES,
     OrganiserAction,
     Phase,
     StoredFile,

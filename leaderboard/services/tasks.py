@@ -14,6 +14,7 @@ from leaderboard.models import (
     DEFAULT_MAX_PER_DAY,
     DEFAULT_MAX_TOTAL,
     MAX_PRIVATE_PERCENT,
+    PHASE_POLICIES,
     Baseline,
     Phase,
     PhaseFile,
@@ -271,20 +272,7 @@ TASK_SETTINGS_FIELDS = (
 terms raises their version (:meth:`Task.save`): every participant accepts them again before
 taking part."""
 
-PHASE_SETTINGS_FIELDS = (
-    "name",
-    "description",
-    "opens_at",
-    "closes_at",
-    "max_per_day",
-    "max_total",
-    "counting",
-    "visibility",
-    "feedback",
-    "private_percent",
-    "final_part",
-    "contrastive_runs",
-)
+PHASE_SETTINGS_FIELDS = ("name", "description", "opens_at", "closes_at", *PHASE_POLICIES)
 """What an organiser may change of a phase (the gold file has its own way); the split of its
 test set only until the phase opens."""
 
