@@ -172,6 +172,12 @@ class Task(models.Model):
         help_text="increases, in the same transaction, with every write that changes what a results page of the "
         "task shows: the key its cached pages are stored under (leaderboard.results_cache)",
     )
+    scores_version = models.PositiveBigIntegerField(
+        default=0,
+        editable=False,
+        help_text="increases, in the same transaction, with every new score or new intervals of the task: part of "
+        "the key its cached pages are stored under (leaderboard.results_cache)",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -235,7 +235,7 @@ def stability_compute(*, phase_id: int) -> str:
         row.stamp, row.result, row.replicates, row.seed = digest, result, replicates, seed
         row.computed_at, row.requested_at = timezone.now(), None
         row.save()
-        results_changed(phase.task_id)
+        results_changed(phase.task_id, scores_only=True)
         if inputs_digest(phase) != digest:
             stability_request(phase=phase)
     return f"{len(items)} teams, {len(skipped)} left out, {replicates} replicates"
@@ -306,11 +306,13 @@ def stability_request(*, phase: Phase) -> None:
         transaction.on_commit(lambda: enqueue_stability(phase.pk, wait_s))
 
 
-def scores_changed(*, phase: Phase) -> None:
+def scores_changed(*, phase: Phase, new_score: bool = False) -> None:
     """The counting scores of ``phase`` changed (a score written, a submission disqualified,
     the chosen one changed...): its results pages show something new and its intervals are asked
-    for. Call it inside the writing transaction."""
-    results_changed(phase.task_id)
+    for. Call it inside the writing transaction. ``new_score``: the scoring job's, which pages
+    show within ``RESULTS_SCORES_FRESH_S`` (:mod:`leaderboard.results_cache`); any other change
+    at once."""
+    results_changed(phase.task_id, scores_only=new_score)
     stability_request(phase=phase)
 
 

@@ -147,6 +147,10 @@ BOOTSTRAP_IN_THREAD = TASKS_BACKEND != "rq"
 """The immediate backend would run the bootstrap inside the request that asked for it: run it
 in a thread of the web process instead, so that no page waits for it. RQ runs it on a worker."""
 
+# A new score is on every results page within this many seconds (every other change at once):
+# during a deadline rush the pages are recomputed at most this often (leaderboard.results_cache).
+RESULTS_SCORES_FRESH_S = float(os.environ.get("RESULTS_SCORES_FRESH_S", "1"))
+
 WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))
 """How much ``manage.py scoring_worker`` lowers its CPU priority (``os.nice``) before it starts:
 on shared cores, scoring yields to the web processes, so readers do not wait for uploaders."""

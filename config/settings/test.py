@@ -30,3 +30,4 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
 BOOTSTRAP_REPLICATES = 0
 BOOTSTRAP_IN_THREAD = False
 BOOTSTRAP_EVERY_S = 0
+RESULTS_SCORES_FRESH_S = 0  # a test reads its new score at once; test_results_cache sets the window

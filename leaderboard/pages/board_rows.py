@@ -111,7 +111,7 @@ def board_rows(
     and rank per column; a team without one says so. The visitor's own team (``mine``, a team
     id) is marked, and so is each team ``close`` (per row of ``data``) says is not
     significantly behind the leader. With ``contrastive``, each team's contrastive runs follow
-    its row: values, never ranks."""
+    its row: values, never ranks. One string per team (its row, then its runs' rows)."""
     indices = [data.index[column.id] for column in columns]
     sort_index = data.index[sort.id]
     openings = _openings(columns, primary=primary, sort=sort)
@@ -170,7 +170,8 @@ def board_rows(
             )
         )
         if contrastive:
-            shown += _contrastive_rows(data, row, indices, openings, formats, intervals=rank_intervals is not None)
+            runs = _contrastive_rows(data, row, indices, openings, formats, intervals=rank_intervals is not None)
+            shown[-1] = mark_safe(shown[-1] + "".join(runs))
     return shown
 
 

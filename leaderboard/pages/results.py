@@ -220,20 +220,31 @@ def board_page(
         "primary": task.primary_metric,
         "rank_intervals": view.rank_intervals,
         "stale": view.intervals.stale,
-        "mine": team_id,
         "close": None if view.behind is None else view.behind[:, 2] > LEVEL,
     }
-    mine_elsewhere = mine is not None and mine not in set(rows.tolist())
+    # The page's rows are the same for every visitor (cached); the visitor's own row is marked.
+    over = tuple(column.id for column in overall.columns) if overall else ()
+    params = (data.part, calibrated, sort_column.id, over, paging.page, paging.query, contrastive)
+    shown = cached(
+        phase, "board-rows", params, lambda: board_rows.board_rows(data, rows, **render, contrastive=contrastive)
+    )
+    shown_rows = rows.tolist()
+    if mine is not None and mine in shown_rows:
+        shown = list(shown)
+        shown[shown_rows.index(mine)] = board_rows.board_rows(
+            data, [mine], **render, mine=team_id, contrastive=contrastive
+        )[0]
+    mine_elsewhere = mine is not None and mine not in shown_rows
     my_place = int(np.flatnonzero(view.order == mine)[0]) if mine is not None else None
     return {
         "task": task,
         "phase": phase,
         "columns": columns,
         "sort": sort_column,
-        "rows": board_rows.board_rows(data, rows, **render, contrastive=contrastive),
+        "rows": shown,
         "contrastive": contrastive,
         "has_contrastive": len(data.contrastive_ids) > 0,
-        "my_row": board_rows.board_rows(data, [mine], **render)[0] if mine_elsewhere else None,
+        "my_row": board_rows.board_rows(data, [mine], **render, mine=team_id)[0] if mine_elsewhere else None,
         "my_page": my_place // PAGE_SIZE + 1 if my_place is not None else None,
         "my_team_id": team_id if mine is not None else None,
         "baseline_rows": board_rows.baseline_rows(

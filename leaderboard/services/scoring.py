@@ -124,7 +124,7 @@ def submission_score(*, submission_id: int) -> str:
         submission.save()
         # The team's notes are written with the outcome; their e-mails go once it commits.
         submission_finished_notify(submission=submission)
-        stability.scores_changed(phase=phase)
+        stability.scores_changed(phase=phase, new_score=True)
     logger.debug("submission %s %s", submission_id, submission.status)
     return submission.status
 

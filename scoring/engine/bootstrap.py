@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -67,6 +68,7 @@ from scoring.engine.aggregate import Aggregate
 from scoring.engine.canonical import StackValues, nearest_sums, rounded_of_integers
 from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.confusion import mass_parts
+from scoring.engine.ids import available_cores
 from scoring.engine.ranking import Direction, correlation, goodness, signs
 from scoring.engine.significance import BehindLeader, behind_leader
 
@@ -344,6 +346,14 @@ class Stability:
         return groups
 
 
+def _unfinished(jobs: list[Future]) -> list[Future]:
+    """The jobs still running; a finished one's error is raised here."""
+    finished = [job for job in jobs if job.done()]
+    for job in finished:
+        job.result()
+    return [job for job in jobs if job not in finished]
+
+
 def bootstrap(
     gold: np.ndarray,
     predicted: Sequence[np.ndarray],
@@ -372,19 +382,35 @@ def bootstrap(
     values = np.empty((replicates, len(columns), n_teams))
     ranks = np.empty((replicates, len(columns), n_teams), dtype=np.int16 if n_teams < 2**15 else np.int32)
     rho = np.empty((replicates, len(heatmap) * (len(heatmap) + 1) // 2))
-    observed = None
-    for start in range(0, replicates, BLOCK_SIZE):
-        stop = min(start + BLOCK_SIZE, replicates)
-        matrices = source.of_weights(source.weights(rng, stop - start))
-        if observed is None:  # the full test set (each item once), evaluated with the first block
-            matrices = np.concatenate([source.of_weights(np.ones((1, source.n_items), dtype=source.dtype)), matrices])
-        block = np.moveaxis(column_values(matrices, columns, labels), 0, 1)
-        if observed is None:
-            observed, block = block[0], block[1:]
+    observed = np.empty((len(columns), n_teams))
+
+    def evaluate(start: int, weights: np.ndarray) -> None:
+        """A block's values, ranks and rhos into their rows; the first block's weights begin
+        with the full test set (each item once), whose values are the observed ones."""
+        block = np.moveaxis(column_values(source.of_weights(weights), columns, labels), 0, 1)
+        if start == 0:
+            observed[:], block = block[0], block[1:]
         order = RankOrder.of(block, column_signs)
-        values[start:stop] = block
-        ranks[start:stop] = order.competition()
-        rho[start:stop] = spearman_replicates(order, heatmap_index)
+        values[start : start + len(block)] = block
+        ranks[start : start + len(block)] = order.competition()
+        rho[start : start + len(block)] = spearman_replicates(order, heatmap_index)
+
+    # The weights are drawn in block order from one stream (the draws are the rules'); the
+    # blocks are evaluated on the other cores meanwhile, each into its own rows (numpy leaves
+    # the interpreter lock while it computes), so the numbers are those of one thread.
+    cores = available_cores()
+    with ThreadPoolExecutor(max_workers=cores) as pool:
+        pending: list[Future] = []
+        for start in range(0, replicates, BLOCK_SIZE):
+            weights = source.weights(rng, min(start + BLOCK_SIZE, replicates) - start)
+            if start == 0:
+                weights = np.concatenate([np.ones((1, source.n_items), dtype=source.dtype), weights])
+            while len(pending) >= cores:  # at most a block in flight per core: bounded memory
+                wait(pending, return_when=FIRST_COMPLETED)
+                pending = _unfinished(pending)
+            pending.append(pool.submit(evaluate, start, weights))
+        wait(pending)
+        _unfinished(pending)
     # One column (or a few pairs) at a time, so that the quantiles copy a slice, not the whole.
     score_intervals = np.stack(
         [percentile_interval(v, undefined=np.isnan(v), confidence=confidence) for v in _by_column(values)]

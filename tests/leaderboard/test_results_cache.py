@@ -262,3 +262,47 @@ def test_a_hidden_board_is_refused_even_with_a_cached_copy(contest, organiser_cl
     task, _, _ = contest
     Phase.objects.filter(task=task).update(visibility=Phase.Visibility.AFTER_CLOSE)  # no version raised
     assert Client().get(reverse("leaderboard:leaderboard", args=[task.slug])).status_code == 403
+
+
+# --- a deadline rush: new scores within RESULTS_SCORES_FRESH_S, everything else at once -----------
+
+
+def test_during_a_rush_a_new_score_shows_within_the_window_and_a_rename_at_once(contest, submit, settings):
+    """With the window of production (here a minute, under a frozen clock), the pages just
+    computed stand for new scores until the window ends; a change that is not a score (a team
+    renamed) is shown by the very next read, with the new scores too."""
+    from freezegun import freeze_time
+
+    settings.RESULTS_SCORES_FRESH_S = 60
+    task, alice, _ = contest
+    with freeze_time(timezone.now()) as clock:
+        page(task, "leaderboard")
+        before = team_cells(page(task, "leaderboard"), "Alice")
+        submit(task, alice, PERFECT)  # scored in the request: a new score, nothing else
+        assert team_cells(page(task, "leaderboard"), "Alice") == before  # within the window
+        clock.tick(dt.timedelta(seconds=61))
+        assert '<span class="value">1.0000</span>' in team_cells(page(task, "leaderboard"), "Alice")
+        submit(task, alice, MOSTLY_A)
+        member = Client()
+        member.force_login(alice)
+        data = {"name": "Alicia", "system_name": "", "system_description": "", "paper_url": ""}
+        assert member.post(reverse("leaderboard:team_detail", args=[task.slug]), data).status_code == 302
+        renamed = page(task, "leaderboard")  # at once, with the latest score too
+        assert team_cells(renamed, "Alicia") == before  # MOSTLY_A again, as at first
+
+
+def test_a_reader_does_not_wait_while_another_computes_a_new_score_s_page(contest, submit, computations):
+    """Another request holds the claim on the current entry: the reader gets the page of the
+    scores before, at once, rather than waiting for it or computing it too."""
+    task, alice, _ = contest
+    before = team_cells(page(task, "leaderboard"), "Alice")
+    submit(task, alice, PERFECT)
+    task.refresh_from_db()
+    phase = task.current_phase()
+    data_key = results_cache.entry_key(phase, "board-data", (phase.shown_part(),))
+    assert results_cache.cache.add(f"{data_key}:computing", 1, 60)  # another request computes it
+    computations.clear()
+    started = timezone.now()
+    assert team_cells(page(task, "leaderboard"), "Alice") == before
+    assert "board-data" not in computations
+    assert (timezone.now() - started).total_seconds() < results_cache.BUILD_WAIT_S / 2

@@ -210,6 +210,19 @@ def test_same_seed_same_intervals_and_blocks_do_not_matter_for_the_shape() -> No
     np.testing.assert_array_equal(runs[0].rho, np.swapaxes(runs[0].rho, 0, 1))
 
 
+@pytest.mark.parametrize("cores", [1, 3])
+def test_the_blocks_evaluated_side_by_side_give_the_numbers_of_one_thread(monkeypatch, cores) -> None:
+    """Blocks are drawn in order and evaluated on several threads: every replicate's values and
+    ranks, and the observed values, are those of evaluating them one after the other."""
+    gold, teams = simulate(np.random.default_rng(9), 300, n_teams=4)
+    monkeypatch.setattr(bs, "available_cores", lambda: 1)
+    alone = bs.bootstrap(gold, teams, labels=LABELS, replicates=3 * bs.BLOCK_SIZE + 7, seed=5)
+    monkeypatch.setattr(bs, "available_cores", lambda: cores + 1)
+    together = bs.bootstrap(gold, teams, labels=LABELS, replicates=3 * bs.BLOCK_SIZE + 7, seed=5)
+    for field in ("replicate_values", "replicate_ranks", "observed", "scores", "ranks", "rho"):
+        np.testing.assert_array_equal(getattr(alone, field), getattr(together, field))
+
+
 def test_undefined_in_any_replicate_makes_the_interval_undefined() -> None:
     gold, teams = simulate(np.random.default_rng(9), 60, n_teams=2)
     gold[:2] = 2  # a class with two gold items: some resampled test sets lack it
