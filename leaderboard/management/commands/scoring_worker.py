@@ -46,6 +46,7 @@ PRELOADED = (
     "leaderboard.services.registrations",
     "pandas",  # the scorer imports these two when first needed (scoring.engine.io, .ranking)
     "scipy.stats",
+    settings.ROOT_URLCONF,  # a job's notice links to its run (reverse): the URLconf imports every view
 )
 """The modules that define the jobs, and those the jobs import when they run."""
 MAX_RESTART_WAIT_S = 30.0

@@ -27,6 +27,51 @@ def test_every_module_that_defines_a_job_is_preloaded():
     assert defining <= set(scoring_worker.PRELOADED)
 
 
+JOB_IN_A_FRESH_PROCESS = """
+import importlib, os, sys, tempfile
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
+os.environ["DATABASE_URL"] = "sqlite:///" + tempfile.mkdtemp() + "/job.sqlite3"
+import django
+django.setup()
+from unittest import mock
+from django.core.management import call_command
+from django.utils import timezone
+call_command("migrate", verbosity=0)
+from leaderboard.management.commands.scoring_worker import PRELOADED
+for name in PRELOADED:
+    importlib.import_module(name)
+from leaderboard.services import scoring
+from leaderboard.services.submissions import submission_create
+from leaderboard.services.teams import team_create
+from leaderboard.services.tasks import task_create
+from django.contrib.auth import get_user_model
+users = get_user_model().objects
+now = timezone.now()
+task = task_create(organiser=users.create_user("o"), slug="t", title="t", description="", labels=["a", "b"],
+    gold_name="g.csv", gold_content=b"id,label\\n1,a\\n2,b\\n", primary_metric="macro_f1",
+    opens_at=now - timezone.timedelta(days=1), closes_at=now + timezone.timedelta(days=1))
+member = users.create_user("m")
+team_create(task=task, user=member, name="Team")
+with mock.patch.object(scoring, "enqueue_scoring", lambda *args, **kwargs: None):
+    run = submission_create(task=task, user=member, name="r.csv", content=b"id,label\\n1,a\\n2,a\\n")
+before = set(sys.modules)
+scoring.submission_score(submission_id=run.pk)
+print(sorted(set(sys.modules) - before))
+"""
+
+
+def test_a_job_imports_nothing_the_worker_has_not_preloaded():
+    """A work horse is forked per job: whatever a job imports, every job imports again (the
+    URLconf and every view behind it took a deadline's jobs 0.3 s each)."""
+    import subprocess
+    import sys
+
+    found = subprocess.run(
+        [sys.executable, "-c", JOB_IN_A_FRESH_PROCESS], capture_output=True, text=True, cwd=PACKAGE.parent, check=True
+    )
+    assert found.stdout.strip() == "[]", found.stdout[-2000:]
+
+
 class FakeWorker:
     """Records how it was made and run; its runs end as ``outcomes`` say."""
 
