@@ -295,7 +295,7 @@ def stability_request(*, phase: Phase) -> None:
     if settings.BOOTSTRAP_REPLICATES < 1:
         return
     now = timezone.now()
-    row, _ = PhaseStability.objects.get_or_create(phase=phase)
+    row, _ = PhaseStability.objects.only(*_ROW_STATE).get_or_create(phase=phase)  # never its result
     wait_s = _wait_s(row, now)
     if wait_s > 0 and not settings.BOOTSTRAP_IN_THREAD:
         return  # the recovery sweep asks once the pause is over

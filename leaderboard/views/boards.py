@@ -25,6 +25,7 @@ from leaderboard.pages import disagreements as disagreements_page
 from leaderboard.pages import results as results_page
 from leaderboard.pages import shifts as shifts_page
 from leaderboard.permissions import can_view_board
+from leaderboard.results_cache import cached
 from leaderboard.selectors.boards import overall_of
 from leaderboard.selectors.participation import team_of
 from leaderboard.views.common import download, phase_or_404, task_or_404
@@ -68,7 +69,32 @@ def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
         contrastive=_contrastive(request),
         overall=_overall(request, phase),
     )
-    return render(request, "leaderboard/leaderboard.html", context)
+    overall = context["overall"]
+    params = (
+        context["calibrated"],
+        context["sort"].id,
+        (overall.method, tuple(column.id for column in overall.columns)) if overall else None,
+        context["paging"].page,
+        context["paging"].query,
+        context["contrastive"],
+    )
+    reads = {"calibrated", "sort", "overall", "over", "page", "q", "contrastive"}
+    return _render_shared(request, phase, "leaderboard/leaderboard.html", context, params, reads=reads)
+
+
+def _render_shared(
+    request: HttpRequest, phase: Phase, template: str, context: dict, params: tuple, *, reads: set[str]
+) -> HttpResponse:
+    """The page rendered from ``context``. For a visitor who is nobody in particular (not logged
+    in, no message waiting, no session) asking with no parameter but those the page ``reads``,
+    the page is the same for everyone who reads it at ``params`` (those parameters, parsed): it
+    is rendered once per version of the task and kept in the results cache, so that a
+    deadline's readers cost a look-up each."""
+    personal = request.user.is_authenticated or "messages" in request.COOKIES or not request.session.is_empty()
+    if personal or not set(request.GET) <= reads:
+        return render(request, template, context)
+    content = cached(phase, f"page:{template}", params, lambda: render(request, template, context).content)
+    return HttpResponse(content)
 
 
 def _overall(request: HttpRequest, phase: Phase) -> Aggregate | None:
@@ -143,7 +169,9 @@ def disagreements(request: HttpRequest, phase: Phase) -> HttpResponse:
         second_id=request.GET.get("b"),
         team_id=_team_id(request, phase),
     )
-    return render(request, "leaderboard/disagreements.html", context)
+    params = (context["set_name"], context["first"].id, context["second"].id)
+    reads = {"set", "a", "b"}
+    return _render_shared(request, phase, "leaderboard/disagreements.html", context, params, reads=reads)
 
 
 @board_view

@@ -306,3 +306,34 @@ def test_a_reader_does_not_wait_while_another_computes_a_new_score_s_page(contes
     assert team_cells(page(task, "leaderboard"), "Alice") == before
     assert "board-data" not in computations
     assert (timezone.now() - started).total_seconds() < results_cache.BUILD_WAIT_S / 2
+
+
+def test_a_page_for_nobody_in_particular_is_rendered_once_per_version(contest, monkeypatch):
+    """Anonymous readers of the board and the disagreement page share one rendered page per
+    version; a logged-in member's page is rendered for them (their row marked), and so is a
+    request with a parameter the page does not read (its links would carry it)."""
+    from leaderboard.views import boards
+
+    task, alice, _ = contest
+    rendered: list[str] = []
+    real = boards.render
+
+    def counting(request, template, context=None, **options):
+        rendered.append(template)
+        return real(request, template, context, **options)
+
+    monkeypatch.setattr(boards, "render", counting)
+    results_cache.results_changed(task)  # the fixture's reads are of the version before
+    for name in ("leaderboard", "disagreements"):
+        first, second = page(task, name), page(task, name)
+        assert first == second
+    assert len(rendered) == 2
+    member = Client()
+    member.force_login(alice)
+    mine = member.get(reverse("leaderboard:leaderboard", args=[task.slug])).content.decode()
+    assert 'class="team-row mine"' in mine and 'class="team-row mine"' not in page(task, "leaderboard")
+    page(task, "leaderboard", utm_source="mail")
+    assert len(rendered) == 4
+    results_cache.results_changed(task)  # a change: the next reader renders the page anew
+    page(task, "leaderboard")
+    assert len(rendered) == 5
