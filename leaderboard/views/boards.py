@@ -26,7 +26,7 @@ from leaderboard.pages import results as results_page
 from leaderboard.pages import shifts as shifts_page
 from leaderboard.permissions import can_view_board
 from leaderboard.results_cache import cached
-from leaderboard.selectors.boards import overall_of
+from leaderboard.selectors.boards import columns_of, overall_of, paired_columns, sorted_by
 from leaderboard.selectors.participation import team_of
 from leaderboard.views.common import download, phase_or_404, task_or_404
 from scoring.engine.aggregate import Aggregate
@@ -59,41 +59,56 @@ def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
     """The board, a page of it (``?page=``), or the teams whose name holds ``?q=``, sorted by
     any column (``?sort=``), raw or calibrated (``?calibrated=1``); the visitor's team's row is
     always shown (the rows are the same for everybody; the visitor's team is marked here)."""
-    context = results_page.board_page(
-        phase=phase,
-        calibrated=request.GET.get("calibrated") == "1",
-        sort=request.GET.get("sort"),
-        page=request.GET.get("page"),
-        query=request.GET.get("q"),
-        team_id=_team_id(request, phase),
-        contrastive=_contrastive(request),
-        overall=_overall(request, phase),
+    calibrated, overall, contrastive = (
+        request.GET.get("calibrated") == "1",
+        _overall(request, phase),
+        _contrastive(request),
     )
-    overall = context["overall"]
+
+    def context() -> dict:
+        return results_page.board_page(
+            phase=phase,
+            calibrated=calibrated,
+            sort=request.GET.get("sort"),
+            page=request.GET.get("page"),
+            query=request.GET.get("q"),
+            team_id=_team_id(request, phase),
+            contrastive=contrastive,
+            overall=overall,
+        )
+
+    columns = [*([overall] if overall else []), *columns_of(phase.task, calibrated=calibrated)]
+    page = request.GET.get("page", "1")
+    if not (page.isdigit() and 0 < int(page) <= SHARED_PAGES):  # a made-up page: its reader's own
+        return render(request, "leaderboard/leaderboard.html", context())
     params = (
-        context["calibrated"],
-        context["sort"].id,
+        calibrated,
+        sorted_by(phase.task, columns, request.GET.get("sort")).id,
         (overall.method, tuple(column.id for column in overall.columns)) if overall else None,
-        context["paging"].page,
-        context["paging"].query,
-        context["contrastive"],
+        int(page),
+        contrastive,
     )
-    reads = {"calibrated", "sort", "overall", "over", "page", "q", "contrastive"}
+    reads = {"calibrated", "sort", "overall", "over", "page", "contrastive"}  # a search is the visitor's own
     return _render_shared(request, phase, "leaderboard/leaderboard.html", context, params, reads=reads)
 
 
+SHARED_PAGES = 100
+"""The pages of a board (of 100 teams) kept rendered for everyone: a made-up page number is
+rendered for its reader."""
+
+
 def _render_shared(
-    request: HttpRequest, phase: Phase, template: str, context: dict, params: tuple, *, reads: set[str]
+    request: HttpRequest, phase: Phase, template: str, context: Callable[[], dict], params: tuple, *, reads: set[str]
 ) -> HttpResponse:
-    """The page rendered from ``context``. For a visitor who is nobody in particular (not logged
-    in, no message waiting, no session) asking with no parameter but those the page ``reads``,
-    the page is the same for everyone who reads it at ``params`` (those parameters, parsed): it
-    is rendered once per version of the task and kept in the results cache, so that a
-    deadline's readers cost a look-up each."""
+    """The page rendered from ``context()``. For a visitor who is nobody in particular (not
+    logged in, no message waiting, no session) asking with no parameter but those the page
+    ``reads``, the page is the same for everyone who reads it at ``params`` (those parameters,
+    parsed): it is rendered once per version of the task and kept in the results cache, so that
+    a deadline's readers cost a look-up each."""
     personal = request.user.is_authenticated or "messages" in request.COOKIES or not request.session.is_empty()
     if personal or not set(request.GET) <= reads:
-        return render(request, template, context)
-    content = cached(phase, f"page:{template}", params, lambda: render(request, template, context).content)
+        return render(request, template, context())
+    content = cached(phase, f"page:{template}", params, lambda: render(request, template, context()).content)
     return HttpResponse(content)
 
 
@@ -162,14 +177,21 @@ def metric_detail(request: HttpRequest, phase: Phase, column: str) -> HttpRespon
 
 @board_view
 def disagreements(request: HttpRequest, phase: Phase) -> HttpResponse:
-    context = disagreements_page.disagreement_page(
-        phase=phase,
-        set_name=request.GET.get("set"),
-        first_id=request.GET.get("a"),
-        second_id=request.GET.get("b"),
-        team_id=_team_id(request, phase),
+    def context() -> dict:
+        return disagreements_page.disagreement_page(
+            phase=phase,
+            set_name=request.GET.get("set"),
+            first_id=request.GET.get("a"),
+            second_id=request.GET.get("b"),
+            team_id=_team_id(request, phase),
+        )
+
+    ids = {column.id for column in paired_columns(phase.task)}
+    chosen = [request.GET.get(name) for name in ("set", "a", "b")]
+    params = (
+        chosen[0] if chosen[0] in disagreements_page.COLUMN_SETS else None,
+        *(column if column in ids else None for column in chosen[1:]),
     )
-    params = (context["set_name"], context["first"].id, context["second"].id)
     reads = {"set", "a", "b"}
     return _render_shared(request, phase, "leaderboard/disagreements.html", context, params, reads=reads)
 
