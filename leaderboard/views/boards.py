@@ -16,7 +16,10 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.gzip import re_accepts_gzip
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
+from django.utils.text import compress_string
 from django.views.decorators.http import require_safe
 
 from leaderboard import charts, errors, exports
@@ -108,8 +111,18 @@ def _render_shared(
     personal = request.user.is_authenticated or "messages" in request.COOKIES or not request.session.is_empty()
     if personal or not set(request.GET) <= reads:
         return render(request, template, context())
-    content = cached(phase, f"page:{template}", params, lambda: render(request, template, context()).content)
-    return HttpResponse(content)
+
+    def rendered() -> tuple[bytes, bytes]:  # the page, and gzipped once for every reader
+        content = render(request, template, context()).content
+        return content, compress_string(content)
+
+    content, gzipped = cached(phase, f"page:{template}", params, rendered)
+    if not re_accepts_gzip.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+        response = HttpResponse(content)
+    else:  # the page holds no secret (no session, no form token): one gzip stream serves all
+        response = HttpResponse(gzipped, headers={"Content-Encoding": "gzip"})
+    patch_vary_headers(response, ("Accept-Encoding",))
+    return response
 
 
 def _overall(request: HttpRequest, phase: Phase) -> Aggregate | None:

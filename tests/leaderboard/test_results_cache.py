@@ -337,3 +337,15 @@ def test_a_page_for_nobody_in_particular_is_rendered_once_per_version(contest, m
     results_cache.results_changed(task)  # a change: the next reader renders the page anew
     page(task, "leaderboard")
     assert len(rendered) == 5
+
+
+def test_the_shared_page_is_gzipped_once_for_every_reader_who_accepts_it(contest):
+    import gzip
+
+    task, _, _ = contest
+    url = reverse("leaderboard:leaderboard", args=[task.slug])
+    plain = Client().get(url)
+    first, second = (Client().get(url, HTTP_ACCEPT_ENCODING="gzip, br") for _ in range(2))
+    assert first["Content-Encoding"] == "gzip" and first.content == second.content
+    assert gzip.decompress(first.content) == plain.content and "Content-Encoding" not in plain
+    assert "Accept-Encoding" in first["Vary"] and "Accept-Encoding" in plain["Vary"]
