@@ -16,7 +16,7 @@ Choices, and why:
   are all bold. Two cells can therefore print the same percentage with only one of them
   bold: that team is strictly better below the printed precision, and ranked so on the
   board. (Paper 000's Table 8 bolds some printed ties and not others.)
-- **Rounding** is of the stored double, exactly (``Decimal``, half to even), so a value prints
+- **Rounding** is of the stored double, exactly (integer arithmetic, half to even), so a value prints
   the same whatever float noise ``100 * value`` would add; a value that rounds to zero never
   prints as ``-0.0``.
 - **Not every metric is a share.** A metric whose registry range is unbounded (discriminant
@@ -35,7 +35,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from decimal import ROUND_HALF_EVEN, Decimal
 
 from scoring.engine.aggregate import Aggregate
 from scoring.engine.columns import Column
@@ -119,12 +118,15 @@ def number_text(value: Value, *, percent: bool) -> str | None:
     if number is None:
         return None
     digits = PERCENT_DIGITS if percent else PLAIN_DIGITS
-    exact = Decimal(number).scaleb(2 if percent else 0)
-    rounded = exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN)
-    if rounded == 0:
-        rounded = abs(rounded)
-    text = f"{rounded:f}"
-    return r"$-$" + text[1:] if text.startswith("-") else text
+    # The stored double's exact value, in units of the last printed digit, rounded half to even
+    # with integers (a board of thousands of teams prints tens of thousands of cells).
+    numerator, denominator = number.as_integer_ratio()
+    units, rest = divmod(abs(numerator) * 10 ** (digits + (2 if percent else 0)), denominator)
+    if 2 * rest > denominator or (2 * rest == denominator and units % 2):
+        units += 1
+    whole, fraction = divmod(units, 10**digits)
+    text = f"{whole}.{fraction:0{digits}d}"
+    return r"$-$" + text if numerator < 0 and units else text
 
 
 def cell_text(value: Value, *, percent: bool, best: bool) -> str:

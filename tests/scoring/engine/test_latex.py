@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from scoring.engine import latex
 from scoring.engine.columns import Column, table8_columns
 from scoring.engine.latex import CALIBRATION_NOTE, latex_escape, latex_table, number_text
 from scoring.engine.registry import BY_KEY
@@ -186,3 +190,19 @@ def test_hostile_names_compile(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert "Missing character" not in (tmp_path / "doc.log").read_text(errors="replace")
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6), st.booleans())
+def test_a_printed_value_is_the_decimal_rounding_of_the_stored_double(value, percent):
+    """Half to even on the double's exact value, as ``decimal`` rounds it; never a minus zero."""
+    digits = latex.PERCENT_DIGITS if percent else latex.PLAIN_DIGITS
+    exact = Decimal(value).scaleb(2 if percent else 0)
+    rounded = exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN)
+    expected = f"{abs(rounded) if rounded == 0 else rounded:f}"
+    expected = r"$-$" + expected[1:] if expected.startswith("-") else expected
+    assert latex.number_text(value, percent=percent) == expected
+
+
+def test_exact_halves_round_to_even():
+    assert [latex.number_text(x, percent=True) for x in (0.00125, 0.00375, -0.00125)] == ["0.1", "0.4", "$-$0.1"]
+    assert [latex.number_text(x, percent=False) for x in (0.125, 0.375, -0.0001, 2)] == ["0.12", "0.38", "0.00", "2.00"]
