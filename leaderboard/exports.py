@@ -17,7 +17,6 @@ from leaderboard.models import Phase
 from leaderboard.selectors.boards import Board, Entry
 from scoring.engine.aggregate import Aggregate
 from scoring.engine.columns import Column
-from scoring.engine.formatting import json_value
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a text cell as a formula (CSV injection)."""
@@ -111,7 +110,7 @@ def board_csv(board: Board) -> str:
     for row in export_rows(board):
         cells: list[Any] = [row.name, row.kind, row.status, row.submission]
         for key in ids:
-            cells += [json_value(row.values[key]), row.ranks[key]]
+            cells += [row.values[key], row.ranks[key]]
         writer.writerow([csv_cell(cell) for cell in cells])
     return out.getvalue()
 
@@ -168,7 +167,7 @@ def board_data(board: Board) -> dict[str, Any]:
                 "kind": row.kind,
                 "status": row.status,
                 "submission": row.submission,
-                "values": {key: json_value(row.values[key]) for key in ids},
+                "values": {key: row.values[key] for key in ids},  # numbers, or None: undefined
                 "ranks": {key: row.ranks[key] for key in ids},
             }
             for row in export_rows(board)
