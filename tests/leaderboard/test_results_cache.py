@@ -22,6 +22,7 @@ from leaderboard.pages import disagreements as disagreements_page
 from leaderboard.pages import results as results_page
 from leaderboard.pages import shifts as shifts_page
 from leaderboard.services.teams import team_create
+from leaderboard.views import boards
 from tests.conftest import MOSTLY_A, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -312,8 +313,6 @@ def test_a_page_for_nobody_in_particular_is_rendered_once_per_version(contest, m
     """Anonymous readers of the board and the disagreement page share one rendered page per
     version; a logged-in member's page is rendered for them (their row marked), and so is a
     request with a parameter the page does not read (its links would carry it)."""
-    from leaderboard.views import boards
-
     task, alice, _ = contest
     rendered: list[str] = []
     real = boards.render
