@@ -324,7 +324,7 @@ def leaderboard(
             )
     except ValueError as error:
         raise ApiError.of(400, problems.BAD_OVERALL, why=str(error)) from None
-    columns = [*([chosen] if chosen else []), *board_selectors.columns_of(task, calibrated=calibrated)]
+    columns = board_selectors.shown_columns(task, calibrated=calibrated, overall=chosen)
     if sort and board_selectors.column_by_id(task, sort) not in columns and not (chosen and sort == chosen.id):
         raise ApiError.of(400, problems.UNKNOWN_COLUMN, column=sort, columns=", ".join(column.id for column in columns))
     return results_page.board_api(

@@ -28,9 +28,10 @@ from leaderboard.selectors.boards import (
     board_data,
     board_of,
     column_by_id,
-    columns_of,
+    overall_key,
     overall_set,
     primary_column,
+    shown_columns,
     sorted_by,
 )
 from leaderboard.selectors.organisers import organiser_actions
@@ -130,8 +131,8 @@ def _overall_view(phase: Phase, data: BoardData, overall: Aggregate, intervals: 
 
 
 def board_view(phase: Phase, data: BoardData, column: Column | Aggregate) -> BoardView:
-    over = tuple(found.id for found in column.columns) if isinstance(column, Aggregate) else ()
-    return cached(phase, "board-view", (data.part, column.id, over), lambda: _view(phase, data, column))
+    key = overall_key(column) if isinstance(column, Aggregate) else column.id
+    return cached(phase, "board-view", (data.part, key), lambda: _view(phase, data, column))
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ def board_page(
     wherever it stands, and the baselines."""
     task = phase.task
     data = board_data_of(phase).with_overall(overall)
-    columns = [*([overall] if overall else []), *columns_of(task, calibrated=calibrated)]
+    columns = shown_columns(task, calibrated=calibrated, overall=overall)
     sort_column = sorted_by(task, columns, sort)
     view = board_view(phase, data, sort_column)
     rows, paging = page_of(data, view.order, page=page, query=query)
@@ -223,8 +224,7 @@ def board_page(
         "close": None if view.behind is None else view.behind[:, 2] > LEVEL,
     }
     # The page's rows are the same for every visitor (cached); the visitor's own row is marked.
-    over = tuple(column.id for column in overall.columns) if overall else ()
-    params = (data.part, calibrated, sort_column.id, over, paging.page, paging.query, contrastive)
+    params = (data.part, calibrated, sort_column.id, overall_key(overall), paging.page, paging.query, contrastive)
     shown = cached(
         phase, "board-rows", params, lambda: board_rows.board_rows(data, rows, **render, contrastive=contrastive)
     )
@@ -321,15 +321,13 @@ def board_api(
     the overall ranking ``overall``, if any) sorted by ``sort``, a page at a time (``per_page``
     0: every row), and the intervals in the CLI's layout (cached, each page and the intervals
     apart)."""
-    columns = [*([overall] if overall else []), *columns_of(phase.task, calibrated=calibrated)]
-    sort_id = sorted_by(phase.task, columns, sort).id
-    over = tuple(column.id for column in overall.columns) if overall else ()
+    sort_id = sorted_by(phase.task, shown_columns(phase.task, calibrated=calibrated, overall=overall), sort).id
 
     def rows() -> dict[str, Any]:
         board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id, overall=overall)
         return exports.board_data(board)  # the download's very shape, built in one place
 
-    found = cached(phase, "api-board", (calibrated, sort_id, overall and overall.method, over), rows)
+    found = cached(phase, "api-board", (calibrated, sort_id, overall_key(overall)), rows)
     teams: list[list[dict]] = []  # each team's row, then its contrastive runs' rows
     for row in found["rows"]:
         if row["kind"] == "team":
@@ -367,9 +365,7 @@ def export(
     """A board download (cached): ``csv`` or ``json`` (every column), or ``tex`` (the columns the
     page shows, raw or calibrated, in its order), first the overall ranking ``overall`` if any;
     the teams' contrastive runs, never ranked, with them unless ``contrastive`` is false."""
-    columns = [*([overall] if overall else []), *columns_of(phase.task, calibrated=calibrated)]
-    sort_id = sorted_by(phase.task, columns, sort).id
-    over = tuple(column.id for column in overall.columns) if overall else ()
+    sort_id = sorted_by(phase.task, shown_columns(phase.task, calibrated=calibrated, overall=overall), sort).id
 
     def compute() -> str:
         board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id, overall=overall)
@@ -387,8 +383,7 @@ def export(
             unranked=[(f"{run.name} (contrastive {run.contrastive})", run.values) for run in board.contrastive],
         )
 
-    params = (calibrated, sort_id, contrastive, overall and overall.method, over)
-    return cached(phase, f"export-{kind}", params, compute)
+    return cached(phase, f"export-{kind}", (calibrated, sort_id, contrastive, overall_key(overall)), compute)
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,16 @@ def columns_of(task: Task, *, calibrated: bool | None = False) -> list[Column]:
     return board_columns.ranking_columns(task.labels, calibrated=calibrated, ordinal=task.ordinal)
 
 
+def shown_columns(task: Task, *, calibrated: bool | None = False, overall: Aggregate | None = None) -> list:
+    """A board's columns: the overall ranking ``overall`` first, if any, then :func:`columns_of`."""
+    return [*([overall] if overall else []), *columns_of(task, calibrated=calibrated)]
+
+
+def overall_key(overall: Aggregate | None) -> tuple | None:
+    """What names an overall ranking in a cache key: its method and its columns."""
+    return overall and (overall.method, tuple(column.id for column in overall.columns))
+
+
 def paired_columns(task: Task, *, paper_set: bool = False) -> list[Column]:
     """The task's columns with each metric followed by its calibrated version (Figure 2)."""
     return board_columns.paired_columns(task.labels, paper_set=paper_set, ordinal=task.ordinal)
@@ -469,7 +479,7 @@ def board_of(
     """:func:`leaderboard` from a board already read; ``overall``, an overall ranking, is its
     first column."""
     data = data.with_overall(overall)
-    columns = [*([overall] if overall else []), *columns_of(phase.task, calibrated=calibrated)]
+    columns = shown_columns(phase.task, calibrated=calibrated, overall=overall)
     sort_column = sorted_by(phase.task, columns, sort)
     order = data.order(sort_column)
     entries = entries_of(data, order, columns)

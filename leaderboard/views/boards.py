@@ -29,7 +29,7 @@ from leaderboard.pages import results as results_page
 from leaderboard.pages import shifts as shifts_page
 from leaderboard.permissions import can_view_board
 from leaderboard.results_cache import cached
-from leaderboard.selectors.boards import columns_of, overall_of, paired_columns, sorted_by
+from leaderboard.selectors.boards import overall_key, overall_of, paired_columns, shown_columns, sorted_by
 from leaderboard.selectors.participation import team_of
 from leaderboard.views.common import download, phase_or_404, task_or_404
 from scoring.engine.aggregate import Aggregate
@@ -80,14 +80,14 @@ def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
             overall=overall,
         )
 
-    columns = [*([overall] if overall else []), *columns_of(phase.task, calibrated=calibrated)]
+    columns = shown_columns(phase.task, calibrated=calibrated, overall=overall)
     page = request.GET.get("page", "1")
     if not (page.isdigit() and 0 < int(page) <= SHARED_PAGES):  # a made-up page: its reader's own
         return render(request, "leaderboard/leaderboard.html", context())
     params = (
         calibrated,
         sorted_by(phase.task, columns, request.GET.get("sort")).id,
-        (overall.method, tuple(column.id for column in overall.columns)) if overall else None,
+        overall_key(overall),
         int(page),
         contrastive,
     )

@@ -168,3 +168,21 @@ def test_links_of_the_board_keep_the_visitor_s_overall_choice(client, board_task
     sort_links = re.findall(r'class="sort-link" href="([^"]+)"', content)
     assert sort_links and all("overall=borda" in link and "over=calibrated" in link for link in sort_links)
     assert re.search(r'leaderboard\.csv\?[^"]*overall=borda', content)
+
+
+def test_switching_the_method_over_the_same_columns_shows_the_other_values(client, board_task):
+    """Mean rank and Borda over the same set, the board sorted by the primary metric both times:
+    the rows are not the other method's (the cached rows are keyed by the method too)."""
+    ids = [column.id for column in column_sets(board_task.labels, primary="macro_f1")["table8"]]
+    ranks = board_ranks(board_task, ids)
+    for method, expected in (("mean_rank", mean_ranks(ranks)), ("borda", borda_points(ranks))):
+        content = client.get(url("leaderboard", board_task), {"overall": method, "over": "table8"}).content.decode()
+        first_cells = dict(
+            re.findall(
+                r'class="col-team">([^<]*)(?:<span[^>]*>[^<]*</span>)*</th>.*?<span class="value">([^<]*)<', content
+            )
+        )
+        digits = 4 if method == "mean_rank" else 0
+        assert {name: first_cells[name] for name in expected} == {
+            name: f"{value:.{digits}f}" for name, value in expected.items()
+        }
