@@ -528,6 +528,11 @@ class Intervals:
             "rank": None if rank[0] < 0 else [int(rank[0]), int(rank[1])],
         }
 
+    def _positions(self, team_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each team's position in the stored result (-1 for none), and which have one."""
+        positions = np.array([self.data.team_index.get(int(team), -1) for team in team_ids], dtype=np.int64)
+        return positions, positions >= 0
+
     def bounds(self, column: Column, team_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rank and score intervals of the teams ``team_ids`` under ``column`` at once:
         (rank bounds, -1 for none; score bounds, NaN for none), one row per team."""
@@ -537,8 +542,7 @@ class Intervals:
         if where is None:
             return ranks, scores
         s, c, _ = where
-        positions = np.array([self.data.team_index.get(int(team), -1) for team in team_ids], dtype=np.int64)
-        known = positions >= 0
+        positions, known = self._positions(team_ids)
         ranks[known] = self.data.ranks[s, c, positions[known]]
         scores[known] = self.data.scores[s, c, positions[known]]
         return ranks, scores
@@ -555,8 +559,7 @@ class Intervals:
         where = self._where(column) if self.shown and self.data.behind.size else None
         if where is None:
             return found
-        positions = np.array([self.data.team_index.get(int(team), -1) for team in team_ids], dtype=np.int64)
-        known = positions >= 0
+        positions, known = self._positions(team_ids)
         found[known] = self.data.behind[where[0], where[1], positions[known]]
         return found
 
@@ -577,8 +580,7 @@ class Intervals:
         found = self.data.overall.get((method, column_set)) if self.shown else None
         if found is None:
             return ranks, values
-        positions = np.array([self.data.team_index.get(int(team), -1) for team in team_ids], dtype=np.int64)
-        known = positions >= 0
+        positions, known = self._positions(team_ids)
         known[known] = ~np.isnan(found[positions[known], 0])
         values[known] = found[positions[known], :2]
         ranks[known] = found[positions[known], 2:]
