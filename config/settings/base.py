@@ -60,6 +60,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "leaderboard.results_cache.ComputeAfterResponse",  # results pages a little old: recomputed after the response
     "axes.middleware.AxesMiddleware",  # last, as axes asks: turns a lock-out into its 429 page
 ]
 
@@ -147,8 +148,9 @@ BOOTSTRAP_IN_THREAD = TASKS_BACKEND != "rq"
 """The immediate backend would run the bootstrap inside the request that asked for it: run it
 in a thread of the web process instead, so that no page waits for it. RQ runs it on a worker."""
 
-# A new score is on every results page within this many seconds (every other change at once):
-# during a deadline rush the pages are recomputed at most this often (leaderboard.results_cache).
+# A new score is on every results page within twice this many seconds and the time to compute
+# the page (every other change at once): during a deadline rush the pages are recomputed about
+# this often, after a reader's response (leaderboard.results_cache).
 RESULTS_SCORES_FRESH_S = float(os.environ.get("RESULTS_SCORES_FRESH_S", "1"))
 
 WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))

@@ -270,8 +270,9 @@ def test_a_hidden_board_is_refused_even_with_a_cached_copy(contest, organiser_cl
 
 def test_during_a_rush_a_new_score_shows_within_the_window_and_a_rename_at_once(contest, submit, settings):
     """With the window of production (here a minute, under a frozen clock), the pages just
-    computed stand for new scores until the window ends; a change that is not a score (a team
-    renamed) is shown by the very next read, with the new scores too."""
+    computed stand for new scores until the window ends; the first reader after it gets the page
+    once more and its successor is computed after that reader's response, for the next; a change
+    that is not a score (a team renamed) is shown by the very next read, with the new scores too."""
     from freezegun import freeze_time
 
     settings.RESULTS_SCORES_FRESH_S = 60
@@ -282,6 +283,7 @@ def test_during_a_rush_a_new_score_shows_within_the_window_and_a_rename_at_once(
         submit(task, alice, PERFECT)  # scored in the request: a new score, nothing else
         assert team_cells(page(task, "leaderboard"), "Alice") == before  # within the window
         clock.tick(dt.timedelta(seconds=61))
+        assert team_cells(page(task, "leaderboard"), "Alice") == before  # and recomputed after it
         assert '<span class="value">1.0000</span>' in team_cells(page(task, "leaderboard"), "Alice")
         submit(task, alice, MOSTLY_A)
         member = Client()
@@ -290,6 +292,59 @@ def test_during_a_rush_a_new_score_shows_within_the_window_and_a_rename_at_once(
         assert member.post(reverse("leaderboard:team_detail", args=[task.slug]), data).status_code == 302
         renamed = page(task, "leaderboard")  # at once, with the latest score too
         assert team_cells(renamed, "Alicia") == before  # MOSTLY_A again, as at first
+
+
+def test_a_page_older_than_two_windows_is_computed_for_its_reader(contest, submit, settings):
+    """A board read once in a while: its first reader after a new score gets the new score."""
+    from freezegun import freeze_time
+
+    settings.RESULTS_SCORES_FRESH_S = 60
+    task, alice, _ = contest
+    with freeze_time(timezone.now()) as clock:
+        before = team_cells(page(task, "leaderboard"), "Alice")
+        submit(task, alice, PERFECT)
+        clock.tick(dt.timedelta(seconds=121))
+        after = team_cells(page(task, "leaderboard"), "Alice")
+    assert after != before and '<span class="value">1.0000</span>' in after
+
+
+def test_a_page_computed_from_older_scores_is_not_taken_for_the_current_one(contest, submit, settings):
+    """A page first asked for just after a score is computed from the board's data of the scores
+    before (still within its window): it is as old as that data, so once the window is over it
+    is computed again, although no score came since. Labelled with the scores of its request, it
+    would show the old scores for good."""
+    from freezegun import freeze_time
+
+    settings.RESULTS_SCORES_FRESH_S = 60
+    task, alice, _ = contest
+    with freeze_time(timezone.now()) as clock:
+        page(task, "leaderboard")  # the board's data, at the scores before
+        submit(task, alice, PERFECT)  # the last score of the phase
+        stale = team_cells(page(task, "leaderboard", calibrated=1), "Alice")  # asked for first, from that data
+        clock.tick(dt.timedelta(seconds=61))
+        page(task, "leaderboard", calibrated=1)  # served once more, computed again after it
+        fresh = team_cells(page(task, "leaderboard", calibrated=1), "Alice")
+    results_cache.results_changed(task)  # every entry computed anew
+    assert fresh != stale and fresh == team_cells(page(task, "leaderboard", calibrated=1), "Alice")
+
+
+def test_outside_a_request_an_old_entry_is_computed_at_once(contest, submit, settings, computations):
+    """A command or a job reads the results (an export, a notice): nobody gets a response
+    first, so nothing waits for after it."""
+    from freezegun import freeze_time
+
+    settings.RESULTS_SCORES_FRESH_S = 60
+    task, alice, _ = contest
+    with freeze_time(timezone.now()) as clock:
+        submit(task, alice, PERFECT)
+        clock.tick(dt.timedelta(seconds=61))
+        task.refresh_from_db()
+        computations.clear()
+        phase = task.current_phase()
+        data = results_page.board_data_of(phase)
+    assert computations == ["board-data"]
+    alice_row = data.names.index("Alice")
+    assert data.submission_ids[alice_row] == Submission.objects.filter(team__name="Alice").latest("pk").pk
 
 
 def test_a_reader_does_not_wait_while_another_computes_a_new_score_s_page(contest, submit, computations):
