@@ -153,6 +153,10 @@ in a thread of the web process instead, so that no page waits for it. RQ runs it
 # this often, after a reader's response (leaderboard.results_cache).
 RESULTS_SCORES_FRESH_S = float(os.environ.get("RESULTS_SCORES_FRESH_S", "1"))
 
+UPLOADS_AT_ONCE = int(os.environ.get("UPLOADS_AT_ONCE", "1"))
+"""How many uploads a web process validates and stores at once (with gunicorn's threads; the
+others wait their turn): leaderboard.services.submissions.UPLOAD_TURNS."""
+
 WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))
 """How much ``manage.py scoring_worker`` lowers its CPU priority (``os.nice``) before it starts:
 on shared cores, scoring yields to the web processes, so readers do not wait for uploaders."""

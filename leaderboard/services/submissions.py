@@ -4,6 +4,7 @@ counts."""
 from __future__ import annotations
 
 import datetime as dt
+import threading
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -28,6 +29,13 @@ from leaderboard.selectors.participation import participation_problem, quota, te
 from leaderboard.services.scoring import enqueue_on_commit
 from leaderboard.stability import scores_changed
 from leaderboard.uploads import prediction_kind, safe_file_name
+
+UPLOAD_TURNS = threading.BoundedSemaphore(settings.UPLOADS_AT_ONCE)
+"""The uploads a web process validates and stores at once (``settings.UPLOADS_AT_ONCE``); the
+others wait for their turn, their time of arrival already taken. Near a deadline dozens arrive
+together, and each is CPU work: validated side by side they take every core from the readers of
+the results pages for as long as the rush lasts. Taking turns, the uploads of a rush take longer
+to be answered, and the pages keep answering (benchmarks/README.md, the deadline rush)."""
 
 
 def uploading_phase(*, task: Task, now: dt.datetime) -> Phase:
@@ -79,43 +87,46 @@ def submission_create(
     it is scored after it. The team row is locked while limits are checked, so two uploads
     racing for the last slot cannot both pass. With ``EMAIL_VERIFICATION = "mandatory"`` the
     uploader's e-mail address must be confirmed first. In a phase with contrastive runs the
-    run may be marked at once (``mark``: :meth:`Phase.run_marks`).
+    run may be marked at once (``mark``: :meth:`Phase.run_marks`). At most
+    ``settings.UPLOADS_AT_ONCE`` uploads are validated and stored at once in a process
+    (:data:`UPLOAD_TURNS`).
     """
-    now = now or timezone.now()
-    if phase is None:
-        phase = uploading_phase(task=task, now=now)
-    check_window(phase=phase, now=now)
-    if settings.EMAIL_VERIFICATION == "mandatory" and not email_is_confirmed(user=user):
-        raise (errors.EMAIL_NOT_VERIFIED.error(email=user.email) if user.email else errors.EMAIL_MISSING.error())
-    problem = participation_problem(task=task, user=user)
-    if problem is not None:
-        raise problem
-    team = team_of(task=task, user=user)
-    if team is None:
-        raise errors.NO_TEAM.error()
-    name = safe_file_name(name)
-    kind = prediction_kind(phase=phase, name=name, content=content)
-    with transaction.atomic():
-        Team.objects.select_for_update().get(pk=team.pk)
-        check_limits(phase=phase, team=team, now=now)
-        stored = StoredFile.of(name=name, content=content)
-        stored.save()
-        submission = Submission.objects.create(
-            phase=phase,
-            team=team,
-            submitted_by=user,
-            file=stored,
-            kind=kind,
-            description=description[:DESCRIPTION_MAX_LENGTH],
-            created_at=now,
-        )
-        if mark:
-            if not phase.contrastive_runs:
-                raise errors.NO_CONTRASTIVE_RUNS.error("mark", phase=phase.name)
-            _mark(submission, phase, mark)
-        enqueue_on_commit([submission.pk])
-    submission.refresh_from_db()
-    return submission
+    now = now or timezone.now()  # the upload's time, taken before it waits for its turn
+    with UPLOAD_TURNS:
+        if phase is None:
+            phase = uploading_phase(task=task, now=now)
+        check_window(phase=phase, now=now)
+        if settings.EMAIL_VERIFICATION == "mandatory" and not email_is_confirmed(user=user):
+            raise (errors.EMAIL_NOT_VERIFIED.error(email=user.email) if user.email else errors.EMAIL_MISSING.error())
+        problem = participation_problem(task=task, user=user)
+        if problem is not None:
+            raise problem
+        team = team_of(task=task, user=user)
+        if team is None:
+            raise errors.NO_TEAM.error()
+        name = safe_file_name(name)
+        kind = prediction_kind(phase=phase, name=name, content=content)
+        with transaction.atomic():
+            Team.objects.select_for_update().get(pk=team.pk)
+            check_limits(phase=phase, team=team, now=now)
+            stored = StoredFile.of(name=name, content=content)
+            stored.save()
+            submission = Submission.objects.create(
+                phase=phase,
+                team=team,
+                submitted_by=user,
+                file=stored,
+                kind=kind,
+                description=description[:DESCRIPTION_MAX_LENGTH],
+                created_at=now,
+            )
+            if mark:
+                if not phase.contrastive_runs:
+                    raise errors.NO_CONTRASTIVE_RUNS.error("mark", phase=phase.name)
+                _mark(submission, phase, mark)
+            enqueue_on_commit([submission.pk])
+        submission.refresh_from_db()
+        return submission
 
 
 @transaction.atomic

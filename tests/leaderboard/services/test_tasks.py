@@ -7,10 +7,12 @@ import datetime as dt
 import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
+from freezegun import freeze_time
 
 from leaderboard import errors, uploads
 from leaderboard.models import Baseline, Phase, StoredFile, Submission, Task
 from leaderboard.selectors import participation
+from leaderboard.services import submissions as submission_service
 from leaderboard.services.scoring import submission_score
 from leaderboard.services.submissions import submission_choose, submission_create
 from leaderboard.services.tasks import gold_replace
@@ -159,6 +161,34 @@ def test_upload_before_deadline_counts_even_if_scored_after(make_task, make_user
         callback()
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORED
+
+
+def test_an_upload_that_waits_for_its_turn_past_the_deadline_counts(
+    make_task, make_user, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Uploads are validated a few at a time (``UPLOAD_TURNS``): one that arrived before the
+    deadline and got its turn after it counts, with the time it arrived."""
+    now = timezone.now().replace(microsecond=0)
+    task = make_task(closes_at=now + dt.timedelta(seconds=5))
+    alice = make_user("alice")
+    team_create(task=task, user=alice, name="Alpha")
+    with freeze_time(now) as clock:
+
+        class SlowTurn:  # the uploads before it take ten seconds
+            def __enter__(self) -> None:
+                clock.tick(dt.timedelta(seconds=10))
+
+            def __exit__(self, *exception: object) -> None:
+                return None
+
+        monkeypatch.setattr(submission_service, "UPLOAD_TURNS", SlowTurn())
+        with django_capture_on_commit_callbacks(execute=False) as callbacks:
+            submission = submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
+        assert timezone.now() > task.current_phase().closes_at  # its turn came after the deadline
+    for callback in callbacks:  # scored (outside the frozen clock)
+        callback()
+    submission.refresh_from_db()
+    assert submission.created_at == now and submission.status == Submission.Status.SCORED
 
 
 def test_no_team_no_upload(task, make_user):
