@@ -34,6 +34,7 @@ import multiprocessing
 import os
 import pstats
 import re
+import runpy
 import shutil
 import sys
 import tempfile
@@ -401,8 +402,9 @@ def report(
         ("last upload → last score (database clocks)", last_to_score),
         ("last upload answered → all scored (seen by polling)", f"{all_scored_at - rush.last_answer_at:.1f} s"),
     ]
+    web_threads = runpy.run_path(str(BASE_DIR / "config" / "gunicorn.py"))["threads"]  # as gunicorn read it
     print(
-        f"\n{os.cpu_count()} cores · gunicorn {web_workers} workers × {os.environ.get('GUNICORN_THREADS', '1')} threads"
+        f"\n{os.cpu_count()} cores · gunicorn {web_workers} workers × {web_threads} threads"
         f" · {args.rq_workers} RQ workers · "
         f"{args.clients} uploading clients + {args.readers} readers · {len(setup.ids):,} items · "
         f"{args.teams} teams · deadline {args.deadline_s:g} s after the start · "

@@ -9,19 +9,18 @@ needed for them. Every value below can be changed from the environment:
   front terminates TLS and sets ``X-Forwarded-Proto``);
 - ``GUNICORN_WORKERS``: worker processes (default 2 × cores + 1, at most
   ``GUNICORN_MAX_WORKERS``, default 12: each sync worker holds a database connection);
-- ``GUNICORN_THREADS``: threads per worker (default 1, the sync worker; more selects gthread);
+- ``GUNICORN_THREADS``: threads per worker (default 8, gunicorn's threaded worker, so that a
+  reader is not queued behind uploads waiting for their turn, ``UPLOADS_AT_ONCE``; each thread
+  may keep a database connection; 1 selects the sync worker);
 - ``GUNICORN_TIMEOUT``: seconds before a stuck worker is restarted (default 60: an upload is
   validated inside its request, a few seconds for the largest allowed file);
 - ``GUNICORN_ACCESS_LOG``: a file, or ``-`` for standard output (the default);
-- ``GUNICORN_SWITCH_INTERVAL_MS``: how long a thread of a worker may hold the interpreter lock
-  while another waits for it (default 0.5 ms; Python's own is 5 ms), with ``GUNICORN_THREADS``;
 - ``FORWARDED_ALLOW_IPS``: proxies trusted for ``X-Forwarded-*`` (default ``127.0.0.1``).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.prod")
 
@@ -35,7 +34,7 @@ def default_workers() -> int:
 wsgi_app = "config.wsgi:application"
 bind = [address.strip() for address in os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",") if address]
 workers = int(os.environ.get("GUNICORN_WORKERS") or default_workers())
-threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+threads = int(os.environ.get("GUNICORN_THREADS", "8"))
 # With threads, a cached leaderboard read need not wait behind a worker busy validating an
 # upload: each process serves several requests at once.
 worker_class = "gthread" if threads > 1 else "sync"
@@ -52,15 +51,3 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms "%(a)s"'
 if os.path.isdir("/dev/shm"):
     # the workers' heartbeat files: in memory, so a slow disk cannot make them look stuck
     worker_tmp_dir = "/dev/shm"
-
-switch_interval_s = float(os.environ.get("GUNICORN_SWITCH_INTERVAL_MS", "0.5")) / 1000
-
-
-def post_fork(server: object, worker: object) -> None:
-    """A reader's thread asks for the interpreter lock a few dozen times (each read from the
-    cache or the database, each write to the socket); while an upload is validated in another
-    thread of the process, each ask can wait Python's whole switch interval (5 ms). A shorter
-    interval hands the lock over sooner: the uploads lose a little throughput, a deadline's
-    readers most of that wait."""
-    if threads > 1:
-        sys.setswitchinterval(switch_interval_s)

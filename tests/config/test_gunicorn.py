@@ -20,26 +20,12 @@ def settings_with(monkeypatch: pytest.MonkeyPatch, **environment: str) -> dict:
 
 
 def test_threads_select_the_threaded_worker(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert settings_with(monkeypatch, GUNICORN_THREADS="16")["worker_class"] == "gthread"
-    assert settings_with(monkeypatch)["worker_class"] == "sync"
+    default = settings_with(monkeypatch)
+    assert (default["worker_class"], default["threads"]) == ("gthread", 8)
+    assert settings_with(monkeypatch, GUNICORN_THREADS="1")["worker_class"] == "sync"
 
 
 def test_workers_default_to_twice_the_cores_plus_one_within_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     config = settings_with(monkeypatch, GUNICORN_MAX_WORKERS="3")
     assert config["workers"] == min(2 * config["available_cores"]() + 1, 3)
     assert settings_with(monkeypatch, GUNICORN_WORKERS="7")["workers"] == 7
-
-
-def test_threaded_workers_hand_the_interpreter_lock_over_sooner(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-
-    before = sys.getswitchinterval()
-    try:
-        config = settings_with(monkeypatch, GUNICORN_THREADS="16", GUNICORN_SWITCH_INTERVAL_MS="0.25")
-        config["post_fork"](None, None)
-        assert sys.getswitchinterval() == pytest.approx(0.00025)
-        sys.setswitchinterval(before)
-        settings_with(monkeypatch)["post_fork"](None, None)  # the sync worker: one thread, no change
-        assert sys.getswitchinterval() == before
-    finally:
-        sys.setswitchinterval(before)
