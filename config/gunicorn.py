@@ -8,10 +8,11 @@ needed for them. Every value below can be changed from the environment:
 - ``GUNICORN_BIND``: address(es), comma-separated (default ``127.0.0.1:8000``; a proxy in
   front terminates TLS and sets ``X-Forwarded-Proto``);
 - ``GUNICORN_WORKERS``: worker processes (default 2 × cores + 1, at most
-  ``GUNICORN_MAX_WORKERS``, default 12: each sync worker holds a database connection);
-- ``GUNICORN_THREADS``: threads per worker (default 8, gunicorn's threaded worker, so that a
-  reader is not queued behind uploads waiting for their turn, ``UPLOADS_AT_ONCE``; each thread
-  may keep a database connection; 1 selects the sync worker);
+  ``GUNICORN_MAX_WORKERS``, default 6: each thread may keep a database connection, and 6 × 16
+  stays under PostgreSQL's default ``max_connections`` of 100);
+- ``GUNICORN_THREADS``: threads per worker (default 16, gunicorn's threaded worker, so that a
+  reader is not queued behind the uploads waiting for their turn, ``UPLOADS_AT_ONCE``; 1 selects
+  the sync worker);
 - ``GUNICORN_TIMEOUT``: seconds before a stuck worker is restarted (default 60: an upload is
   validated inside its request, a few seconds for the largest allowed file);
 - ``GUNICORN_ACCESS_LOG``: a file, or ``-`` for standard output (the default);
@@ -28,13 +29,13 @@ from scoring.engine.ids import available_cores
 
 
 def default_workers() -> int:
-    return min(2 * available_cores() + 1, int(os.environ.get("GUNICORN_MAX_WORKERS", "12")))
+    return min(2 * available_cores() + 1, int(os.environ.get("GUNICORN_MAX_WORKERS", "6")))
 
 
 wsgi_app = "config.wsgi:application"
 bind = [address.strip() for address in os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",") if address]
 workers = int(os.environ.get("GUNICORN_WORKERS") or default_workers())
-threads = int(os.environ.get("GUNICORN_THREADS", "8"))
+threads = int(os.environ.get("GUNICORN_THREADS", "16"))
 # With threads, a cached leaderboard read need not wait behind a worker busy validating an
 # upload: each process serves several requests at once.
 worker_class = "gthread" if threads > 1 else "sync"

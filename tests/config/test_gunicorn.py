@@ -21,11 +21,13 @@ def settings_with(monkeypatch: pytest.MonkeyPatch, **environment: str) -> dict:
 
 def test_threads_select_the_threaded_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     default = settings_with(monkeypatch)
-    assert (default["worker_class"], default["threads"]) == ("gthread", 8)
+    assert (default["worker_class"], default["threads"]) == ("gthread", 16)
     assert settings_with(monkeypatch, GUNICORN_THREADS="1")["worker_class"] == "sync"
 
 
 def test_workers_default_to_twice_the_cores_plus_one_within_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     config = settings_with(monkeypatch, GUNICORN_MAX_WORKERS="3")
     assert config["workers"] == min(2 * config["available_cores"]() + 1, 3)
+    config = settings_with(monkeypatch)
+    assert config["workers"] * config["threads"] < 100  # PostgreSQL's default max_connections
     assert settings_with(monkeypatch, GUNICORN_WORKERS="7")["workers"] == 7
