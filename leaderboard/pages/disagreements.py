@@ -190,8 +190,8 @@ def overall_winners(phase: Phase, data: BoardData) -> list[OverallWinners]:
     }
     sets = {name: columns for name, columns in sets.items() if columns}
 
-    def ranks_of(column) -> list[int | None]:
-        return [int(rank) or None for rank in data.ranks[scored, data.index[column.id]]]
+    def ranks_of(column) -> np.ndarray:  # 0 where undefined
+        return data.ranks[scored, data.index[column.id]]
 
     found = {method: winners(method, sets, ranks_of) for method in METHODS}
     return [

@@ -229,11 +229,17 @@ def winners(
 ) -> dict[str, list[int]]:
     """For each named set of columns (:func:`column_sets`), the teams (indexes) that the overall
     ranking ``method`` over that set ranks first, ties all listed; ``ranks_of`` gives a column's
-    competition ranks of the teams (``None`` where undefined), as the board has them. The
-    disagreement page's question: does the winner depend on the set?"""
+    competition ranks of the teams (``None`` or 0 where undefined; a list or an array), as the
+    board has them. The disagreement page's question: does the winner depend on the set?"""
     out = {}
     for name, columns in sets.items():
         overall = Aggregate(method, tuple(columns))
-        ranks = overall.ranks(overall.values([ranks_of(column) for column in columns]))
-        out[name] = [team for team, rank in enumerate(ranks) if rank == 1]
+        ranks = np.array([np.asarray(ranks_of(column), dtype=np.float64) for column in columns])
+        values = overall.of_ranks(np.nan_to_num(ranks, nan=0.0).astype(np.int64))
+        defined = ~np.isnan(values)
+        if not defined.any():
+            out[name] = []
+            continue
+        best = values[defined].max() if overall.direction.higher_is_better else values[defined].min()
+        out[name] = np.flatnonzero(defined & (values == best)).tolist()  # rank 1: every team at the best
     return out

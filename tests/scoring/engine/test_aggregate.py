@@ -162,6 +162,19 @@ def test_the_winner_of_each_set() -> None:
     assert ag.winners(ag.BORDA, sets, ranks.__getitem__) == {"raw": [0], "errors": [1], "all": [0, 1]}
 
 
+def test_a_team_undefined_under_a_column_of_a_set_does_not_win_it() -> None:
+    """Team 2 is best under accuracy but has no value under kappa: it wins accuracy alone, and
+    the set of both goes to the best of the teams defined under both; a set under which no team
+    is defined has no winner. Ranks come as lists with ``None`` or as arrays with 0."""
+    ranks = {ACC: [2, 3, 1], KAPPA: [1, 2, None], MAE: [None, None, None]}
+    sets = {"accuracy": [ACC], "both": [ACC, KAPPA], "nobody": [MAE]}
+    expected = {"accuracy": [2], "both": [0], "nobody": []}
+    for method in (ag.MEAN_RANK, ag.BORDA):
+        assert ag.winners(method, sets, ranks.__getitem__) == expected
+        as_arrays = {column: np.array([rank or 0 for rank in found]) for column, found in ranks.items()}
+        assert ag.winners(method, sets, as_arrays.__getitem__) == expected
+
+
 def test_an_aggregate_is_a_column_of_the_board() -> None:
     overall = ag.Aggregate(ag.MEAN_RANK, (ACC, MAE))
     assert (overall.id, overall.symbol, overall.label, overall.calibrated) == ("mean_rank", "MR", None, False)
