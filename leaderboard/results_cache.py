@@ -79,7 +79,7 @@ def results_changed(task: Task | int, *, scores_only: bool = False) -> None:
     """Something every results page of ``task`` (and of its subtasks) may show has changed:
     raise their versions. Call it inside the transaction of the change (the version and the
     change commit together). ``scores_only``: a new score or new intervals, nothing else (see
-    the module: shown within ``RESULTS_SCORES_FRESH_S``)."""
+    the module: shown within twice ``RESULTS_SCORES_FRESH_S``)."""
     task_id = task if isinstance(task, int) else task.pk
     family = Q(pk=task_id) | Q(parent_id=task_id)  # a team's change shows on every subtask's boards
     version = "scores_version" if scores_only else "results_version"

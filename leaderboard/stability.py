@@ -310,8 +310,8 @@ def scores_changed(*, phase: Phase, new_score: bool = False) -> None:
     """The counting scores of ``phase`` changed (a score written, a submission disqualified,
     the chosen one changed...): its results pages show something new and its intervals are asked
     for. Call it inside the writing transaction. ``new_score``: the scoring job's, which pages
-    show within ``RESULTS_SCORES_FRESH_S`` (:mod:`leaderboard.results_cache`); any other change
-    at once."""
+    show within twice ``RESULTS_SCORES_FRESH_S`` (:mod:`leaderboard.results_cache`); any other
+    change at once."""
     results_changed(phase.task_id, scores_only=new_score)
     stability_request(phase=phase)
 
