@@ -133,11 +133,12 @@ def _computed(key: str, version: int, compute: Callable[[], T], *, latest: Entry
     the ``latest`` entry, or the other's once it is done if there is none. ``later``: the
     ``latest`` entry will do for this request, and the new one is computed once its response
     has been sent (if there is a request)."""
-    claim = f"{key}:computing"
+    claim: str | None = f"{key}:computing"
     if not cache.add(claim, 1, BUILD_LOCK_S):
         entry = latest or _computed_by_another(key, claim)
         if entry is not None:
             return entry
+        claim = None  # the other request gave up or is slow: computed here too, its claim left alone
     pending = _after_response.get()
     if later and latest is not None and pending is not None:
         pending.append(lambda: _compute(key, version, compute, claim))
@@ -145,10 +146,11 @@ def _computed(key: str, version: int, compute: Callable[[], T], *, latest: Entry
     return _compute(key, version, compute, claim)
 
 
-def _compute(key: str, version: int, compute: Callable[[], T], claim: str) -> Entry:
-    """Compute the entry at ``key`` at ``version``, store it and let go of ``claim``. The entry
-    is as old as the oldest entry read before or while it was computed (one served within its
-    window, or while another request computed it): never newer than what it shows."""
+def _compute(key: str, version: int, compute: Callable[[], T], claim: str | None) -> Entry:
+    """Compute the entry at ``key`` at ``version``, store it and let go of ``claim`` (if this
+    request holds it). The entry is as old as the oldest entry read before or while it was
+    computed (one served within its window, or while another request computed it): never newer
+    than what it shows."""
     token = _oldest.set(_older(_oldest.get(), (version, time.time())))
     try:
         value = compute()
@@ -156,7 +158,8 @@ def _compute(key: str, version: int, compute: Callable[[], T], claim: str) -> En
         cache.set(key, entry, TIMEOUT_S)
     finally:
         _oldest.reset(token)
-        cache.delete(claim)
+        if claim is not None:
+            cache.delete(claim)
     return entry
 
 

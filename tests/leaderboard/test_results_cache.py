@@ -364,6 +364,21 @@ def test_a_reader_does_not_wait_while_another_computes_a_new_score_s_page(contes
     assert (timezone.now() - started).total_seconds() < results_cache.BUILD_WAIT_S / 2
 
 
+def test_a_reader_who_waited_in_vain_computes_the_entry_and_leaves_the_other_s_claim(contest, monkeypatch):
+    """Nothing cached yet, and another request's computation takes longer than a reader will
+    wait: the reader computes the entry itself, and the other request still holds its claim (a
+    third reader does not start a third computation)."""
+    task, _, _ = contest
+    results_cache.results_changed(task)  # nothing cached at the new version
+    task.refresh_from_db()
+    phase = task.current_phase()
+    key = results_cache.entry_key(phase, "piece", ())
+    assert results_cache.cache.add(f"{key}:computing", 1, 60)  # the other request
+    monkeypatch.setattr(results_cache, "BUILD_WAIT_S", 0.05)
+    assert results_cache.cached(phase, "piece", (), lambda: "computed here") == "computed here"
+    assert results_cache.cache.get(f"{key}:computing") == 1
+
+
 def test_a_page_for_nobody_in_particular_is_rendered_once_per_version(contest, monkeypatch):
     """Anonymous readers of the board and the disagreement page share one rendered page per
     version; a logged-in member's page is rendered for them (their row marked), and so is a
