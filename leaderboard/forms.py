@@ -297,7 +297,7 @@ class RunsArchiveForm(forms.Form):
 
     def __init__(self, *args, task: Task, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["team"].queryset = task.teams.all()
+        self.fields["team"].queryset = task.community.teams
 
     def which(self) -> str:
         return self.cleaned_data.get("runs") or ALL_RUNS

@@ -18,8 +18,8 @@ import numpy as np
 from django.conf import settings
 from django.core.validators import MaxValueValidator, URLValidator
 from django.db import models
-from django.db.models import F, Q
-from django.db.models.functions import Lower
+from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce, Lower
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from django.urls import reverse
@@ -208,6 +208,11 @@ class Task(models.Model):
         """The task people register for and form teams in: the parent of a subtask, else itself."""
         return self.parent if self.parent_id else self
 
+    @property
+    def community(self) -> Community:
+        """Its people, the same for a task and each of its subtasks (:class:`Community`)."""
+        return Community(self.root)
+
     def clean(self) -> None:
         if not self.ordinal and self.primary_metric not in dict(metric_choices(ordinal=False)):
             raise errors.PRIMARY_NEEDS_ORDINAL.error("primary_metric", metric=self.get_primary_metric_display())
@@ -281,7 +286,7 @@ class Task(models.Model):
         """Organisers of a subtask are its parent's."""
         if not user.is_authenticated:
             return False
-        return user.is_staff or self.root.organisers.filter(pk=user.pk).exists()
+        return user.is_staff or self.community.organisers.filter(pk=user.pk).exists()
 
     @property
     def submissions(self) -> SubmissionQuerySet:
@@ -293,8 +298,71 @@ class Task(models.Model):
         """People take part only once registered: the task (the parent of a subtask) has terms
         to accept, or organisers approve each participant. Otherwise anyone signed in may form a
         team and upload."""
-        root = self.root
-        return root.registration == Registration.APPROVAL or bool(root.terms.strip())
+        return self.community.needs_registration
+
+
+@dataclass(frozen=True)
+class Community:
+    """The people of a task: its organisers, how people register and the terms they accept,
+    their registrations, teams and memberships, the organisers' decisions about teams, and the
+    announcements. A task divided into subtasks has one community, its own, and every subtask
+    reaches it here (``subtask.community == parent.community``): no model of the community has
+    a relation back from :class:`Task` (``task.teams`` does not exist), and code outside this
+    class names a community's task only as ``<task>.community.task``
+    (``tests/test_architecture.py`` checks both)."""
+
+    task: Task
+    """The task that holds the community: the parent of a subtask, else the task itself."""
+
+    @property
+    def organisers(self):
+        return self.task.organisers
+
+    @property
+    def registration(self) -> str:
+        return self.task.registration
+
+    @property
+    def terms(self) -> str:
+        return self.task.terms
+
+    @property
+    def terms_version(self) -> int:
+        return self.task.terms_version
+
+    @property
+    def needs_registration(self) -> bool:
+        return self.registration == Registration.APPROVAL or bool(self.terms.strip())
+
+    @property
+    def teams(self) -> models.QuerySet[Team]:
+        return Team.objects.filter(task=self.task)
+
+    @property
+    def memberships(self) -> models.QuerySet[Membership]:
+        return Membership.objects.filter(task=self.task)
+
+    @property
+    def participants(self) -> models.QuerySet[Participant]:
+        return Participant.objects.filter(task=self.task)
+
+    @property
+    def terms_acceptances(self) -> models.QuerySet[TermsAcceptance]:
+        return TermsAcceptance.objects.filter(task=self.task)
+
+    @property
+    def announcements(self) -> models.QuerySet[Announcement]:
+        return Announcement.objects.filter(task=self.task)
+
+    @property
+    def organiser_actions(self) -> models.QuerySet[OrganiserAction]:
+        return OrganiserAction.objects.filter(task=self.task)
+
+    @staticmethod
+    def team_count() -> Coalesce:
+        """How many teams each task of a query of tasks without a parent has, as an annotation."""
+        teams = Team.objects.filter(task=OuterRef("pk")).order_by().values("task").annotate(n=Count("pk")).values("n")
+        return Coalesce(Subquery(teams), 0)
 
 
 class Phase(models.Model):
@@ -462,7 +530,7 @@ def new_invite_code() -> str:
 class Team(models.Model):
     """A team in one task. A person belongs to at most one team per task (Membership)."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="teams")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
     name = models.CharField(max_length=80)
     name_key = models.CharField(max_length=80, editable=False, help_text="the name as compared for uniqueness")
     lookalike_key = models.CharField(
@@ -506,7 +574,7 @@ class Membership(models.Model):
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     team = models.ForeignKey(Team, on_delete=models.CASCADE)
-    task = models.ForeignKey(Task, on_delete=models.CASCADE)
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
     joined_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -928,7 +996,7 @@ class OrganiserAction(models.Model):
         DISQUALIFY = "disqualify", "disqualified a submission"
         REMOVE_TEAM = "remove_team", "removed a team"
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="organiser_actions")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     kind = models.CharField(max_length=12, choices=Kind.choices)
     team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -952,7 +1020,7 @@ class Participant(models.Model):
         APPROVED = "approved", "approved"
         REFUSED = "refused", "refused"
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="participants")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="registrations")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
     reason = models.TextField(blank=True, help_text="why the request was refused, shown to the person")
@@ -975,7 +1043,7 @@ class Participant(models.Model):
 class TermsAcceptance(models.Model):
     """A record that a person accepted a version of a task's terms, and when."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="terms_acceptances")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     version = models.PositiveIntegerField()
     terms = models.TextField(help_text="the terms as they read when accepted")
@@ -992,7 +1060,7 @@ class Announcement(models.Model):
     """News from the organisers on the task page, newest first; optionally e-mailed to every
     approved participant who has not opted out (sent from the background queue)."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="announcements")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     title = models.CharField(max_length=200)
     body = models.TextField(help_text="plain text: shown escaped, with line breaks kept")

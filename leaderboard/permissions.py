@@ -37,4 +37,4 @@ def runs_scope(user, phase: Phase) -> frozenset[int] | None:
         return None
     if not user.is_authenticated:
         return frozenset()
-    return frozenset(Membership.objects.filter(task=phase.task_id, user=user).values_list("team_id", flat=True))
+    return frozenset(phase.task.community.memberships.filter(user=user).values_list("team_id", flat=True))

@@ -10,6 +10,7 @@ modules has no cycle, counting that importing ``a.b.c`` runs the ``__init__`` of
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -158,3 +159,117 @@ def test_dependencies_run_one_way(lower: str, upper: str) -> None:
         if target.split(".")[0] == upper
     )
     assert backwards == []
+
+
+# --- one way to a task's community (DESIGN.md, "Tasks and subtasks") -----------------------------
+
+COMMUNITY_MODELS = ("Team", "Membership", "Participant", "TermsAcceptance", "Announcement", "OrganiserAction")
+"""The rows of a task's community: each names its task, which is never a subtask."""
+COMMUNITY_FIELDS = ("organisers", "registration", "terms", "terms_version")
+"""The community's fields that :class:`~leaderboard.models.Task` holds itself."""
+COMMUNITY_RELATIONS = (
+    "teams",
+    "memberships",
+    "participants",
+    "terms_acceptances",
+    "announcements",
+    "organiser_actions",
+)
+NOT_TASKS = ("plan", "participant", "existing", "registration")
+"""Names that hold something else with a field of the same name: an import's plan, a person's
+registration (the terms version they accepted)."""
+ACCESSOR_HOME = REPO / "leaderboard" / "models.py"
+"""Where ``Community`` is: the one place that reads the raw fields and relations."""
+
+
+def _on_community(node: ast.AST) -> bool:
+    """``community`` or ``<anything>.community``."""
+    return (isinstance(node, ast.Name) and node.id == "community") or (
+        isinstance(node, ast.Attribute) and node.attr == "community"
+    )
+
+
+def _community_manager(call: ast.Call) -> str | None:
+    """The community model whose manager a call is made on (``Team.objects.filter(...)...``), if any."""
+    node: ast.AST = call.func
+    while isinstance(node, ast.Attribute | ast.Call):
+        if isinstance(node, ast.Attribute) and node.attr == "objects" and isinstance(node.value, ast.Name):
+            return node.value.id if node.value.id in COMMUNITY_MODELS else None
+        node = node.value if isinstance(node, ast.Attribute) else node.func
+    return None
+
+
+def raw_community_uses(source: str) -> list[str]:
+    """Where Python code reaches a task's community without its accessor: a field of the
+    community read off a task, or a community model's rows asked for by a task that is not
+    ``<task>.community.task``. In the order of the source."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in COMMUNITY_FIELDS
+            and not _on_community(node.value)
+            and not (isinstance(node.value, ast.Name) and node.value.id in NOT_TASKS)
+        ):
+            found.append((node.lineno, f".{node.attr}"))
+        if isinstance(node, ast.Call) and (model := _community_manager(node)):
+            for keyword in node.keywords:
+                name = keyword.arg or ""
+                if (name == "task" or name.startswith(("task_", "task__"))) and not (
+                    isinstance(keyword.value, ast.Attribute)
+                    and keyword.value.attr == "task"
+                    and _on_community(keyword.value.value)
+                ):
+                    found.append((node.lineno, f"{model}.objects with {name}="))
+    return [f"line {line}: {what}" for line, what in sorted(found)]
+
+
+TEMPLATE_USE = re.compile(r"([\w.]+)\.(" + "|".join((*COMMUNITY_FIELDS, *COMMUNITY_RELATIONS)) + r")\b")
+
+
+def raw_template_uses(text: str) -> list[str]:
+    """The same in a template, where a name that does not exist renders as nothing: a field or
+    relation of the community read off anything but ``<task>.community`` (or a plan, a registration)."""
+    return [
+        f"line {text.count(chr(10), 0, match.start()) + 1}: {match.group(0)}"
+        for match in TEMPLATE_USE.finditer(text)
+        if match.group(1).split(".")[-1] not in ("community", *NOT_TASKS)
+    ]
+
+
+def test_the_checks_of_the_community_find_each_raw_use() -> None:
+    assert raw_community_uses("Team.objects.filter(task=task.root, name='x')") == ["line 1: Team.objects with task="]
+    assert raw_community_uses("Membership.objects.select_related('user').filter(task_id=phase.task_id)") != []
+    assert raw_community_uses("Participant.objects.get_or_create(task=task, user=user)") != []
+    assert raw_community_uses("task.root.organisers.add(user)\nx = phase.task.terms_version") == [
+        "line 1: .organisers",
+        "line 2: .terms_version",
+    ]
+    assert raw_community_uses("Team.objects.create(task=task.community.task, name=n)") == []
+    assert raw_community_uses("Team.objects.select_for_update().get(pk=team.pk)") == []
+    assert raw_community_uses("c = task.community\nc.organisers.add(u)\nx = c.terms\ny = plan.terms") != []
+    assert raw_community_uses("community = task.community\ncommunity.organisers.add(u)\nplan.terms") == []
+    assert raw_template_uses("{{ task.teams.all|length }}\n{% if task.root.terms %}") == [
+        "line 1: task.teams",
+        "line 2: task.root.terms",
+    ]
+    shown = "{{ task.community.terms }} {{ plan.teams|length }} {{ registration.terms_version }}"
+    assert raw_template_uses(shown) == []
+
+
+def test_the_community_is_reached_only_through_its_accessor() -> None:
+    """``task.teams``-style access would read a subtask's own (empty) community: code outside
+    ``Community`` reaches it as ``task.community`` (and the relations back from a task do not
+    exist: tests/leaderboard/test_community.py)."""
+    found = [
+        f"{path.relative_to(REPO)} {use}"
+        for path in sorted((REPO / "leaderboard").rglob("*.py"))
+        if "migrations" not in path.parts and path != ACCESSOR_HOME
+        for use in raw_community_uses(path.read_text())
+    ]
+    found += [
+        f"{path.relative_to(REPO)} {use}"
+        for path in sorted((REPO / "templates").rglob("*.html"))
+        for use in raw_template_uses(path.read_text())
+    ]
+    assert found == []

@@ -109,7 +109,7 @@ def teams_create(*, task: Task, count: int, name: str = TEAM_NAME) -> list[Team]
     """``count`` teams without members, in one transaction: a board to read, nobody to log in.
 
     Saved one by one, not in bulk: ``Team.save`` fills fields derived from the name."""
-    return [Team.objects.create(task=task, name=name.format(n=n)) for n in range(count)]
+    return [Team.objects.create(task=task.community.task, name=name.format(n=n)) for n in range(count)]
 
 
 class Member(NamedTuple):

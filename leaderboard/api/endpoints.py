@@ -241,7 +241,7 @@ def _submission_url(request: HttpRequest, submission: Submission) -> str:
 def task_list(request: HttpRequest):
     """Every task with its phases, as the home page lists them."""
     return [
-        _task_out(request, listed, len(task.teams.all()))
+        _task_out(request, listed, task.team_count)
         for task in participation.listed_tasks()
         for listed in (task, *task.subtasks.all())
     ]
@@ -259,7 +259,7 @@ def task_detail(request: HttpRequest, slug: str):
     sections = {section.phase.pk: section for section in page["sections"]}
     quota = sections[current.pk].quota if current.pk in sections and current.is_open() else None
     return {
-        **_task_out(request, task, task.root.teams.count()),
+        **_task_out(request, task, task.community.teams.count()),
         "description": task.description,
         "you": {
             "team": team.name if team else None,
@@ -499,7 +499,7 @@ def submissions_archive(
     found = _phase(_task(slug), phase)
     if not user.is_authenticated:
         raise ApiError.of(401, problems.RUNS_NEED_ACCOUNT, headers={"WWW-Authenticate": 'Bearer realm="api"'})
-    names = {name.casefold(): pk for pk, name in found.task.teams.values_list("pk", "name")}
+    names = {name.casefold(): pk for pk, name in found.task.community.teams.values_list("pk", "name")}
     unknown = [name for name in team or [] if name.casefold() not in names]
     if unknown:
         raise ApiError.of(400, problems.UNKNOWN_TEAM, name=unknown[0])

@@ -24,7 +24,7 @@ import yaml
 from django.utils import timezone
 
 from leaderboard import archives
-from leaderboard.models import PHASE_POLICIES, Membership, Phase, StoredFile, Submission, Task
+from leaderboard.models import PHASE_POLICIES, Phase, StoredFile, Submission, Task
 from leaderboard.selectors.runs import run_files, runs_view
 from leaderboard.zipstream import ZipEntry, zip_stream
 
@@ -87,8 +87,8 @@ def _phase_document(phase: Phase) -> dict[str, Any]:
 
 def _team_documents(task: Task) -> list[dict[str, Any]]:
     members: dict[int, list[str]] = {}
-    for team_id, username in (
-        Membership.objects.filter(task=task.root).order_by("user__username").values_list("team_id", "user__username")
+    for team_id, username in task.community.memberships.order_by("user__username").values_list(
+        "team_id", "user__username"
     ):
         members.setdefault(team_id, []).append(username)
     return [
@@ -101,7 +101,7 @@ def _team_documents(task: Task) -> list[dict[str, Any]]:
             "members": members.get(team.pk, []),
             "removed": {"at": moment_text(team.removed_at), "reason": team.removed_reason} if team.removed_at else None,
         }
-        for team in task.root.teams.order_by("created_at", "pk")
+        for team in task.community.teams.order_by("created_at", "pk")
     ]
 
 
@@ -171,9 +171,9 @@ def task_document(task: Task, *, with_runs: bool, folders: dict[int, str]) -> di
             "ordinal": task.ordinal,
             "overall_method": task.overall_method,
             "overall_columns": task.overall_columns,
-            "registration": task.root.registration,  # a subtask's are its parent's: it moves as a task
-            "terms": task.root.terms,
-            "organisers": sorted(task.root.organisers.values_list("username", flat=True)),
+            "registration": task.community.registration,  # a subtask's are its parent's: it moves as a task
+            "terms": task.community.terms,
+            "organisers": sorted(task.community.organisers.values_list("username", flat=True)),
         },
         "phases": [_phase_document(phase) for phase in task.ordered_phases()],
     }
@@ -230,7 +230,7 @@ def bundle_entries(task: Task, *, with_runs: bool, user) -> Iterator[ZipEntry]:
     """Every file of the bundle, one at a time (``user`` reads the runs' indexes: the
     organiser who exports)."""
     now = timezone.now()
-    folders = archives.team_folders(dict(task.root.teams.values_list("pk", "name")))
+    folders = archives.team_folders(dict(task.community.teams.values_list("pk", "name")))
     document = task_document(task, with_runs=with_runs, folders=folders)
     yield ZipEntry(MANIFEST, manifest_text(document).encode(), now)
     yield ZipEntry(README, readme_text(task, with_runs=with_runs).encode(), now)

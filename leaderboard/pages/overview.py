@@ -275,7 +275,7 @@ def task_page(*, task: Task, user) -> dict[str, Any]:
         "registration": registration_of(task=task, user=user),
         "participation_problem": None if is_organiser else participation_problem(task=task, user=user),
         "may_download": may_download,
-        "announcements": list(task.root.announcements.all()),
+        "announcements": list(task.community.announcements),
         "divided": task.is_divided,
         "subtasks": subtask_steps(task=task, user=user, now=now) if task.is_divided else [],
     }

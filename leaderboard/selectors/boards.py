@@ -34,7 +34,6 @@ from leaderboard.models import (
     Submission,
     SubmissionQuerySet,
     Task,
-    Team,
 )
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
@@ -321,8 +320,7 @@ def board_data(phase: Phase, part: str | None = None) -> BoardData:
         row[0]: row[1:]
         for row in counting_rows(phase, part).values_list("team_id", *PACKED, "score_count", "scored_gold_version")
     }
-    task_id = phase.task.parent_id or phase.task_id  # a subtask's teams are its parent's
-    teams = list(Team.objects.filter(task=task_id, removed_at__isnull=True).values_list("pk", "name"))
+    teams = list(phase.task.community.teams.filter(removed_at__isnull=True).values_list("pk", "name"))
     submissions = [counting.get(team_id) for team_id, _ in teams]
     packed = _packed_rows(Submission, submissions, columns, part, n)
     baselines = list(Baseline.objects.filter(phase=phase).order_by("name").values_list(*PACKED, "name"))

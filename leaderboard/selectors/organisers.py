@@ -44,18 +44,20 @@ def task_submissions(*, task: Task, where: SubmissionFilter, page: str | int | N
 
 
 def organiser_actions(*, task: Task, phase: Phase | None = None) -> QuerySet[OrganiserAction]:
-    """The decisions taken about the task's teams and submissions (of one phase: the teams
-    removed and the phase's submissions disqualified), newest first."""
-    actions = task.organiser_actions.select_related("actor", "team", "submission")
-    if phase is not None:
-        actions = actions.filter(Q(submission__isnull=True) | Q(submission__phase=phase))
-    return actions
+    """The decisions taken about the task's teams and submissions, newest first: the teams
+    removed (from every subtask: teams are the community's) and the submissions disqualified in
+    this task (in one phase of it)."""
+    actions = task.community.organiser_actions.select_related("actor", "team", "submission")
+    if task.is_divided:
+        return actions
+    runs = Q(submission__phase__task=task) if phase is None else Q(submission__phase=phase)
+    return actions.filter(Q(submission__isnull=True) | runs)
 
 
 def participants(*, task: Task) -> QuerySet[Team]:
     """Every team with its members (user name and e-mail address), by team name."""
     members = Membership.objects.select_related("user").order_by("user__username")
-    return task.root.teams.prefetch_related(Prefetch("membership_set", queryset=members))
+    return task.community.teams.prefetch_related(Prefetch("membership_set", queryset=members))
 
 
 def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | None) -> dict:
@@ -65,7 +67,7 @@ def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | N
         "task": task,
         "page": task_submissions(task=task, where=where, page=page),
         "where": where,
-        "teams": task.root.teams.order_by("name"),
+        "teams": task.community.teams.order_by("name"),
         "phases": task.ordered_phases(),
         "statuses": Submission.Status.choices,
         "decisions": organiser_actions(task=task),
@@ -75,14 +77,14 @@ def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | N
 def registrations_page(*, task: Task, status: str | None) -> dict:
     """The organisers' list of requests to take part: every registration (or those with
     ``status``), oldest request first, each with its team, and how many wait."""
-    task = task.root  # one registration for every subtask
-    registrations = task.participants.select_related("user", "decided_by")
+    community = task.community  # one registration for every subtask
+    registrations = community.participants.select_related("user", "decided_by")
     counts = {value: registrations.filter(status=value).count() for value in Participant.Status.values}
     if status in Participant.Status.values:
         registrations = registrations.filter(status=status)
-    teams = dict(Membership.objects.filter(task=task).values_list("user_id", "team__name"))
+    teams = dict(community.memberships.values_list("user_id", "team__name"))
     return {
-        "task": task,
+        "task": community.task,
         "rows": [(registration, teams.get(registration.user_id)) for registration in registrations],
         "status": status if status in Participant.Status.values else None,
         "statuses": Participant.Status.choices,

@@ -9,16 +9,17 @@ from django.core.exceptions import ValidationError
 from django.db.models import Prefetch, QuerySet
 
 from leaderboard import errors
-from leaderboard.models import Participant, Phase, Submission, Task, Team
+from leaderboard.models import Community, Participant, Phase, Registration, Submission, Task, Team
 
 
 def listed_tasks() -> QuerySet[Task]:
-    """Every task for the home page (subtasks under their task), with its teams (for the count),
-    phases and subtasks, without descriptions."""
+    """Every task for the home page (subtasks under their task), with how many teams it has
+    (``team_count``), its phases and subtasks, without descriptions."""
     subtasks = Prefetch(
         "subtasks", queryset=Task.objects.defer("description").prefetch_related("phases").order_by("slug")
     )
-    return Task.objects.filter(parent__isnull=True).defer("description").prefetch_related("teams", "phases", subtasks)
+    tasks = Task.objects.filter(parent__isnull=True).defer("description").prefetch_related("phases", subtasks)
+    return tasks.annotate(team_count=Community.team_count())
 
 
 def task_by_slug(slug: str) -> Task | None:
@@ -45,7 +46,7 @@ def team_of(*, task: Task, user) -> Team | None:
     """The person's team in this task (teams are the parent's, for a subtask), if any."""
     if not user.is_authenticated:
         return None
-    return Team.objects.filter(task=task.root, membership__user=user).first()
+    return task.community.teams.filter(membership__user=user).first()
 
 
 def visible_submissions(*, task: Task, user, phase: Phase | None = None) -> QuerySet[Submission]:
@@ -117,7 +118,7 @@ def registration_of(*, task: Task, user) -> Participant | None:
     """The person's registration in the task (the parent's, for a subtask), if any."""
     if not user.is_authenticated:
         return None
-    return Participant.objects.filter(task=task.root, user=user).first()
+    return task.community.participants.filter(user=user).first()
 
 
 def participation_problem(*, task: Task, user) -> ValidationError | None:
@@ -125,19 +126,19 @@ def participation_problem(*, task: Task, user) -> ValidationError | None:
     ``None``: registration needed and missing, waiting for approval, refused, or the terms
     changed since they were accepted. Organisers never take part; tasks without terms and with
     open registration need no registration. A subtask's are its parent's."""
-    task = task.root
-    if not task.needs_registration:
+    community = task.community
+    if not community.needs_registration:
         return None
     participant = registration_of(task=task, user=user)
     if participant is None:
-        approval = " and ask the organisers to approve you" if task.registration == Task.Registration.APPROVAL else ""
+        approval = " and ask the organisers to approve you" if community.registration == Registration.APPROVAL else ""
         return errors.NOT_REGISTERED.error(approval=approval)
     if participant.status == Participant.Status.PENDING:
         return errors.REGISTRATION_PENDING.error()
     if participant.status == Participant.Status.REFUSED:
         return errors.REGISTRATION_REFUSED.error(reason=participant.reason)
-    if participant.terms_version < task.terms_version:
-        return errors.TERMS_CHANGED.error(accepted=participant.terms_version, current=task.terms_version)
+    if participant.terms_version < community.terms_version:
+        return errors.TERMS_CHANGED.error(accepted=participant.terms_version, current=community.terms_version)
     return None
 
 

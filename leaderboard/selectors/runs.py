@@ -133,7 +133,9 @@ def runs_view(*, phase: Phase, user, which: str = ALL_RUNS, team_ids: frozenset[
     runs ``which`` says of the teams ``team_ids`` (``None``: every team)."""
     level = feedback_level(phase=phase, user=user)
     board = board_data(phase)
-    teams = phase.task.teams.all() if team_ids is None else phase.task.teams.filter(pk__in=team_ids)
+    teams = phase.task.community.teams
+    if team_ids is not None:
+        teams = teams.filter(pk__in=team_ids)
     members: dict[int, list[str]] = {}
     for team_id, username in (
         Membership.objects.filter(team__in=teams).order_by("user__username").values_list("team_id", "user__username")
@@ -250,7 +252,7 @@ def runs_page(*, phase: Phase) -> dict:
     )
     teams = [
         TeamRuns(team.pk, team.name, team.removed_at is not None, counts.get(team.pk, 0), team.pk in counting_teams)
-        for team in phase.task.teams.all()
+        for team in phase.task.community.teams
     ]
     return {
         "task": phase.task,

@@ -106,7 +106,9 @@ def _reserve_ids(ids: list[int]) -> bool:
 
 def _decision(*, task: Task, kind: str, team: Team, reason: str, at, submission: Submission | None = None) -> None:
     """The record of an organiser's decision the task came with (who took it is not known here)."""
-    OrganiserAction.objects.create(task=task, kind=kind, team=team, submission=submission, reason=reason, created_at=at)
+    OrganiserAction.objects.create(
+        task=task.community.task, kind=kind, team=team, submission=submission, reason=reason, created_at=at
+    )
 
 
 @transaction.atomic
@@ -171,7 +173,7 @@ def _teams_and_runs(*, task: Task, bundle: SafeZip, plan: TaskPlan, phases: dict
     teams = {}
     for team in plan.teams:
         teams[team.name] = Team.objects.create(
-            task=task,
+            task=task.community.task,
             name=team.name,
             created_at=team.created_at or now,
             system_name=team.system_name,

@@ -41,7 +41,7 @@ def submission_disqualify(*, submission: Submission, user, reason: str) -> Organ
     )
     scores_changed(phase=locked.phase)
     return OrganiserAction.objects.create(
-        task=submission.task,
+        task=submission.task.community.task,
         actor=user,
         kind=OrganiserAction.Kind.DISQUALIFY,
         team_id=locked.team_id,
@@ -63,5 +63,10 @@ def team_remove(*, team: Team, user, reason: str) -> OrganiserAction:
     for phase in team.task.every_phase():
         scores_changed(phase=phase)
     return OrganiserAction.objects.create(
-        task=team.task, actor=user, kind=OrganiserAction.Kind.REMOVE_TEAM, team=locked, reason=reason, created_at=now
+        task=team.task.community.task,
+        actor=user,
+        kind=OrganiserAction.Kind.REMOVE_TEAM,
+        team=locked,
+        reason=reason,
+        created_at=now,
     )

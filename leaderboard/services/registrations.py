@@ -18,7 +18,16 @@ from django.utils import timezone
 from django_tasks import task as background
 
 from leaderboard import errors
-from leaderboard.models import Announcement, Notification, Participant, SentMail, Task, TermsAcceptance
+from leaderboard.models import (
+    Announcement,
+    Community,
+    Notification,
+    Participant,
+    Registration,
+    SentMail,
+    Task,
+    TermsAcceptance,
+)
 from leaderboard.services.notifications import Mail, email_send_later, mail_allowed, send_quietly
 
 logger = logging.getLogger(__name__)
@@ -29,8 +38,10 @@ DECIDED = {
 }
 
 
-def _record_terms(*, task: Task, user) -> None:
-    TermsAcceptance.objects.create(task=task, user=user, version=task.terms_version, terms=task.terms)
+def _record_terms(*, community: Community, user) -> None:
+    TermsAcceptance.objects.create(
+        task=community.task, user=user, version=community.terms_version, terms=community.terms
+    )
 
 
 @transaction.atomic
@@ -39,39 +50,39 @@ def registration_request(*, task: Task, user, accept_terms: bool) -> Participant
     for the organisers. The terms, if any, must be accepted; the acceptance (which version,
     when) is recorded. Registering again after the terms changed accepts the new version. One
     registration covers every subtask: it is the parent's."""
-    task = task.root
+    community = task.community
     if task.is_organiser(user):
         raise errors.ORGANISERS_DO_NOT_REGISTER.error()
-    if task.terms.strip() and not accept_terms:
+    if community.terms.strip() and not accept_terms:
         raise errors.TERMS_NOT_ACCEPTED.error("accept_terms")
-    existing = Participant.objects.select_for_update().filter(task=task, user=user).first()
+    existing = community.participants.select_for_update().filter(user=user).first()
     if existing is not None:
-        if existing.terms_version == task.terms_version:
+        if existing.terms_version == community.terms_version:
             raise errors.ALREADY_REGISTERED.error(status=existing.get_status_display())
-        _record_terms(task=task, user=user)
-        existing.terms_version = task.terms_version
+        _record_terms(community=community, user=user)
+        existing.terms_version = community.terms_version
         existing.save(update_fields=["terms_version"])
         return existing
-    approved = task.registration == Task.Registration.OPEN
+    approved = community.registration == Registration.OPEN
     participant = Participant.objects.create(
-        task=task,
+        task=community.task,
         user=user,
         status=Participant.Status.APPROVED if approved else Participant.Status.PENDING,
-        terms_version=task.terms_version,
+        terms_version=community.terms_version,
         decided_at=timezone.now() if approved else None,
     )
-    if task.terms.strip():
-        _record_terms(task=task, user=user)
+    if community.terms.strip():
+        _record_terms(community=community, user=user)
     return participant
 
 
 def register_implicitly(*, task: Task, user) -> None:
     """Where no registration is needed, the person forming or joining a team is registered
     then (approved), so that announcements reach them and they can opt out."""
-    task = task.root
-    if not task.needs_registration:
+    community = task.community
+    if not community.needs_registration:
         Participant.objects.get_or_create(
-            task=task,
+            task=community.task,
             user=user,
             defaults={"status": Participant.Status.APPROVED, "decided_at": timezone.now()},
         )
@@ -105,8 +116,7 @@ def registration_decide(*, participant: Participant, organiser, approve: bool, r
 @transaction.atomic
 def announcement_emails_set(*, task: Task, user, enabled: bool) -> None:
     """Opt in to or out of the task's announcement e-mails (the site still shows them)."""
-    task = task.root
-    updated = Participant.objects.filter(task=task, user=user).update(announcement_emails=enabled)
+    updated = task.community.participants.filter(user=user).update(announcement_emails=enabled)
     if not updated:
         raise errors.NOT_REGISTERED.error(approval="")
 
@@ -116,13 +126,14 @@ def announcement_post(*, task: Task, author, title: str, body: str, email: bool)
     """Post an announcement on the task; with ``email``, it is sent from the background queue
     to every approved participant who has not opted out, once the post is committed. A task's
     announcements are one stream for all its subtasks (the parent's)."""
-    task = task.root
     if not task.is_organiser(author):
         raise PermissionDenied(errors.NOT_ORGANISER)
     title, body = " ".join(title.split()), body.strip()
     if not title or not body:
         raise errors.ANNOUNCEMENT_EMPTY.error()
-    announcement = Announcement.objects.create(task=task, author=author, title=title[:200], body=body, email=email)
+    announcement = Announcement.objects.create(
+        task=task.community.task, author=author, title=title[:200], body=body, email=email
+    )
     if email:
         transaction.on_commit(lambda: _enqueue_announcement(announcement.pk))
     return announcement
@@ -137,9 +148,8 @@ def _enqueue_announcement(announcement_id: int) -> None:
 
 def announcement_recipients(task: Task) -> list[str]:
     """The addresses of the task's approved participants who want its announcements."""
-    wanted = Participant.objects.filter(
-        task=task, status=Participant.Status.APPROVED, announcement_emails=True
-    ).exclude(user__email="")
+    wanted = task.community.participants.filter(status=Participant.Status.APPROVED, announcement_emails=True)
+    wanted = wanted.exclude(user__email="")
     return sorted(set(wanted.values_list("user__email", flat=True)))
 
 

@@ -203,7 +203,7 @@ def task_create(
         )
     )
     if parent is None:
-        task.organisers.add(organiser)
+        task.community.organisers.add(organiser)
     else:
         results_changed(parent)
     phase_create(
@@ -239,7 +239,7 @@ def task_with_subtasks_create(
         ),
         exclude=["labels"],
     )
-    task.organisers.add(organiser)
+    task.community.organisers.add(organiser)
     return task
 
 

@@ -20,7 +20,7 @@ INVITE_FIELD = "invite_code"
 def _refuse_after_close(task: Task) -> None:
     """Teams are formed, joined, left and renamed until the task's last phase closes."""
     if task.is_over():
-        raise errors.TASK_CLOSED.error(closes_at=max(phase.closes_at for phase in task.root.every_phase()))
+        raise errors.TASK_CLOSED.error(closes_at=max(phase.closes_at for phase in task.community.task.every_phase()))
 
 
 def _refuse_second_team(*, task: Task, user) -> None:
@@ -38,7 +38,7 @@ def _refuse_non_participant(*, task: Task, user) -> None:
 def _refuse_taken_name(*, task: Task, name: str, team: Team | None = None) -> None:
     """A name another team of the task has, whatever its case or width, or one that looks like
     it (its confusable skeleton: :func:`leaderboard.names.lookalike_key`), is refused."""
-    others = Team.objects.filter(task=task).exclude(pk=getattr(team, "pk", None))
+    others = task.community.teams.exclude(pk=getattr(team, "pk", None))
     same = others.filter(name_key=name_key(name)).first()
     if same is not None:
         raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=name)
@@ -51,7 +51,7 @@ def _join(*, team: Team, user) -> None:
     register_implicitly(task=team.task, user=user)
     try:
         with transaction.atomic():
-            Membership.objects.create(user=user, team=team, task=team.task)
+            Membership.objects.create(user=user, team=team, task=team.task.community.task)
     except IntegrityError:  # a concurrent join of the same person won the race
         _refuse_second_team(task=team.task, user=user)
         raise
@@ -62,7 +62,6 @@ def team_create(*, task: Task, user, name: str) -> Team:
     """A new team with its first member. The name is canonical (NFKC, single spaces, nothing
     hidden: :mod:`leaderboard.names`) and unique in the task whatever its case. A team formed on
     a subtask's page is a team of its parent, and takes part in every subtask."""
-    task = task.root
     _refuse_after_close(task)
     _refuse_non_participant(task=task, user=user)
     name = canonical_name(name, field=NAME_FIELD)
@@ -72,20 +71,19 @@ def team_create(*, task: Task, user, name: str) -> Team:
     _refuse_taken_name(task=task, name=name)
     try:
         with transaction.atomic():
-            team = Team.objects.create(task=task, name=name)
+            team = Team.objects.create(task=task.community.task, name=name)
     except IntegrityError:  # a concurrent creation of the same name won the race
         raise errors.TEAM_NAME_TAKEN.error(NAME_FIELD, name=name) from None
     _join(team=team, user=user)
-    results_changed(task)
+    results_changed(team.task)
     return team
 
 
 @transaction.atomic
 def team_join(*, task: Task, user, invite_code: str) -> Team:
-    task = task.root
     _refuse_after_close(task)
     _refuse_non_participant(task=task, user=user)
-    team = Team.objects.filter(task=task, invite_code=invite_code.strip()).first()
+    team = task.community.teams.filter(invite_code=invite_code.strip()).first()
     if team is None:
         raise errors.BAD_INVITE.error(INVITE_FIELD)
     _refuse_second_team(task=task, user=user)

@@ -90,5 +90,5 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
             sent = " It is being e-mailed to the participants." if posted.email else ""
             messages.success(request, f"The announcement “{posted.title}” is posted.{sent}")
             return redirect(task)
-    context = {"task": task, "form": form, "announcements": task.announcements.select_related("author")}
+    context = {"task": task, "form": form, "announcements": task.community.announcements.select_related("author")}
     return render(request, "leaderboard/announcements.html", context)

@@ -143,7 +143,7 @@ def test_a_task_of_two_subtasks_with_one_team_and_a_contrastive_run(chromium, li
     assert "Subtask B" in subtasks.nth(1).inner_text() and "Walkers" in subtasks.nth(1).inner_text()
     listed = {task["slug"]: task["parent"] for task in newcomer.page.request.get(live_server.url + "/api/tasks").json()}
     assert listed == {"t4": None, "t4a": "t4", "t4b": "t4"}
-    assert Task.objects.get(slug="t4").root.teams.count() == 1
+    assert Task.objects.get(slug="t4").community.teams.count() == 1
     assert organiser.problems == [] and newcomer.problems == []
     organiser.context.close()
     newcomer.context.close()

@@ -172,7 +172,7 @@ def test_probing_a_hidden_board_recovers_nothing(client, make_task, make_user, s
 def test_organisers_see_everything_of_a_hidden_board(client, make_task, make_user, organiser, submit):
     task, gold = probe_task(make_task, visibility=Phase.Visibility.AFTER_CLOSE)
     team_create(task=task, user=make_user("prober"), name="Probers")
-    submission = submit(task, task.teams.get().members.get(), probe_file())
+    submission = submit(task, task.community.teams.get().members.get(), probe_file())
     client.force_login(organiser)
     recovered = decode(client.get(submission.get_absolute_url()).content.decode())
     assert recovered is not None and ((1 - recovered) == gold).all()

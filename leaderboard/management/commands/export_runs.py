@@ -39,7 +39,7 @@ class Command(BaseCommand):
         phase = phase_named(task, options["phase"])
         if phase is None:
             raise CommandError(no_such_phase(task, options["phase"]))
-        names = {name.casefold(): pk for pk, name in task.teams.values_list("pk", "name")}
+        names = {name.casefold(): pk for pk, name in task.community.teams.values_list("pk", "name")}
         unknown = [name for name in options["team"] if name.casefold() not in names]
         if unknown:
             raise CommandError(f"This task has no team {unknown[0]!r}; its teams: {', '.join(sorted(names))}.")

@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from leaderboard import errors
-from leaderboard.models import Membership, Submission, Task, Team
+from leaderboard.models import Membership, Submission, Task
 from leaderboard.names import name_key
 from leaderboard.services import submissions as submission_service
 from leaderboard.services import teams as team_service
@@ -52,7 +52,7 @@ def stand_in_member(task: Task, team_name: str):
 
 def submitter_of(task: Task, team_name: str):
     """The member through whom a file of ``team_name`` is submitted, creating the team if need be."""
-    team = Team.objects.filter(task=task.root, name_key=name_key(team_name)).first()
+    team = task.community.teams.filter(name_key=name_key(team_name)).first()
     if team is None:
         user = stand_in_member(task, team_name)
         team_service.team_create(task=task, user=user, name=team_name)

@@ -18,7 +18,7 @@ import pytest
 
 from leaderboard.bundles.plan import LINE_NUMBER, FilePlan, ImportOptions, ReferenceChoice
 from leaderboard.bundles.reading import open_bundle, plan_of
-from leaderboard.models import Counting, Registration, Submission, Visibility
+from leaderboard.models import Counting, Participant, Registration, Submission, Visibility
 from leaderboard.services.imports import task_import
 from leaderboard.services.submissions import submission_create
 from leaderboard.services.teams import team_create
@@ -116,7 +116,7 @@ def test_a_phase_without_labels_asks_for_a_gold_file(organiser, django_capture_o
     assert task.current_phase().data_files.get().file.name == "public_data.zip"
     # It works as a task: a participant registers, forms a team and uploads.
     alice = make_user("alice")
-    task.participants.create(user=alice, status="approved", terms_version=task.terms_version)
+    Participant.objects.create(task=task, user=alice, status="approved", terms_version=task.terms_version)
     team_create(task=task, user=alice, name="Alpha")
     with django_capture_on_commit_callbacks(execute=True):
         run = submission_create(task=task, user=alice, name="run.csv", content=labels_csv(GOLD_PAIRS))

@@ -197,7 +197,8 @@ def test_without_runs_there_are_no_teams(contest, organiser, django_capture_on_c
     content = exported(contest, organiser, with_runs=False)
     assert not any(name.startswith("runs/") for name in zipfile.ZipFile(io.BytesIO(content)).namelist())
     copy = imported(content, organiser, django_capture_on_commit_callbacks, slug="bare")
-    assert copy.teams.count() == 0 and copy.phases.count() == 1 and copy.current_phase().baselines.count() == 3
+    assert copy.community.teams.count() == 0
+    assert copy.phases.count() == 1 and copy.current_phase().baselines.count() == 3
 
 
 # --- refusals ---------------------------------------------------------------------------------

@@ -102,7 +102,7 @@ def test_demo_runs_in_two_closed_phases_with_every_team_scored_in_each(demo):
         board = leaderboard(phase=phase)
         assert len(board.scored) == len(MATRICES) and not board.unscored, phase.slug
         assert phase.submissions.count() == len(MATRICES)
-    every_team = set(demo.root.teams.values_list("pk", flat=True))  # the teams of SemEval-2017 Task 4
+    every_team = set(demo.community.teams.values_list("pk", flat=True))  # the teams of SemEval-2017 Task 4
     assert len(every_team) == len(MATRICES)
     for phase in (development, final):
         assert set(phase.submissions.values_list("team_id", flat=True)) == every_team, phase.slug

@@ -176,3 +176,26 @@ def test_a_task_from_before_subtasks_is_its_own_single_subtask():
         assert (submission.run_mark, submission.team.task) == ("primary", migrated)
     finally:
         migrate(latest())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_decision_recorded_on_a_subtask_moves_to_its_parent():
+    """Migration 0025: a disqualification once recorded on the subtask of its run belongs to the
+    community of the parent task, where the removal of a team always was."""
+    try:
+        old = migrate([("leaderboard", "0024_task_scores_version")])
+        tasks = old.get_model("leaderboard", "Task").objects
+        parent = tasks.create(slug="parent", title="Parent", labels=[])
+        subtask = tasks.create(slug="sub", title="Sub", labels=["a", "b", "c"], parent=parent)
+        team = old.get_model("leaderboard", "Team").objects.create(task=parent, name="Alpha", name_key="alpha")
+        actions = old.get_model("leaderboard", "OrganiserAction").objects
+        actions.create(task=subtask, kind="disqualify", team=team, reason="late")
+        actions.create(task=parent, kind="remove_team", team=team, reason="gone")
+
+        migrate(latest())
+
+        moved = Task.objects.get(slug="parent").community.organiser_actions
+        assert sorted(moved.values_list("reason", flat=True)) == ["gone", "late"]
+        assert Task.objects.get(slug="sub").community == Task.objects.get(slug="parent").community
+    finally:
+        migrate(latest())

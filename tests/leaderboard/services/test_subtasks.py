@@ -12,7 +12,15 @@ from django.utils import timezone
 
 from leaderboard import errors
 from leaderboard.errors import problem_codes
-from leaderboard.models import Task
+from leaderboard.models import (
+    Announcement,
+    Membership,
+    OrganiserAction,
+    Participant,
+    Task,
+    Team,
+    TermsAcceptance,
+)
 from leaderboard.pages.results import board_data_of
 from leaderboard.selectors.boards import leaderboard
 from leaderboard.selectors.participation import participation_problem, team_of
@@ -157,3 +165,42 @@ def test_a_task_without_subtasks_is_its_own_single_subtask(task, make_user, subm
     assert task.root == task and not task.is_subtask and not task.is_divided and team.task == task
     submit(task, alice, MOSTLY_A)
     assert [entry.name for entry in leaderboard(phase=task.current_phase()).scored] == ["Alpha"]
+
+
+def test_no_task_has_a_relation_to_its_community_s_rows():
+    """``task.teams`` and its kind would read a subtask's own, empty, community: they do not exist."""
+    for name in ("teams", "participants", "terms_acceptances", "announcements", "organiser_actions", "membership_set"):
+        assert not hasattr(Task, name), name
+    community_fields = [
+        field
+        for model in (Team, Membership, Participant, TermsAcceptance, Announcement, OrganiserAction)
+        for field in model._meta.get_fields()
+        if field.name == "task"
+    ]
+    assert len(community_fields) == 6
+    assert {field.remote_field.related_name for field in community_fields} == {"+"}
+
+
+def test_a_subtask_and_its_parent_reach_one_community(family, make_user, submit, organiser, client):
+    root, a, b = family
+    alice, bob = make_user("alice"), make_user("bob")
+    for person, subtask, name in ((alice, a, "Alpha"), (bob, b, "Beta")):
+        registration_request(task=subtask, user=person, accept_terms=True)
+        team_create(task=subtask, user=person, name=name)
+    run = submit(a, alice, PERFECT)
+    submit(b, bob, TWO_WAY_RUN)
+    announcement_post(task=a, author=organiser, title="Deadline", body="Friday.", email=False)
+    organiser_service.submission_disqualify(submission=run, user=organiser, reason="a copy")
+    organiser_service.team_remove(team=team_of(task=b, user=bob), user=organiser, reason="plagiarism")
+
+    assert a.community == b.community == root.community and a.community.task == root
+    for name in ("teams", "memberships", "participants", "terms_acceptances", "announcements", "organiser_actions"):
+        rows = list(getattr(root.community, name))
+        assert rows and list(getattr(a.community, name)) == list(getattr(b.community, name)) == rows, name
+    assert list(a.community.organisers.all()) == [organiser] and a.community.terms == root.terms
+    # Each subtask's board tells of the removal of a team of the community, and of its own runs only.
+    board_a = client.get(f"/tasks/{a.slug}/leaderboard/").content.decode()
+    board_b = client.get(f"/tasks/{b.slug}/leaderboard/").content.decode()
+    assert "team <strong>Beta</strong> removed" in board_a and "team <strong>Beta</strong> removed" in board_b
+    assert f"submission #{run.pk} of <strong>Alpha</strong> disqualified" in board_a
+    assert "disqualified" not in board_b

@@ -135,7 +135,7 @@ def test_an_unknown_set_is_the_default_set(client, figure_task):
 def test_hidden_board_refuses_a_participant_and_serves_the_organiser(client, figure_task, organiser, figure):
     task = figure_task(visibility=Phase.Visibility.AFTER_CLOSE)
     assert client.get(download_url(task, figure)).status_code == 403
-    client.force_login(task.teams.get(name="Perfect").members.get())
+    client.force_login(task.community.teams.get(name="Perfect").members.get())
     response = client.get(download_url(task, figure))
     assert response.status_code == 403
     assert "hidden until" in response.content.decode()

@@ -123,7 +123,7 @@ def test_counting_runs_and_chosen_teams(client, contest, organiser):
     assert sorted(int(row["run"]) for row in counting) == sorted(
         runs[key].pk for key in ("alpha-2", "beta-1", "gamma-2")
     )
-    alpha = task.teams.get(name="Alpha")
+    alpha = task.community.teams.get(name="Alpha")
     only_alpha = unzip(client.get(url("runs_download", task, phase, team=alpha.pk)))
     assert [row["team"] for row in index_of(only_alpha)] == ["Alpha", "Alpha"]
     assert client.get(url("runs_download", task, phase, team=999999)).status_code == 400
@@ -142,7 +142,7 @@ def test_a_team_gets_its_own_runs_and_nobody_else_gets_any(client, contest, make
     archive = unzip(mine)
     assert {row["team"] for row in index_of(archive)} == {"Alpha"}
     assert all(name.startswith(("Alpha/", "README", "runs.csv")) for name in archive.namelist())
-    beta = task.teams.get(name="../Beta")
+    beta = task.community.teams.get(name="../Beta")
     assert client.get(url("runs_download", task, phase, team=beta.pk)).status_code == 403
     task_page = client.get(task.get_absolute_url()).content.decode()
     assert url("runs_download", task, phase) in task_page  # the team's link, beside its runs
