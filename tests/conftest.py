@@ -9,7 +9,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from leaderboard.services.submissions import submission_create
-from leaderboard.services.tasks import task_create
+from leaderboard.services.tasks import task_create, task_with_subtasks_create
 
 GOLD = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
 PERFECT = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
@@ -38,10 +38,25 @@ def organiser(make_user):
     return make_user("organiser")
 
 
+TASK_KINDS = ("plain", "subtask")
+"""A task on its own, or a subtask of a task divided into subtasks (whose teams, registration,
+terms, organisers and announcements are its parent's): every feature works on both."""
+
+
 @pytest.fixture
 def make_task(organiser):
-    def make(slug: str = "toy", *, gold: bytes = GOLD, labels=("a", "b", "c"), **options):
+    def make(slug: str = "toy", *, kind: str = "plain", gold: bytes = GOLD, labels=("a", "b", "c"), **options):
+        """A task (``kind="subtask"``: a subtask of a new task ``<slug>-parent``, which takes
+        the ``registration`` and ``terms`` of ``options``)."""
         now = timezone.now()
+        if kind == "subtask":
+            options["parent"] = task_with_subtasks_create(
+                organiser=organiser,
+                slug=f"{slug}-parent",
+                title=f"Task {slug}-parent",
+                description="",
+                **{name: options.pop(name) for name in ("registration", "terms") if name in options},
+            )
         values = {
             "organiser": organiser,
             "slug": slug,

@@ -38,12 +38,12 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "leaderboard",  # before staticfiles: its runserver (leaderboard.embedded_server) is the one manage.py runs
     "django.contrib.staticfiles",
     "django.contrib.humanize",  # intcomma: 3,008 teams
     "django_tasks",
     "axes",
     "ninja",  # the JSON API (leaderboard/api); listed so its docs page uses its bundled Swagger UI, not a CDN
-    "leaderboard",
 ]
 
 MIDDLEWARE = [

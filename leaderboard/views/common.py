@@ -3,7 +3,8 @@ refusal in words."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Iterable, Iterator
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -12,6 +13,8 @@ from django.utils.http import content_disposition_header
 from leaderboard import errors
 from leaderboard.models import Phase, Task
 from leaderboard.selectors.participation import no_such_phase, phase_named, task_by_slug
+
+logger = logging.getLogger(__name__)
 
 
 def task_or_404(slug: str) -> Task:
@@ -45,13 +48,30 @@ def download(content: bytes | str, *, filename: str, content_type: str = "text/c
     return response
 
 
-def streaming_download(pieces: Iterator[bytes], *, filename: str, content_type: str = "application/zip"):
+def streaming_download(pieces: Iterable[bytes], *, filename: str, content_type: str = "application/zip"):
     """A download written as it is read (a zip of runs or a task bundle): no length is known
-    beforehand, and nothing may cache it."""
-    response = StreamingHttpResponse(pieces, content_type=content_type)
+    beforehand, and nothing may cache it.
+
+    Whole or visibly failed (DESIGN.md, "Downloads"): its first piece is written before the
+    response starts, so that what fails in putting the download together answers as an error,
+    not as a file; an error after that is logged and ends the response before its end, which
+    the server (gunicorn, or :mod:`leaderboard.embedded_server`) sends in chunks, so that the
+    browser or ``curl`` reports a failed download rather than keeping a truncated file."""
+    pieces = iter(pieces)
+    first = next(pieces, b"")
+    response = StreamingHttpResponse(_logged(first, pieces, filename), content_type=content_type)
     response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+def _logged(first: bytes, rest: Iterator[bytes], filename: str) -> Iterator[bytes]:
+    yield first
+    try:
+        yield from rest
+    except Exception:
+        logger.exception("the download %s failed after its first bytes: the response is cut short", filename)
+        raise
 
 
 def refusal(error: ValidationError) -> str:
