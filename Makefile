@@ -34,13 +34,14 @@ lint: install-dev
 test-sqlite: install-dev
 	$(BIN)/python -m pytest
 
-# The same suite on PostgreSQL, but for the browser tests (pages in Chromium, which the SQLite
-# pass has run: they test what a browser gets, not the database) and the engine's tests
-# (tests/scoring: the engine never imports Django, which tests/test_architecture.py checks).
+# The same suite on PostgreSQL, but for the browser tests and the walk of the demo (pages in
+# Chromium, every link over HTTP, which the SQLite pass has run: they test what a person gets,
+# not the database) and the engine's tests (tests/scoring: the engine never imports Django,
+# which tests/test_architecture.py checks).
 # Skipped with a message where no server answers, except on CI (CI=true), where PostgreSQL must be there.
 test-postgres: install-dev
 	@if $(BIN)/python -c "import psycopg, sys; psycopg.connect('$(PG_URL)', connect_timeout=3).close()" 2>/dev/null; then \
-		DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -p no:cacheprovider -m "not browser" --ignore=tests/scoring; \
+		DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -p no:cacheprovider -m "not browser and not walk" --ignore=tests/scoring; \
 	elif [ "$$CI" = "true" ]; then echo "PostgreSQL is not reachable at $(PG_URL), and CI needs it"; exit 1; \
 	else echo "SKIPPED: PostgreSQL is not reachable at $(PG_URL); the PostgreSQL pass did not run"; fi
 
