@@ -45,7 +45,10 @@ test-postgres: install-dev
 	elif [ "$$CI" = "true" ]; then echo "PostgreSQL is not reachable at $(PG_URL), and CI needs it"; exit 1; \
 	else echo "SKIPPED: PostgreSQL is not reachable at $(PG_URL); the PostgreSQL pass did not run"; fi
 
-test: lint test-sqlite test-postgres
+# The two passes at once, one a core (their databases and processes are their own); each pass's
+# output is printed whole when it ends.
+test: lint
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 # --- the scaled set-up: PostgreSQL, RQ workers on Redis, gunicorn (README: "At scale") ----------
 # Each reads its settings from the environment: DATABASE_URL and REDIS_URL for all; `serve`
