@@ -12,9 +12,10 @@ addresses a person.
 
 What this proves: no address a person is shown answers a server error or 404; every zip opens
 and each of its members reads back whole (``testzip``); every CSV parses, each line with the
-header's number of fields; every JSON answer parses; and each walk reaches the pages a person in
+header's number of fields; every JSON answer parses; each walk reaches the pages a person in
 that role needs (the boards and downloads of both subtasks; a team's runs; the organisers'
-archive of every phase).
+archive of every phase); and the organisers' archive of every phase holds every run under its
+team's folder, its index the board's CSV to the last digit.
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ from html.parser import HTMLParser
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
 
+from leaderboard import archives
 from leaderboard.embedded_server import EmbeddedServer
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, ROOT_SLUG, SLUG, SUBTASK_B_SLUG
+from leaderboard.models import Phase, Submission
 
 pytestmark = [pytest.mark.walk, pytest.mark.django_db(transaction=True)]
 
@@ -223,3 +227,35 @@ def test_the_organiser_follows_every_link(demo):
                 answered, f"/tasks/{subtask}/phases/{phase}/runs/", f"/tasks/{subtask}/phases/{phase}/runs.zip"
             )
     assert reached(answered, f"/tasks/{ROOT_SLUG}/registrations/", "bundle.zip")
+
+
+def test_the_organisers_archive_of_every_phase_of_the_demo_is_the_board_to_the_last_digit(demo, client):
+    """Every phase of both subtasks: every run under its team's folder with its exact bytes, and
+    the runs that count carry the board CSV's cells, value and rank, under every column."""
+    client.force_login(get_user_model().objects.get(username="organiser"))
+    phases = Phase.objects.filter(task__parent__slug=ROOT_SLUG).select_related("task")
+    assert sorted((phase.task.slug, phase.slug) for phase in phases) == [
+        (SLUG, "development"),
+        (SLUG, "evaluation"),
+        (SUBTASK_B_SLUG, "evaluation"),
+    ]
+    for phase in phases:
+        base = f"/tasks/{phase.task.slug}/phases/{phase.slug}"
+        archive = zipfile.ZipFile(io.BytesIO(b"".join(client.get(f"{base}/runs.zip").streaming_content)))
+        assert archive.testzip() is None
+        index = list(csv.DictReader(io.StringIO(archive.read("runs.csv").decode())))
+        assert len(index) == phase.submissions.count() and {row["team"] for row in index} == {
+            f"Team {letter}" for letter in "ABCDEFGH"
+        }
+        board = list(csv.DictReader(io.StringIO(client.get(f"{base}/leaderboard.csv").content.decode())))
+        board_rows = {row["submission"]: row for row in board if row["kind"] == "team"}
+        metrics = list(board[0])[list(board[0]).index("submission") + 1 :]
+        shared = [column for column in metrics if column in index[0]]
+        assert len(shared) > 40  # every metric, raw and calibrated, with its rank
+        for row in index:
+            run = Submission.objects.select_related("file", "team").get(pk=row["run"])
+            assert row["file"] == f"{archives.folder_name(run.team.name)}/{run.pk}-{run.file.name}"
+            assert archive.read(row["file"]) == bytes(run.file.content)
+            if row["counts"] == "yes":
+                assert [row[column] for column in shared] == [board_rows[row["run"]][column] for column in shared]
+        assert sorted(row["run"] for row in index if row["counts"] == "yes") == sorted(board_rows)
