@@ -290,8 +290,8 @@ class Task(models.Model):
 
     @property
     def submissions(self) -> SubmissionQuerySet:
-        """The submissions of every phase of the task."""
-        return Submission.objects.filter(phase__task=self)
+        """The submissions of every phase of the task, and of its subtasks'."""
+        return Submission.objects.filter(Q(phase__task=self) | Q(phase__task__parent=self))
 
     @property
     def needs_registration(self) -> bool:

@@ -31,11 +31,28 @@ class SubmissionFilter:
         )
 
 
+PHASE_OF_SUBTASK = "/"
+"""Between a subtask's slug and its phase's, where a task divided into subtasks filters its
+submissions by phase (``semeval-2017-task-4a/evaluation``)."""
+
+
+def phase_choices(task: Task) -> list[tuple[str, str]]:
+    """The phases a task's submissions may be filtered by, as (value, name): its own, or every
+    subtask's, each named after its subtask."""
+    return [
+        (phase.slug, phase.name)
+        if phase.task_id == task.pk
+        else (f"{phase.task.slug}{PHASE_OF_SUBTASK}{phase.slug}", f"{phase.task.title} · {phase.name}")
+        for phase in task.every_phase()
+    ]
+
+
 def task_submissions(*, task: Task, where: SubmissionFilter, page: str | int | None) -> Page:
     """Every submission of the task, newest first, filtered; one page of them (no silent cap)."""
     submissions = task.submissions.select_related("team", "file", "phase__task").defer("file__content")
     if where.phase is not None:
-        submissions = submissions.filter(phase__slug=where.phase)
+        subtask, _, phase = where.phase.rpartition(PHASE_OF_SUBTASK)
+        submissions = submissions.filter(phase__slug=phase, **({"phase__task__slug": subtask} if subtask else {}))
     if where.team is not None:
         submissions = submissions.filter(team_id=where.team)
     if where.status is not None:
@@ -68,7 +85,7 @@ def submissions_page(*, task: Task, where: SubmissionFilter, page: str | int | N
         "page": task_submissions(task=task, where=where, page=page),
         "where": where,
         "teams": task.community.teams.order_by("name"),
-        "phases": task.ordered_phases(),
+        "phases": phase_choices(task),
         "statuses": Submission.Status.choices,
         "decisions": organiser_actions(task=task),
     }

@@ -34,7 +34,7 @@ from leaderboard.forms import (
     TaskSettingsForm,
     TaskWithSubtasksForm,
 )
-from leaderboard.models import Phase, PhaseFile, Submission, Task, Team
+from leaderboard.models import Phase, PhaseFile, Task, Team
 from leaderboard.pages import overview
 from leaderboard.permissions import runs_scope
 from leaderboard.selectors import organisers
@@ -225,7 +225,7 @@ def _organiser_decision(request: HttpRequest, task: Task) -> HttpResponse:
     reason = request.POST.get("reason", "")
     try:
         if request.POST.get("submission"):
-            submission = get_object_or_404(Submission, phase__task=task, pk=request.POST["submission"])
+            submission = get_object_or_404(task.submissions, pk=request.POST["submission"])
             organiser_service.submission_disqualify(submission=submission, user=request.user, reason=reason)
             messages.success(request, f"Submission #{submission.pk} is disqualified.")
         else:
@@ -278,7 +278,7 @@ def runs_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 def task_archive(request: HttpRequest, slug: str) -> HttpResponse:
     """The task as a bundle (with or without its teams and runs), and every run of each phase."""
     task = organiser_task(request, slug)
-    return render(request, "leaderboard/task_archive.html", {"task": task, "phases": task.ordered_phases()})
+    return render(request, "leaderboard/task_archive.html", {"task": task, "phases": task.every_phase()})
 
 
 @login_required

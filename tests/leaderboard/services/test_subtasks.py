@@ -204,3 +204,31 @@ def test_a_subtask_and_its_parent_reach_one_community(family, make_user, submit,
     assert "team <strong>Beta</strong> removed" in board_a and "team <strong>Beta</strong> removed" in board_b
     assert f"submission #{run.pk} of <strong>Alpha</strong> disqualified" in board_a
     assert "disqualified" not in board_b
+
+
+def test_the_organisers_pages_of_a_divided_task_hold_every_subtask_s_runs(family, make_user, submit, organiser, client):
+    """The parent's page, its "every submission" page (filtered by a subtask's phase, and its
+    decisions) and its archive reach the runs of every subtask, each named after its subtask."""
+    root, a, b = family
+    alice = make_user("alice")
+    registration_request(task=root, user=alice, accept_terms=True)
+    team_create(task=root, user=alice, name="Alpha")
+    run_a, run_b = submit(a, alice, PERFECT), submit(b, alice, TWO_WAY_RUN)
+    client.force_login(organiser)
+    page = client.get(f"/tasks/{root.slug}/").content.decode()
+    assert f"#{run_a.pk}</a>" in page and f"#{run_b.pk}</a>" in page and "Primary score" in page
+    every = client.get(f"/tasks/{root.slug}/submissions/").content.decode()
+    assert "2 submissions" in every and "Subtask A · Evaluation" in every and "Subtask B · Evaluation" in every
+    only_b = client.get(f"/tasks/{root.slug}/submissions/?phase={b.slug}/evaluation").content.decode()
+    assert f"#{run_b.pk}</a>" in only_b and f"#{run_a.pk}</a>" not in only_b
+    decided = client.post(f"/tasks/{root.slug}/submissions/", {"submission": run_b.pk, "reason": "a copy"})
+    assert decided.status_code == 302
+    run_b.refresh_from_db()
+    assert run_b.disqualified_reason == "a copy"
+    archive = client.get(f"/tasks/{root.slug}/archive/").content.decode()
+    for subtask in (a, b):
+        for path in (
+            f"/tasks/{subtask.slug}/phases/evaluation/runs/",
+            f"/tasks/{subtask.slug}/phases/evaluation/runs.zip",
+        ):
+            assert f'href="{path}"' in archive and client.get(path).status_code == 200
