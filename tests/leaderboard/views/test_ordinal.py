@@ -47,6 +47,12 @@ def test_the_board_ranks_the_errors_lowest_first(scale, client):
     assert 'aria-sort="ascending"' in html
 
 
+def test_an_errors_metric_page_shows_its_formula(scale, client):
+    page = client.get(reverse("leaderboard:metric_detail", args=[scale.slug, "macro_mae"]))
+    assert page.status_code == 200
+    assert '<annotation encoding="application/x-tex">\\frac{1}{|C|}' in page.content.decode()
+
+
 def test_an_error_and_a_score_that_agree_correlate_positively(scale):
     correlations = rank_correlations(phase=scale.current_phase(), column_ids=["macro_mae", "accuracy"])
     assert correlations.matrix["macro_mae"]["accuracy"].rho == 1.0
