@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: demo test install install-dev lint test-sqlite test-postgres services-check
+.PHONY: demo test docs install install-dev lint test-sqlite test-postgres services-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,9 +45,15 @@ test-postgres: install-dev
 	elif [ "$$CI" = "true" ]; then echo "PostgreSQL is not reachable at $(PG_URL), and CI needs it"; exit 1; \
 	else echo "SKIPPED: PostgreSQL is not reachable at $(PG_URL); the PostgreSQL pass did not run"; fi
 
+# The manual, strict: a broken link, a stale reference or any other warning fails the build.
+# Its reference pages are written from the code on every build (tools/manual.py).
+docs: install-dev
+	$(BIN)/sphinx-build -W --keep-going -n -E -q -b html docs var/docs
+	@echo "The manual: var/docs/index.html"
+
 # The two passes at once, one a core (their databases and processes are their own); each pass's
 # output is printed whole when it ends.
-test: lint
+test: lint docs
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 # --- the scaled set-up: PostgreSQL, RQ workers on Redis, gunicorn (README: "At scale") ----------

@@ -270,48 +270,49 @@ def file_problem(error: Exception) -> str:
     return str(error)
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+def parser() -> argparse.ArgumentParser:
+    """The command line's options: ``--help`` and the manual's reference are written from them."""
+    command = argparse.ArgumentParser(
         prog="python -m scoring",
         description="Score a prediction file against a gold file with the full metric suite; with several "
         "prediction files, score and rank them as a board (a team per file, named by its stem).",
     )
-    parser.add_argument("gold", help="gold file: CSV or TSV with the header id,label")
-    parser.add_argument(
+    command.add_argument("gold", help="gold file: CSV or TSV with the header id,label")
+    command.add_argument(
         "predictions",
         nargs="+",
         help="predictions: id,label, or id plus one probability column per label; two or more files make a "
         "board, each file a team named by its stem",
     )
-    parser.add_argument(
+    command.add_argument(
         "--format",
         choices=("text", "json", "latex"),
         default="text",
         help="output format (default: text); latex: a table in the style of Table 8 of " + plain("@opitz-overview"),
     )
-    parser.add_argument(
+    command.add_argument(
         "--labels",
         help="comma-separated label order (default: the gold file's labels in natural order, class2 before class10)",
     )
-    parser.add_argument(
+    command.add_argument(
         "--ordinal",
         action="store_true",
         help="the labels, in the order --labels gives, are an ordered scale (e.g. --labels -2,-1,0,1,2): also score "
         "the errors of SemEval-2017 Task 4C, macro_mae (MAE^M) and mae (MAE^µ), lower is better",
     )
-    parser.add_argument(
+    command.add_argument(
         "--metrics",
         help="comma-separated column ids for the latex table or the text board, e.g. "
         "macro_recall,kappa_c,recall[neutral] (default for latex: Table 8's columns)",
     )
-    parser.add_argument(
+    command.add_argument(
         "--aggregate",
         choices=tuple(METHODS),
         help="add an overall ranking across the --metrics columns (default: every raw ranking column): mean_rank, "
         "the mean of a team's competition ranks (lower is better), or borda, the number of teams it beats under "
         "each column, summed (higher is better); with --bootstrap, its intervals too",
     )
-    parser.add_argument(
+    command.add_argument(
         "--bootstrap",
         type=int,
         metavar="REPLICATES",
@@ -319,23 +320,27 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "resampled test sets (e.g. 1000), and under every column who is significantly behind its leader "
         "(behind_leader: the difference's interval and a Holm-adjusted p-value per team)",
     )
-    parser.add_argument(
+    command.add_argument(
         "--seed", type=int, default=0, help="seed of the bootstrap's random numbers (default: 0); same seed, same JSON"
     )
-    parser.add_argument(
+    command.add_argument(
         "--bootstrap-replicates",
         metavar="FILE",
         help="with --bootstrap: also write every replicate's value and rank of every column and team to FILE, a CSV "
         "(replicate,column,team,value,rank) that numpy and pandas read, to recompute any interval",
     )
-    parser.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
-    parser.add_argument(
+    command.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
+    command.add_argument(
         "--prevalence",
         help="comma-separated target class shares, in label order (0.2,0.3,0.5 or 1/3,1/3,1/3), or 'uniform' or "
         "'gold': adds every metric scaled to them, exactly; with a board, every team re-scored and re-ranked at them, "
         "its ranks next to today's",
     )
-    return parser.parse_args(values_attached(sys.argv[1:] if argv is None else list(argv), VALUE_OPTIONS))
+    return command
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    return parser().parse_args(values_attached(sys.argv[1:] if argv is None else list(argv), VALUE_OPTIONS))
 
 
 VALUE_OPTIONS = ("--labels", "--metrics", "--weights", "--prevalence", "--format", "--bootstrap-replicates")

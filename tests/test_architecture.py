@@ -13,34 +13,13 @@ import ast
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("config", "leaderboard", "scoring")
+from tools.imports import PACKAGES, REPO, import_graph, imported_names, our_modules, with_packages
+
 CHECKED = (*PACKAGES, "tests")
 """Where no function imports one of our modules: the product and its tests."""
-
-
-def our_modules(packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
-    modules = {}
-    for package in packages:
-        for path in sorted((REPO / package).rglob("*.py")):
-            if "migrations" in path.parts:
-                continue
-            parts = path.relative_to(REPO).with_suffix("").parts
-            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            modules[name] = path
-    return modules
-
-
-def imported_names(node: ast.AST) -> list[str]:
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-        return [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-    return []
 
 
 def is_ours(name: str) -> bool:
@@ -85,25 +64,6 @@ def test_no_function_imports_one_of_our_modules() -> None:
                     if any(is_ours(imported) for imported in imported_names(node)):
                         local.append(f"{name}.{function.name} (line {node.lineno})")
     assert local == []
-
-
-def with_packages(name: str) -> list[str]:
-    """``name`` and the packages Python imports first to import it: ``a.b.c`` runs ``a`` and
-    ``a.b`` (their ``__init__``) before ``a.b.c``, so an import of it depends on them too."""
-    parts = name.split(".")
-    return [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
-
-
-def import_graph() -> dict[str, set[str]]:
-    modules = our_modules()
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text())):
-            for imported in imported_names(node):
-                for target in with_packages(imported):
-                    if target in modules and target != name:
-                        graph[name].add(target)
-    return graph
 
 
 def cycles_of(graph: dict[str, set[str]]) -> list[list[str]]:

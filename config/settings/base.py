@@ -87,7 +87,7 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{VAR_DIR / 'leaderboard.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),  # seconds a connection is kept (0: one a request)
         # A kept connection that the server dropped (a restart, a terminated backend) is found out
         # and replaced at the start of the next request, instead of failing that request.
         conn_health_checks=True,
@@ -98,7 +98,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # start (no deadlock between two readers upgrading), readers never block the writer (WAL),
     # and a writer waits for the lock instead of failing with "database is locked".
     DATABASES["default"]["OPTIONS"] = {
-        "timeout": int(os.environ.get("SQLITE_BUSY_TIMEOUT_S", "30")),
+        "timeout": int(os.environ.get("SQLITE_BUSY_TIMEOUT_S", "30")),  # seconds a writer waits for the lock
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
@@ -107,6 +107,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 TASKS_BACKEND = os.environ.get("TASKS_BACKEND", "immediate")
 """``immediate`` or ``rq``; anything else is reported by a system check (leaderboard.E001)."""
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+"""The Redis of the scoring queue, read with ``TASKS_BACKEND=rq``."""
 if TASKS_BACKEND == "rq":
     # Workers: `python manage.py scoring_worker default --job-class django_tasks_rq.Job` (RQ's
     # rqworker at WORKER_NICENESS), on any number of machines that reach the same Redis and database.
@@ -206,16 +207,22 @@ collectstatic spends on Brotli (seconds for plotly.js)."""
 # Uploads: prediction and gold files are stored in the database (workers on any machine can
 # read them) and are refused above this size.
 MAX_UPLOAD_BYTES = int(os.environ.get("MAX_UPLOAD_BYTES", str(50 * 1024 * 1024)))
+"""A prediction, gold or data file (or a file inside a bundle) larger than this is refused."""
 MAX_FILE_ROWS = int(os.environ.get("MAX_FILE_ROWS", "2000000"))
+"""A gold or prediction file with more data lines than this is refused."""
 # Task bundles (an exported task, or a CodaLab or Codabench competition bundle) are checked as
 # strictly as an upload before anything is read from them (leaderboard.bundles.zips): the zip's
 # size, its number of files, what they come to once expanded, each file's expansion ratio (a zip
 # bomb expands a thousand times; a CSV of ids and labels under twenty) and each file's size
 # (MAX_UPLOAD_BYTES, as an upload).
 BUNDLE_MAX_BYTES = int(os.environ.get("BUNDLE_MAX_BYTES", str(256 * 1024 * 1024)))
+"""A bundle (the zip) larger than this is refused."""
 BUNDLE_MAX_FILES = int(os.environ.get("BUNDLE_MAX_FILES", "20000"))
+"""A bundle holding more files than this is refused."""
 BUNDLE_MAX_EXPANDED_BYTES = int(os.environ.get("BUNDLE_MAX_EXPANDED_BYTES", str(2 * 1024**3)))
+"""A bundle whose files come to more than this once expanded is refused."""
 BUNDLE_MAX_RATIO = int(os.environ.get("BUNDLE_MAX_RATIO", "100"))
+"""A file of a bundle that expands more than this many times its compressed size is refused."""
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
@@ -246,9 +253,13 @@ AXES_CLIENT_IP_CALLABLE = "leaderboard.addresses.client_address"  # behind TRUST
 # (shared by every worker once CACHE_URL is set): past the limit, 429 with Retry-After. Requests
 # with an unknown or revoked token are counted per address, and refused alike past theirs.
 API_TOKEN_RATE_LIMIT = int(os.environ.get("API_TOKEN_RATE_LIMIT", "120"))
+"""Requests one token may make in API_TOKEN_RATE_WINDOW seconds."""
 API_TOKEN_RATE_WINDOW = int(os.environ.get("API_TOKEN_RATE_WINDOW", "60"))
+"""The window of API_TOKEN_RATE_LIMIT, in seconds."""
 API_AUTH_FAILURE_LIMIT = int(os.environ.get("API_AUTH_FAILURE_LIMIT", "20"))
+"""Requests with an unknown or revoked token one address may make in API_AUTH_FAILURE_WINDOW seconds."""
 API_AUTH_FAILURE_WINDOW = int(os.environ.get("API_AUTH_FAILURE_WINDOW", "300"))
+"""The window of API_AUTH_FAILURE_LIMIT, in seconds."""
 API_TOKENS_PER_USER = int(os.environ.get("API_TOKENS_PER_USER", "20"))
 """Active (unrevoked) tokens a person may hold at once."""
 
@@ -275,8 +286,11 @@ SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # so that it cannot be used to flood an inbox: per recipient and per asking address in an hour
 # (password resets, addresses to confirm), and per recipient in a day (announcements).
 MAIL_PER_RECIPIENT_PER_HOUR = int(os.environ.get("MAIL_PER_RECIPIENT_PER_HOUR", "5"))
+"""Account e-mails (password resets, addresses to confirm) to one address in an hour."""
 MAIL_PER_ADDRESS_PER_HOUR = int(os.environ.get("MAIL_PER_ADDRESS_PER_HOUR", "20"))
+"""Account e-mails asked for from one client address in an hour."""
 ANNOUNCEMENTS_PER_RECIPIENT_PER_DAY = int(os.environ.get("ANNOUNCEMENTS_PER_RECIPIENT_PER_DAY", "10"))
+"""Announcements e-mailed to one person in a day."""
 
 EMAIL_VERIFICATION_CHOICES = ("none", "optional", "mandatory")
 EMAIL_VERIFICATION = os.environ.get("EMAIL_VERIFICATION", "optional")
@@ -306,10 +320,10 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},  # everything else
     # One line per task state change is noise in the embedded set-up; failures still show.
     "loggers": {
-        "django_tasks": {"level": os.environ.get("TASKS_LOG_LEVEL", "WARNING")},
+        "django_tasks": {"level": os.environ.get("TASKS_LOG_LEVEL", "WARNING")},  # scoring jobs' state changes
         "axes": {"level": os.environ.get("AXES_LOG_LEVEL", "WARNING")},  # failures and lock-outs, not each check
     },
 }
