@@ -25,7 +25,7 @@ from tools import manual  # noqa: E402  (the product, hence Django, must be set 
 
 project = "Shared-task leaderboard"
 author = "the shared-task leaderboard's developers"
-copyright = "the shared-task leaderboard's developers"  # noqa: A001  (Sphinx's name for it)
+copyright = "the shared-task leaderboard's developers"
 extensions = ["myst_parser"]
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build"]

@@ -7,6 +7,8 @@ the manual draws it (``tools/manual.py``). No Django here.
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,6 +37,22 @@ def imported_names(node: ast.AST) -> list[str]:
     return []
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text())
+
+
+def statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement of ``tree``, nested ones included (in functions, classes, branches,
+    handlers): where an import can stand, without visiting the expressions."""
+    pending = list(getattr(tree, "body", []))
+    while pending:
+        statement = pending.pop()
+        yield statement
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            pending.extend(getattr(statement, name, ()))
+
+
 def with_packages(name: str) -> list[str]:
     """``name`` and the packages Python imports first to import it: ``a.b.c`` runs ``a`` and
     ``a.b`` (their ``__init__``) before ``a.b.c``, so an import of it depends on them too."""
@@ -47,7 +65,7 @@ def import_graph() -> dict[str, set[str]]:
     modules = our_modules()
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in statements(parsed(path)):
             for imported in imported_names(node):
                 for target in with_packages(imported):
                     if target in modules and target != name:

@@ -32,15 +32,15 @@ from latex2mathml.converter import convert
 
 from client import leaderboard_client
 from leaderboard.api.endpoints import api
-from leaderboard.management.commands.load_demo import ROOT_SLUG, SLUG, SUBTASK_B_SLUG
 from leaderboard.demo_table8 import LABELS as DEMO_LABELS
+from leaderboard.management.commands.load_demo import ROOT_SLUG, SLUG, SUBTASK_B_SLUG
 from leaderboard.mathml import formula_mathml
 from leaderboard.models import Phase, Task
 from leaderboard.samples import format_rules
 from scoring import __main__ as scorer
 from scoring.engine.references import plain
 from scoring.engine.registry import CLASS_MEASURES, PROPERTY_NAMES, ClassMeasure, Metric, suite_metrics
-from tools.imports import REPO, import_graph, our_modules
+from tools.imports import REPO, import_graph, our_modules, parsed
 
 DEMO = "http://127.0.0.1:8000"
 """Where ``make demo`` serves the demo: the manual's links to pages a reader may try."""
@@ -268,7 +268,8 @@ def api_reference() -> str:
 # --- the metric catalogue ---------------------------------------------------------------------
 
 CALIBRATION_LATEX = (
-    r"\tilde m_{ij} = \frac{m_{ij}}{n \cdot \mathrm{prevalence}(j)},\quad \mathrm{prevalence}(j) = \sum_x m_{xj}"
+    r"\tilde m_{ij} = \frac{m_{ij}}{n \cdot \mathrm{prevalence}(j)},\quad "
+    r"\mathrm{prevalence}(j) = \frac{\sum_x m_{xj}}{\sum_{x,y} m_{xy}}"
 )
 
 
@@ -284,7 +285,7 @@ def _range(entry: Metric | ClassMeasure) -> str:
 def metric_section(entry: Metric | ClassMeasure, *, per_class: bool = False) -> str:
     key = f"{entry.key}[LABEL]" if per_class else entry.key
     facts = [
-        f"column ids `{key}` (raw) and `{key}_c` (calibrated)",
+        f"Column ids `{key}` (raw) and `{key}_c` (calibrated)",
         f"range {_range(entry)}",
         "higher is better" if entry.higher_is_better else "lower is better (an error)",
     ]
@@ -303,7 +304,7 @@ def metric_section(entry: Metric | ClassMeasure, *, per_class: bool = False) -> 
         str(formula_mathml(entry)),
         f"In words: {entry.formula_text}. Source: {plain(entry.source)}.",
         markdown_of(plain(entry.description)),
-        "; ".join(facts).capitalize() + ".",
+        "; ".join(facts) + ".",
         table(["property", "raw", "calibrated"], rows),
         f"Properties: {plain(entry.properties_source)}.",
     ]
@@ -317,7 +318,8 @@ def metric_catalogue() -> str:
     parts = [
         "Every metric below exists twice: **raw**, on the confusion matrix m (rows: predicted class, "
         "columns: gold class), and **calibrated**, the same formula on the prevalence-calibrated matrix, "
-        "where each gold column is scaled to the same mass (Opitz 2024, Eq. 6):",
+        "where each gold column is scaled to the same mass, n being the number of classes and prevalence(j) "
+        "the share of class j among the gold labels (Opitz 2024, Eq. 6):",
         calibration,
         "So a calibrated score is the score the system would get if every class were equally frequent "
         "in the test set, with the same per-class behaviour. Properties PI–PV are those of Opitz 2024, "
@@ -487,7 +489,7 @@ def module_picture() -> str:
     for (source, target), count in sorted(counts.items()):
         sx, sy, sw = position[source]
         tx, ty, tw = position[target]
-        stroke = 1 + math.log2(count)
+        stroke = 0.8 + 0.7 * math.log2(count)
         upward = layer_of[target] < layer_of[source]
         if layer_of[target] == layer_of[source]:
             start_x, end_x = (sx + sw, tx) if tx > sx else (sx, tx + tw)
@@ -520,7 +522,8 @@ def module_picture() -> str:
         ".edge.up{stroke:#c62828;opacity:1}</style>"
     )
     marker = (
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="9" markerHeight="9" '
+        'markerUnits="userSpaceOnUse" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#7a869a"/></marker></defs>'
     )
     title = "The product's modules in groups, by layer, and the imports between the groups"
@@ -539,7 +542,7 @@ def module_table() -> str:
     for layer, groups in LAYERS:
         for group, _prefixes in groups:
             rows = [
-                [f"`{name}`", first_paragraph(ast.get_docstring(ast.parse(path.read_text())))]
+                [f"`{name}`", first_paragraph(ast.get_docstring(parsed(path)))]
                 for name, path in modules.items()
                 if group_of(name) == group
             ]
@@ -586,7 +589,7 @@ ROOTS = ("config", "leaderboard", "scoring", "tests", "tools", "benchmarks", "cl
 PATH = re.compile(r"`((?:" + "|".join(ROOTS) + r")/[^`\s]*)`")
 MODULE = re.compile(r"`((?:config|leaderboard|scoring)(?:\.\w+)+)`")
 CONSTANT = re.compile(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`")
-DEMO_LINK = re.compile(re.escape(DEMO) + r"(/[^\s)>\]`\"'*]*)")
+DEMO_LINK = re.compile(re.escape(DEMO) + r"(/[^\s)>`\"'*…]*)")
 COMMAND = re.compile(r"(?:python -m scoring|manage\.py (\w+)|leaderboard_client\.py (\w+)|(?:^|`|\$ )make (\w[\w-]*))")
 OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z-]*)")
 DEMO_SLUGS = {ROOT_SLUG, SLUG, SUBTASK_B_SLUG}
