@@ -43,6 +43,8 @@ class Shot:
     """A CSS selector of a link on ``path`` to follow first: a page whose address the demo decides."""
     click: str | None = None
     """A CSS selector clicked before the picture is taken (a ``<details>`` to open)."""
+    wait_for: str | None = None
+    """A CSS selector that shows once the page's scripts have drawn it."""
 
 
 SHOTS = (
@@ -62,7 +64,7 @@ SHOTS = (
     Shot("archive", f"{A}/archive/", user="organiser", height=1000),
     Shot("task-import", "/tasks/import/", user="organiser", click="main details summary", height=1400),
     # Taking part.
-    Shot("task", "/tasks/semeval-2017-task-4/", height=1100),
+    Shot("task", f"{A}/", height=1500),
     Shot("signup", "/accounts/signup/?next=/tasks/semeval-2017-task-4/", height=700),
     Shot("team", f"{A}/team/", user="team-a", height=1000),
     Shot("submission", f"{A}/team/", user="team-a", follow=NEWEST_RUN, height=1500),
@@ -75,7 +77,7 @@ SHOTS = (
     Shot("phone-leaderboard", f"{EVALUATION}/leaderboard/", user="team-b", width=PHONE, height=844),
     Shot("phone-disagreements", f"{EVALUATION}/disagreements/", width=PHONE, height=844),
     # The API.
-    Shot("api-docs", "/api/docs", height=900),
+    Shot("api-docs", "/api/docs", height=900, wait_for=".swagger-ui .opblock"),
 )
 
 
@@ -108,6 +110,8 @@ def take(browser, base_url: str, shot: Shot) -> Path:
         if shot.follow:
             with page.expect_navigation(wait_until="networkidle"):
                 page.locator(shot.follow).first.click()
+        if shot.wait_for:
+            page.locator(shot.wait_for).first.wait_for()
         if shot.click:
             page.locator(shot.click).first.click()
         target = IMAGES / f"{shot.name}.png"
