@@ -1,4 +1,7 @@
-"""Fixtures shared by the Django tests: users, a small task, file contents."""
+"""Fixtures shared by the Django tests: users, a small task (plain, or a subtask), file contents.
+
+A test or module marked ``both_kinds`` runs once on a plain task and once on a subtask: every
+task ``make_task`` builds for it is of the kind of the run (``task_kind``)."""
 
 from __future__ import annotations
 
@@ -43,13 +46,25 @@ TASK_KINDS = ("plain", "subtask")
 terms, organisers and announcements are its parent's): every feature works on both."""
 
 
+def pytest_generate_tests(metafunc):
+    """A test marked ``both_kinds`` that builds a task runs on each kind of task."""
+    if metafunc.definition.get_closest_marker("both_kinds") and "task_kind" in metafunc.fixturenames:
+        metafunc.parametrize("task_kind", TASK_KINDS)
+
+
 @pytest.fixture
-def make_task(organiser):
-    def make(slug: str = "toy", *, kind: str = "plain", gold: bytes = GOLD, labels=("a", "b", "c"), **options):
+def task_kind() -> str:
+    """The kind of task ``make_task`` builds: plain, unless the test is marked ``both_kinds``."""
+    return "plain"
+
+
+@pytest.fixture
+def make_task(organiser, task_kind):
+    def make(slug: str = "toy", *, kind: str | None = None, gold: bytes = GOLD, labels=("a", "b", "c"), **options):
         """A task (``kind="subtask"``: a subtask of a new task ``<slug>-parent``, which takes
-        the ``registration`` and ``terms`` of ``options``)."""
+        the ``registration`` and ``terms`` of ``options``; by default the kind of the run)."""
         now = timezone.now()
-        if kind == "subtask":
+        if (kind or task_kind) == "subtask":
             options["parent"] = task_with_subtasks_create(
                 organiser=organiser,
                 slug=f"{slug}-parent",

@@ -87,6 +87,7 @@ def test_the_phase_records_its_split(split_task):
     assert phase.split_seed_number.bit_length() > 64
 
 
+@pytest.mark.both_kinds
 def test_during_the_phase_the_board_shows_the_engines_scores_on_the_public_part(split_task):
     phase = split_task.current_phase()
     public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["public"]
@@ -104,6 +105,7 @@ def test_during_the_phase_the_board_shows_the_engines_scores_on_the_public_part(
         assert entry.values["recall[b]"] == expected.per_class["b"]["recall"]
 
 
+@pytest.mark.both_kinds
 def test_after_the_close_the_final_board_uses_the_private_part(split_task):
     phase = split_task.current_phase()
     close(phase)
@@ -152,6 +154,7 @@ def test_baselines_are_scored_on_the_part_the_board_shows(split_task):
     assert majority.values["accuracy"] == pytest.approx(counts.max() / counts.sum())
 
 
+@pytest.mark.both_kinds
 def test_a_team_sees_its_public_part_scores_on_its_submission_page(client, split_task):
     phase = split_task.current_phase()
     submission = phase.submissions.get(team__name="Alpha")
@@ -163,6 +166,7 @@ def test_a_team_sees_its_public_part_scores_on_its_submission_page(client, split
     assert "public part" in page
 
 
+@pytest.mark.both_kinds
 def test_the_board_says_on_which_part_it_is_computed(client, split_task):
     url = reverse("leaderboard:leaderboard", args=[split_task.slug])
     assert "public part" in client.get(url).content.decode()
@@ -171,6 +175,7 @@ def test_the_board_says_on_which_part_it_is_computed(client, split_task):
     assert "Final ranking" in page and "the private part" in page
 
 
+@pytest.mark.both_kinds
 def test_the_shake_up_compares_public_and_final_ranks(client, split_task, organiser):
     phase = split_task.current_phase()
     url = reverse("leaderboard:shake_up", args=[split_task.slug, phase.slug])
@@ -190,6 +195,7 @@ def test_the_shake_up_compares_public_and_final_ranks(client, split_task, organi
         assert (row.rank_before, row.rank_after) == (public_rank, entry.ranks[column.id])
 
 
+@pytest.mark.both_kinds
 def test_no_shake_up_without_a_split(client, task):
     url = reverse("leaderboard:shake_up", args=[task.slug, task.current_phase().slug])
     assert client.get(url).status_code == 404

@@ -15,7 +15,7 @@ import zipfile
 
 import pytest
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_kinds]
 
 
 def address(world, **query) -> str:

@@ -16,7 +16,7 @@ from django.core.management import CommandError, call_command
 from leaderboard.services.teams import team_create
 from tests.conftest import MOSTLY_A, PERFECT
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_kinds]
 
 
 @pytest.fixture

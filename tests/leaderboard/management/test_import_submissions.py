@@ -11,11 +11,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from leaderboard import errors
-from leaderboard.models import Submission, Team
+from leaderboard.models import Submission
 from leaderboard.services.teams import team_create
 from tests.conftest import MOSTLY_A, PERFECT
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_kinds]
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_a_team_per_file_and_a_summary_of_refusals(task, make_user, tmp_path, ru
     assert "[" in out and "4/4" in out  # the progress bar
     assert "Imported 3, skipped 0 (already imported), refused 1." in out
     assert "broken.csv: " in out and "line" in out
-    assert set(Team.objects.filter(task=task).values_list("name", flat=True)) == {
+    assert set(task.community.teams.values_list("name", flat=True)) == {
         "alpha",
         "beta",
         "existing",

@@ -46,6 +46,7 @@ def runs(make_task, make_user, submit):
     return task, alice, marked
 
 
+@pytest.mark.both_kinds
 def test_the_primary_run_counts_and_the_contrastive_ones_are_listed_unranked(runs):
     task, _, marked = runs
     board = leaderboard(phase=task.current_phase())
@@ -56,6 +57,7 @@ def test_the_primary_run_counts_and_the_contrastive_ones_are_listed_unranked(run
     assert board.contrastive[0].values["accuracy"] == 1.0 and board.contrastive[0].ranks == {}
 
 
+@pytest.mark.both_kinds
 def test_exports_list_each_team_s_contrastive_runs_under_it_or_leave_them_out(runs):
     task, _, marked = runs
     phase = task.current_phase()
@@ -100,6 +102,7 @@ def test_a_mark_the_phase_does_not_have_is_refused(runs, mark, problem):
     assert Submission.objects.get(pk=marked["primary"].pk).run_mark == "primary"
 
 
+@pytest.mark.both_kinds
 def test_marks_are_frozen_at_the_close_and_only_members_mark(runs, make_user):
     task, alice, marked = runs
     with pytest.raises(Exception) as stranger:
@@ -137,6 +140,7 @@ def test_an_upload_marked_in_a_phase_without_contrastive_runs_is_refused_and_not
     assert not Submission.objects.exists()
 
 
+@pytest.mark.both_kinds
 def test_the_board_page_lists_the_runs_under_their_team_and_a_switch_hides_them(runs, client):
     task, _, _ = runs
     url = reverse("leaderboard:leaderboard", args=[task.slug])
@@ -149,6 +153,7 @@ def test_the_board_page_lists_the_runs_under_their_team_and_a_switch_hides_them(
     assert "leaderboard.csv?contrastive=0" in hidden
 
 
+@pytest.mark.both_kinds
 def test_the_api_board_keeps_each_team_s_runs_on_its_page(runs, client):
     task, _, _ = runs
     rows = client.get(f"/api/tasks/{task.slug}/leaderboard", {"per_page": 1, "sort": "accuracy"}).json()["rows"]
@@ -156,6 +161,7 @@ def test_the_api_board_keeps_each_team_s_runs_on_its_page(runs, client):
     assert kinds == [("Alpha", "team"), ("Alpha", "contrastive"), ("Alpha", "contrastive")]
 
 
+@pytest.mark.both_kinds
 def test_a_member_marks_a_run_from_its_page(runs, client):
     task, alice, marked = runs
     client.force_login(alice)

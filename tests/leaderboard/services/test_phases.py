@@ -227,6 +227,7 @@ def test_limits_and_quota_are_per_phase(make_phased, member, submit):
     ) == (2, 0)
 
 
+@pytest.mark.both_kinds
 def test_a_team_persists_across_phases(make_phased, member, make_user, submit, client):
     task = make_phased("development")
     team = team_create(task=task, user=member, name="Alpha")
@@ -234,7 +235,7 @@ def test_a_team_persists_across_phases(make_phased, member, make_user, submit, c
     submit(task, member, PERFECT)
     advance(task)
     submit(task, member, EVAL_RUN)
-    assert Team.objects.filter(task=task).count() == 1
+    assert task.community.teams.count() == 1
     assert team_of(task=task, user=member) == team
     assert sorted(team.submissions.values_list("phase__slug", flat=True)) == ["development", "evaluation"]
     client.force_login(member)
@@ -491,6 +492,7 @@ def test_phase_pages_are_for_organisers_only(client, make_phased, organiser, mem
     assert client.get(address).status_code == 200
 
 
+@pytest.mark.both_kinds
 def test_an_organiser_adds_and_edits_a_phase_through_the_pages(client, make_phased, organiser):
     task = make_phased()
     _, evaluation = phases_of(task)
@@ -550,6 +552,7 @@ def test_an_organiser_adds_and_edits_a_phase_through_the_pages(client, make_phas
     )
 
 
+@pytest.mark.both_kinds
 def test_data_files_are_attached_by_organisers_and_downloaded_by_anyone(client, make_phased, organiser, member):
     task = make_phased()
     development, _ = phases_of(task)
@@ -696,6 +699,7 @@ def test_the_format_rules_come_from_the_settings(make_phased, settings):
 # --- the organisers' submissions, the API ----------------------------------------------------------
 
 
+@pytest.mark.both_kinds
 def test_the_organisers_submissions_page_filters_by_phase(client, played, organiser):
     client.force_login(organiser)
     for slug in ("development", "evaluation"):

@@ -55,6 +55,7 @@ def csv_rows(text):
     return {row["team"]: row for row in csv.DictReader(io.StringIO(text)) if row["kind"] == "team"}
 
 
+@pytest.mark.both_kinds
 def test_a_visitor_adds_a_mean_rank_column_over_table8_that_the_board_sorts_by(client, board_task):
     ids = [column.id for column in column_sets(board_task.labels, primary="macro_f1")["table8"]]
     expected = mean_ranks(board_ranks(board_task, ids))
@@ -79,6 +80,7 @@ def test_a_visitor_adds_a_mean_rank_column_over_table8_that_the_board_sorts_by(c
     assert rows["Always A"]["mean_rank"] == "" and rows["Always A"]["mean_rank rank"] == ""
 
 
+@pytest.mark.both_kinds
 def test_borda_over_chosen_columns_counts_the_teams_strictly_behind(client, board_task):
     chosen = ["accuracy", "macro_recall_c", "kappa"]
     expected = borda_points(board_ranks(board_task, chosen))
@@ -105,6 +107,7 @@ def test_borda_over_chosen_columns_counts_the_teams_strictly_behind(client, boar
     assert baselines and all(row["values"]["borda"] is None and row["ranks"]["borda"] is None for row in baselines)
 
 
+@pytest.mark.both_kinds
 def test_the_organisers_choice_on_the_settings_page_is_every_visitor_s_board(client, organiser, board_task):
     organiser_client = client.__class__()
     organiser_client.force_login(organiser)
@@ -141,6 +144,7 @@ def test_the_organisers_choice_on_the_settings_page_is_every_visitor_s_board(cli
     )
 
 
+@pytest.mark.both_kinds
 def test_the_api_refuses_an_overall_ranking_that_names_nothing(client, board_task):
     path = f"/api/tasks/{board_task.slug}/leaderboard"
     for query in ({"overall": "median"}, {"overall": "borda", "over": "macro_f1,nope"}):

@@ -306,6 +306,7 @@ def test_bad_labels_are_an_error_on_the_labels_field(client, make_user):
     assert not Task.objects.exists()
 
 
+@pytest.mark.both_kinds
 def test_organiser_edits_the_settings(organiser_client, task):
     closes = timezone.now() + dt.timedelta(days=9)
     phase = task.current_phase()
@@ -335,6 +336,7 @@ def test_settings_must_close_after_opening(organiser_client, task):
     assert phase.name == "Evaluation"
 
 
+@pytest.mark.both_kinds
 def test_replace_gold_through_the_page_rescores(
     organiser_client, task, alice, submit, django_capture_on_commit_callbacks
 ):
@@ -372,26 +374,35 @@ def test_a_bad_replacement_gold_is_a_form_error(organiser_client, task):
 # --- teams -------------------------------------------------------------------------------------
 
 
+@pytest.mark.both_kinds
 def test_create_and_join_a_team_through_the_pages(client, task, make_user):
+    """Bob creates the team on the task's page, Carol joins it on the page of the task that holds
+    the teams (for a subtask, its parent's), and each page shows the team."""
+    holder = task.community.task
     client.force_login(make_user("bob"))
+    assert 'action="{}"'.format(page("team_create", task)) in client.get(task.get_absolute_url()).content.decode()
     response = client.post(page("team_create", task), {"name": "  Beta   team "}, follow=True)
     assert response.redirect_chain == [(task.get_absolute_url(), 302)]
-    team = Team.objects.get(task=task)
+    team = task.community.teams.get()
     assert team.name == "Beta team"
     assert shown_notes(response) == [f"You created the team “Beta team”. Invite code: {team.invite_code}"]
     assert f"<code>{team.invite_code}</code>" in response.content.decode()
 
     carol = make_user("carol")
     client.force_login(carol)
-    response = client.post(page("team_join", task), {"invite_code": f" {team.invite_code} "}, follow=True)
+    assert 'action="{}"'.format(page("team_join", holder)) in client.get(holder.get_absolute_url()).content.decode()
+    response = client.post(page("team_join", holder), {"invite_code": f" {team.invite_code} "}, follow=True)
+    assert response.redirect_chain == [(holder.get_absolute_url(), 302)]
     assert shown_notes(response) == ["You joined the team “Beta team”."]
     assert team_of(task=task, user=carol) == team
+    assert "You are in <strong>Beta team</strong>" in client.get(task.get_absolute_url()).content.decode()
 
     response = client.post(page("team_create", task), {"name": "Gamma"}, follow=True)
     assert shown_notes(response) == [errors.ALREADY_IN_TEAM.format(team="Beta team")]
-    assert Team.objects.filter(task=task).count() == 1
+    assert task.community.teams.count() == 1
 
 
+@pytest.mark.both_kinds
 def test_joining_with_a_wrong_code_says_so(client, task, make_user):
     client.force_login(make_user("dan"))
     response = client.post(page("team_join", task), {"invite_code": "not-a-code"})
@@ -410,6 +421,7 @@ def every_metric_rows(content: str) -> dict[str, tuple[str, str, str, str]]:
     return {html.unescape(name): tuple(re.sub(r"<[^>]+>", "", text) for text in cells) for name, *cells in rows}
 
 
+@pytest.mark.both_kinds
 def test_a_good_upload_leads_to_its_scored_page(alice_client, task, make_user, submit, post_upload):
     bob = make_user("bob")
     team_create(task=task, user=bob, name="Beta")
@@ -481,6 +493,7 @@ def test_a_bad_upload_is_sent_back_with_the_line_and_nothing_is_stored(
     assert stored_counts() == before
 
 
+@pytest.mark.both_kinds
 def test_an_upload_after_the_deadline_names_the_deadline(alice_client, task, post_upload):
     closed = timezone.now() - dt.timedelta(minutes=5)
     Phase.objects.filter(task=task).update(opens_at=closed - dt.timedelta(days=1), closes_at=closed)
@@ -498,6 +511,7 @@ def test_an_upload_without_a_file_is_refused(alice_client, task):
     assert not Submission.objects.exists()
 
 
+@pytest.mark.both_kinds
 def test_submission_status_json(alice_client, task, alice, submit):
     submission = submit(task, alice, PERFECT)
     response = alice_client.get(page("submission_status", task, submission.pk))
@@ -505,6 +519,7 @@ def test_submission_status_json(alice_client, task, alice, submit):
     assert json.loads(response.content) == {"id": submission.pk, "status": "scored", "failure": None}
 
 
+@pytest.mark.both_kinds
 def test_choosing_a_submission_makes_it_the_one_that_counts(client, make_task, make_user, submit):
     task = make_task("chosen", counting=Phase.Counting.CHOSEN)
     phase = task.current_phase()
@@ -532,6 +547,7 @@ def test_the_choose_button_is_only_for_tasks_that_count_the_chosen_one(alice_cli
     )
 
 
+@pytest.mark.both_kinds
 def test_gold_download_is_for_organisers_only(client, task, alice, organiser):
     url = phase_page("gold_download", task)
     assert client.get(url)["Location"].startswith(reverse("login"))
@@ -545,6 +561,7 @@ def test_gold_download_is_for_organisers_only(client, task, alice, organiser):
     assert url in client.get(task.get_absolute_url()).content.decode()
 
 
+@pytest.mark.both_kinds
 def test_rescore_button_scores_what_was_left_queued(
     organiser_client, task, alice, submit, django_capture_on_commit_callbacks
 ):
@@ -574,6 +591,7 @@ def test_the_page_of_a_soft_submission(alice_client, task, alice, submit):
     assert "2.4000" in json.loads(response.context["heatmap_raw"])["data"][0]["text"][0]  # 4 items × p(a) = 0.6
 
 
+@pytest.mark.both_kinds
 def test_the_page_of_a_failed_submission(
     alice_client, organiser, task, alice, submit, django_capture_on_commit_callbacks
 ):

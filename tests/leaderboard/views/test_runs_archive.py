@@ -30,7 +30,7 @@ from leaderboard.zipstream import zip_stream
 from tests.conftest import MOSTLY_A, PERFECT
 from tests.leaderboard.support import prediction_file
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_kinds]
 
 
 def url(name: str, task: Task, phase: Phase, **query) -> str:
@@ -144,8 +144,9 @@ def test_a_team_gets_its_own_runs_and_nobody_else_gets_any(client, contest, make
     assert all(name.startswith(("Alpha/", "README", "runs.csv")) for name in archive.namelist())
     beta = task.community.teams.get(name="../Beta")
     assert client.get(url("runs_download", task, phase, team=beta.pk)).status_code == 403
-    task_page = client.get(task.get_absolute_url()).content.decode()
-    assert url("runs_download", task, phase) in task_page  # the team's link, beside its runs
+    for page in dict.fromkeys([task, task.community.task]):  # a subtask's page and its parent's
+        task_page = client.get(page.get_absolute_url()).content.decode()
+        assert url("runs_download", task, phase) in task_page  # the team's link, beside its runs
 
 
 @pytest.mark.parametrize(

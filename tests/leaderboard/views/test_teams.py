@@ -17,11 +17,24 @@ from leaderboard.services.submissions import submission_note
 from leaderboard.services.teams import team_create, team_invite_regenerate, team_join, team_leave, team_update
 from tests.conftest import MOSTLY_A, PERFECT
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_kinds]
 
 
 def url(name: str, task: Task, *args: object) -> str:
     return reverse(f"leaderboard:{name}", args=[task.slug, *args])
+
+
+def post(client, address: str, data: dict | None = None) -> tuple[str, list[str]]:
+    """Post a form as a browser does: where it leads, and the messages shown there."""
+    response = client.post(address, data or {}, follow=True)
+    [(landing, _)] = response.redirect_chain
+    return landing, [str(message) for message in response.context["messages"]]
+
+
+def pages(task: Task) -> list[Task]:
+    """The tasks whose pages show a team's tools: the task's own, and its parent's (that of the
+    community) for a subtask."""
+    return list(dict.fromkeys([task, task.community.task]))
 
 
 @pytest.fixture
@@ -33,18 +46,23 @@ def alpha(make_task, make_user):
     return task, team, alice, bob
 
 
-def test_the_team_page_shows_members_invite_code_and_the_system(client, alpha):
+def test_the_team_page_shows_members_invite_code_and_the_system(client, alpha, submit):
     task, team, alice, _ = alpha
+    run = submit(task, alice, PERFECT)
     client.force_login(alice)
+    for page in pages(task):
+        assert url("team_detail", page) in client.get(page.get_absolute_url()).content.decode()  # "Team page"
     response = client.post(
-        url("team_detail", task),
+        url("team_detail", task.community.task),
         {"name": "Alpha Prime", "system_name": "BERT-ish", "system_description": "fine-tuned", "paper_url": ""},
     )
     assert response.status_code == 302
     team.refresh_from_db()
     assert (team.name, team.system_name, team.system_description) == ("Alpha Prime", "BERT-ish", "fine-tuned")
-    page = client.get(url("team_detail", task)).content.decode()
-    assert "alice, bob" in page and team.invite_code in page and "BERT-ish" in page
+    for page in pages(task):
+        shown = client.get(url("team_detail", page)).content.decode()
+        assert "<h1>Alpha Prime</h1>" in shown and "alice, bob" in shown and team.invite_code in shown
+        assert "BERT-ish" in shown and run.get_absolute_url() in shown  # the run, under the subtask's phase
 
 
 def test_renaming_to_a_taken_name_is_a_form_error(client, alpha, make_user):
@@ -56,15 +74,26 @@ def test_renaming_to_a_taken_name_is_a_form_error(client, alpha, make_user):
     assert response.context["form"].errors["name"] == [errors.TEAM_NAME_TAKEN.format(name="BETA")]
 
 
-def test_a_new_invite_code_replaces_the_old_one(alpha, make_user):
+def test_a_new_invite_code_replaces_the_old_one(client, alpha, make_user):
     task, team, alice, _ = alpha
     old = team.invite_code
-    new = team_invite_regenerate(team=team, user=alice)
-    assert new != old
-    with pytest.raises(ValidationError) as caught:
-        team_join(task=task, user=make_user("dan"), invite_code=old)
-    assert errors.problem_codes(caught.value) == {errors.BAD_INVITE.code}
-    assert team_join(task=task, user=make_user("erin"), invite_code=new) == team
+    holder = task.community.task
+    client.force_login(alice)
+    assert url("team_invite_regenerate", holder) in client.get(url("team_detail", holder)).content.decode()
+    landing, shown = post(client, url("team_invite_regenerate", holder))
+    team.refresh_from_db()
+    new = team.invite_code
+    assert new != old and landing == url("team_detail", holder)
+    assert shown == [f"The new invite code is {new}; the old one no longer works."]
+    for page in pages(task):
+        client.force_login(make_user(f"dan-{page.slug}"))
+        assert post(client, url("team_join", page), {"invite_code": old}) == (
+            page.get_absolute_url(),
+            [errors.BAD_INVITE],
+        )
+    client.force_login(make_user("erin"))
+    assert post(client, url("team_join", task), {"invite_code": new})[1] == ["You joined the team “Alpha”."]
+    assert list(team.members.order_by("username").values_list("username", flat=True)) == ["alice", "bob", "erin"]
 
 
 def test_only_members_change_the_team(alpha, make_user):
@@ -75,22 +104,28 @@ def test_only_members_change_the_team(alpha, make_user):
         team_invite_regenerate(team=team, user=make_user("mallet"))
 
 
-def test_leaving_keeps_a_member_while_the_team_has_submissions(alpha, submit):
+def test_leaving_keeps_a_member_while_the_team_has_submissions(client, alpha, submit):
     task, team, alice, bob = alpha
     submit(task, alice, PERFECT)
-    team_leave(team=team, user=bob)
+    holder = task.community.task
+    client.force_login(bob)
+    assert url("team_leave", task) in client.get(url("team_detail", task)).content.decode()
+    assert post(client, url("team_leave", task)) == (task.get_absolute_url(), ["You left the team “Alpha”."])
     assert list(team.members.all()) == [alice]
-    with pytest.raises(ValidationError) as caught:
-        team_leave(team=team, user=alice)
-    assert errors.problem_codes(caught.value) == {errors.LAST_MEMBER.code}
+    client.force_login(alice)
+    assert post(client, url("team_leave", holder)) == (url("team_detail", holder), [errors.LAST_MEMBER])
+    assert list(team.members.all()) == [alice]
 
 
-def test_an_empty_team_goes_when_its_last_member_leaves(make_task, make_user):
+def test_an_empty_team_goes_when_its_last_member_leaves(client, make_task, make_user):
     task = make_task()
     alice = make_user("alice")
     team = team_create(task=task, user=alice, name="Solo")
-    team_leave(team=team, user=alice)
+    client.force_login(alice)
+    holder = task.community.task
+    assert post(client, url("team_leave", holder)) == (holder.get_absolute_url(), ["You left the team “Solo”."])
     assert not Team.objects.filter(pk=team.pk).exists()
+    assert "Create a team" in client.get(task.get_absolute_url()).content.decode()
 
 
 def test_nothing_about_a_team_changes_after_the_close(alpha):
