@@ -128,6 +128,19 @@ class TaskAdmin(ResultsAdmin):
     readonly_fields = ["terms_version", "created_at"]
     inlines = [PhaseInline]
 
+    def get_readonly_fields(self, request, obj=None):
+        """A task divided into subtasks has no labels (its subtasks have theirs): not a field to
+        fill. A subtask has no terms of its own (nor their version)."""
+        if obj is not None and obj.is_subtask:
+            return ["created_at"]
+        divided = obj is not None and obj.is_divided
+        return [*self.readonly_fields, *(["labels"] if divided else [])]
+
+    def get_exclude(self, request, obj=None):
+        """A subtask's organisers, registration and terms are its parent's: no fields that would
+        change nothing."""
+        return ["organisers", "registration", "terms", "terms_version"] if obj is not None and obj.is_subtask else None
+
 
 @admin.register(Phase)
 class PhaseAdmin(ResultsAdmin):

@@ -3,6 +3,7 @@ announcements (escaped, e-mailed from the queue, opt-out), and who may download 
 
 from __future__ import annotations
 
+import json
 from html import escape
 from importlib import import_module
 
@@ -334,18 +335,22 @@ def response_forms(response) -> list[dict]:
     return posted
 
 
+@pytest.mark.both_kinds
 def test_terms_changed_in_the_admin_are_asked_again(accepted, client, make_user):
     staff = make_user("staff", is_staff=True, is_superuser=True)
     admin = client.__class__()
     admin.force_login(staff)
-    url = reverse("admin:leaderboard_task_change", args=[accepted.pk])
+    holder = accepted.community.task
+    own = admin.get(reverse("admin:leaderboard_task_change", args=[accepted.pk])).context["adminform"].form
+    assert ("terms" in own.fields) == (holder == accepted)  # a subtask's terms are its parent's, changed there
+    url = reverse("admin:leaderboard_task_change", args=[holder.pk])
     form = admin.get(url).context["adminform"].form
     data = {name: form.initial.get(name, "") for name in form.fields}
     data.update(
         {
             "terms": TERMS + "\nChanged by the admin.",
-            "labels": '["a", "b", "c"]',
-            "organisers": [accepted.organisers.first().pk],
+            "labels": json.dumps(holder.labels),
+            "organisers": [accepted.community.organisers.first().pk],
             "phases-TOTAL_FORMS": "0",
             "phases-INITIAL_FORMS": "0",
         }
@@ -356,5 +361,5 @@ def test_terms_changed_in_the_admin_are_asked_again(accepted, client, make_user)
     response = admin.post(url, data)
     assert response.status_code == 302, response.context["adminform"].form.errors
     accepted.refresh_from_db()
-    assert accepted.terms_version == 2
+    assert accepted.community.terms_version == 2
     assert_asked_again(client, accepted)
