@@ -60,7 +60,7 @@ def registrations(request: HttpRequest, slug: str) -> HttpResponse:
     """The organisers' list of requests to take part: approve, or refuse with a reason."""
     task = organiser_task(request, slug)
     if request.method == "POST":
-        participant = get_object_or_404(Participant, task=task, pk=request.POST.get("participant") or 0)
+        participant = get_object_or_404(task.community.participants, pk=request.POST.get("participant") or 0)
         approve = request.POST.get("decision") == "approve"
         try:
             registration_service.registration_decide(

@@ -165,17 +165,22 @@ def test_the_task_page_shows_the_terms_and_the_request_button(client, approval_t
     assert "waiting for the organisers' approval" in page
 
 
+@pytest.mark.both_kinds
 def test_the_organisers_list_approves_and_refuses(client, approval_task, alice, bob, organiser):
     for person in (alice, bob):
         registration_request(task=approval_task, user=person, accept_terms=True)
     client.force_login(organiser)
-    url = reverse("leaderboard:registrations", args=[approval_task.slug])
+    url = reverse("leaderboard:registrations", args=[approval_task.community.task.slug])
+    assert f'href="{url}"' in client.get(approval_task.get_absolute_url()).content.decode()  # "Participants"
     page = client.get(url).content.decode()
     assert "2 waiting" in page and "alice@example.org" in page
     alice_row = Participant.objects.get(user=alice)
     bob_row = Participant.objects.get(user=bob)
-    client.post(url, {"participant": alice_row.pk, "decision": "approve"})
-    client.post(url, {"participant": bob_row.pk, "decision": "refuse", "reason": "duplicate account"})
+    assert client.post(url, {"participant": alice_row.pk, "decision": "approve"}).status_code == 302
+    # A subtask's own address is its parent's list too.
+    own = reverse("leaderboard:registrations", args=[approval_task.slug])
+    refusal = {"participant": bob_row.pk, "decision": "refuse", "reason": "duplicate account"}
+    assert client.post(own, refusal).status_code == 302
     alice_row.refresh_from_db()
     bob_row.refresh_from_db()
     assert (alice_row.status, alice_row.decided_by) == (Participant.Status.APPROVED, organiser)
