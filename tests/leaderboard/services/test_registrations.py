@@ -16,7 +16,7 @@ from django_tasks import task_backends
 
 from leaderboard import errors
 from leaderboard.errors import problem_codes
-from leaderboard.models import Announcement, Participant, PhaseFile, Task, TermsAcceptance
+from leaderboard.models import Announcement, Participant, PhaseFile, Task
 from leaderboard.selectors.participation import participation_problem
 from leaderboard.services import registrations
 from leaderboard.services.registrations import (
@@ -29,7 +29,7 @@ from leaderboard.services.tasks import phase_file_add, task_update
 from leaderboard.services.teams import team_create
 from tests.conftest import PERFECT
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_kinds]
 
 TERMS = "The data is licensed CC BY-NC 4.0.\nOne system description paper per team."
 
@@ -59,7 +59,7 @@ def test_an_open_task_without_terms_needs_no_registration_and_registers_team_mem
     assert not task.needs_registration
     assert participation_problem(task=task, user=alice) is None
     team_create(task=task, user=alice, name="Alpha")
-    participant = Participant.objects.get(task=task, user=alice)
+    participant = task.community.participants.get(user=alice)
     assert participant.status == Participant.Status.APPROVED
     assert participant.announcement_emails
 
@@ -102,22 +102,23 @@ def test_only_organisers_decide(approval_task, alice, bob):
 
 def test_terms_acceptance_is_recorded_and_a_change_asks_for_it_again(make_task, alice, submit):
     task = make_task("termed", terms=TERMS)
-    assert task.terms_version == 1 and task.needs_registration
+    community = task.community
+    assert community.terms_version == 1 and task.needs_registration
     participant = registration_request(task=task, user=alice, accept_terms=True)
     assert participant.status == Participant.Status.APPROVED  # open registration
     team_create(task=task, user=alice, name="Alpha")
-    first = TermsAcceptance.objects.get(task=task, user=alice)
+    first = community.terms_acceptances.get(user=alice)
     assert (first.version, first.terms) == (1, TERMS)
 
-    task_update(task=task, settings={"terms": TERMS + "\nNo manual labelling of the test data."})
-    assert task.terms_version == 2
+    task_update(task=community.task, settings={"terms": TERMS + "\nNo manual labelling of the test data."})
+    assert community.terms_version == 2
     assert codes_of(lambda: submit(task, alice, PERFECT)) == {"TERMS_CHANGED"}
     registration_request(task=task, user=alice, accept_terms=True)
     assert submit(task, alice, PERFECT).status == "scored"
-    assert list(TermsAcceptance.objects.filter(task=task, user=alice).values_list("version", flat=True)) == [2, 1]
+    assert list(community.terms_acceptances.filter(user=alice).values_list("version", flat=True)) == [2, 1]
 
-    task_update(task=task, settings={"terms": TERMS + "\nNo manual labelling of the test data.  "})
-    assert task.terms_version == 2, "spaces around the terms are no change"
+    task_update(task=community.task, settings={"terms": TERMS + "\nNo manual labelling of the test data.  "})
+    assert community.terms_version == 2, "spaces around the terms are no change"
 
 
 def test_registering_twice_is_refused_with_the_status(make_task, alice):
@@ -160,12 +161,13 @@ def test_the_task_page_shows_the_terms_and_the_request_button(client, approval_t
     assert "Terms (version 1)" in page and "One system description paper per team." in page
     assert "Request to take part" in page
     assert "Register for the task below to download its data" in page
-    client.post(reverse("leaderboard:register", args=[approval_task.slug]), {"accept_terms": "on"})
+    register = reverse("leaderboard:register", args=[approval_task.community.task.slug])  # a subtask's: its parent's
+    assert f'action="{register}"' in page
+    assert client.post(register, {"accept_terms": "on"}).status_code == 302
     page = client.get(approval_task.get_absolute_url()).content.decode()
     assert "waiting for the organisers' approval" in page
 
 
-@pytest.mark.both_kinds
 def test_the_organisers_list_approves_and_refuses(client, approval_task, alice, bob, organiser):
     for person in (alice, bob):
         registration_request(task=approval_task, user=person, accept_terms=True)
@@ -203,17 +205,20 @@ def test_only_organisers_post_announcements(task, make_user):
     with pytest.raises(PermissionDenied):
         announcement_post(task=task, author=make_user("mallory"), title="x", body="y", email=False)
     assert codes_of(
-        lambda: announcement_post(task=task, author=task.organisers.get(), title=" ", body="y", email=False)
+        lambda: announcement_post(task=task, author=task.community.organisers.get(), title=" ", body="y", email=False)
     ) == {"ANNOUNCEMENT_EMPTY"}
 
 
 def test_announcement_emails_go_through_the_queue_to_participants_who_did_not_opt_out(
-    task, organiser, alice, bob, make_user, settings, django_capture_on_commit_callbacks
+    client, task, organiser, alice, bob, make_user, settings, django_capture_on_commit_callbacks
 ):
     team_create(task=task, user=alice, name="Alpha")
     team_create(task=task, user=bob, name="Beta")
     team_create(task=task, user=make_user("carol"), name="Gamma")  # no e-mail address
-    announcement_emails_set(task=task, user=bob, enabled=False)
+    client.force_login(bob)  # opts out on the task's page
+    response = client.post(reverse("leaderboard:announcement_emails", args=[task.slug]), {"enabled": "0"})
+    assert response["Location"] == task.get_absolute_url()
+    assert not task.community.participants.get(user=bob).announcement_emails
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -226,7 +231,7 @@ def test_announcement_emails_go_through_the_queue_to_participants_who_did_not_op
 
     assert registrations.announcement_send.call(announcement.pk) == 1
     assert [m.to for m in mail.outbox] == [["alice@example.org"]]
-    assert mail.outbox[0].subject == f"[{task.title}] Deadline moved"
+    assert mail.outbox[0].subject == f"[{task.community.task.title}] Deadline moved"  # a subtask's: its parent's
     assert "One more week." in mail.outbox[0].body and "opt out" in mail.outbox[0].body
     announcement.refresh_from_db()
     assert announcement.emailed_at is not None and announcement.recipients == 1
@@ -240,14 +245,16 @@ def test_an_organiser_cannot_flood_the_participants_inboxes(
     settings.ANNOUNCEMENTS_PER_RECIPIENT_PER_DAY = 3
     team_create(task=task, user=alice, name="Alpha")
     client.force_login(organiser)
+    linked = reverse("leaderboard:announcements", args=[task.community.task.slug])  # a subtask's: its parent's
+    assert linked in client.get(task.get_absolute_url()).content.decode()
+    own = reverse("leaderboard:announcements", args=[task.slug])
     for number in range(8):
         with django_capture_on_commit_callbacks(execute=True):
             response = client.post(
-                reverse("leaderboard:announcements", args=[task.slug]),
-                {"title": f"News {number}", "body": "Read this.", "email": "on"},
+                (linked, own)[number % 2], {"title": f"News {number}", "body": "Read this.", "email": "on"}
             )
         assert response.status_code == 302
-    assert Announcement.objects.filter(task=task).count() == 8  # every one is on the task page
+    assert task.community.announcements.count() == 8  # every one is on the task page
     assert len(mail.outbox) == 3 and all(m.to == ["alice@example.org"] for m in mail.outbox)
 
 
@@ -260,7 +267,7 @@ def test_team_members_before_registration_existed_become_participants(task, alic
     Participant.objects.all().delete()
     migration = import_module("leaderboard.migrations.0012_registration_terms_announcements")
     migration.register_team_members(apps, None)
-    assert Participant.objects.get(task=task, user=alice).status == Participant.Status.APPROVED
+    assert task.community.participants.get(user=alice).status == Participant.Status.APPROVED
     assert Announcement.objects.count() == 0
 
 
@@ -298,24 +305,26 @@ def assert_asked_again(client, task: Task) -> None:
 def test_terms_changed_on_the_settings_page_are_asked_again(accepted, client, organiser, alice):
     organiser_client = client.__class__()
     organiser_client.force_login(organiser)
+    holder = accepted.community.task  # a subtask's terms are changed on its parent's settings page
+    edit = reverse("leaderboard:task_edit", args=[holder.slug])
+    assert 'name="terms"' in organiser_client.get(edit).content.decode()
     data = {
-        "title": accepted.title,
+        "title": holder.title,
         "description": "",
         "primary_metric": "macro_f1",
         "registration": "open",
         "terms": TERMS + "\nNo manual labelling of the test data.",
     }
-    response = organiser_client.post(reverse("leaderboard:task_edit", args=[accepted.slug]), data)
+    response = organiser_client.post(edit, data)
     assert response.status_code == 302
     accepted.refresh_from_db()
-    assert accepted.terms_version == 2
+    assert accepted.community.terms_version == 2
     assert_asked_again(client, accepted)
-    assert TermsAcceptance.objects.filter(task=accepted, user=alice, version=2).exists()
+    assert accepted.community.terms_acceptances.filter(user=alice, version=2).exists()
     # Saving the same terms again (spaces aside) is no change.
-    edit = reverse("leaderboard:task_edit", args=[accepted.slug])
     organiser_client.post(edit, {**data, "terms": data["terms"] + " "})
     accepted.refresh_from_db()
-    assert accepted.terms_version == 2
+    assert accepted.community.terms_version == 2
 
 
 def response_forms(response) -> list[dict]:
@@ -340,7 +349,6 @@ def response_forms(response) -> list[dict]:
     return posted
 
 
-@pytest.mark.both_kinds
 def test_terms_changed_in_the_admin_are_asked_again(accepted, client, make_user):
     staff = make_user("staff", is_staff=True, is_superuser=True)
     admin = client.__class__()
