@@ -150,7 +150,10 @@ def _on_community(node: ast.AST) -> bool:
 
 
 def _community_manager(call: ast.Call) -> str | None:
-    """The community model whose manager a call is made on (``Team.objects.filter(...)...``), if any."""
+    """The community model whose rows a call asks for (``Team.objects.filter(...)...``,
+    ``get_object_or_404(Team, ...)``), if any."""
+    if call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in COMMUNITY_MODELS:
+        return call.args[0].id
     node: ast.AST = call.func
     while isinstance(node, ast.Attribute | ast.Call):
         if isinstance(node, ast.Attribute) and node.attr == "objects" and isinstance(node.value, ast.Name):
@@ -180,7 +183,7 @@ def raw_community_uses(source: str) -> list[str]:
                     and keyword.value.attr == "task"
                     and _on_community(keyword.value.value)
                 ):
-                    found.append((node.lineno, f"{model}.objects with {name}="))
+                    found.append((node.lineno, f"{model} rows by {name}="))
     return [f"line {line}: {what}" for line, what in sorted(found)]
 
 
@@ -198,9 +201,11 @@ def raw_template_uses(text: str) -> list[str]:
 
 
 def test_the_checks_of_the_community_find_each_raw_use() -> None:
-    assert raw_community_uses("Team.objects.filter(task=task.root, name='x')") == ["line 1: Team.objects with task="]
+    assert raw_community_uses("Team.objects.filter(task=task.root, name='x')") == ["line 1: Team rows by task="]
     assert raw_community_uses("Membership.objects.select_related('user').filter(task_id=phase.task_id)") != []
     assert raw_community_uses("Participant.objects.get_or_create(task=task, user=user)") != []
+    assert raw_community_uses("get_object_or_404(Team, task=task, pk=pk)") == ["line 1: Team rows by task="]
+    assert raw_community_uses("get_object_or_404(task.community.teams, pk=pk)\nisinstance(row, Team)") == []
     assert raw_community_uses("task.root.organisers.add(user)\nx = phase.task.terms_version") == [
         "line 1: .organisers",
         "line 2: .terms_version",

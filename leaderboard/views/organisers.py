@@ -34,7 +34,7 @@ from leaderboard.forms import (
     TaskSettingsForm,
     TaskWithSubtasksForm,
 )
-from leaderboard.models import Phase, PhaseFile, Task, Team
+from leaderboard.models import Phase, PhaseFile, Task
 from leaderboard.pages import overview
 from leaderboard.permissions import runs_scope
 from leaderboard.selectors import organisers
@@ -229,7 +229,7 @@ def _organiser_decision(request: HttpRequest, task: Task) -> HttpResponse:
             organiser_service.submission_disqualify(submission=submission, user=request.user, reason=reason)
             messages.success(request, f"Submission #{submission.pk} is disqualified.")
         else:
-            team = get_object_or_404(Team, task=task, pk=request.POST.get("team") or 0)
+            team = get_object_or_404(task.community.teams, pk=request.POST.get("team") or 0)
             organiser_service.team_remove(team=team, user=request.user, reason=reason)
             messages.success(request, f"The team “{team.name}” is removed from the board.")
     except ValidationError as error:

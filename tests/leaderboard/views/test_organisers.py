@@ -21,7 +21,7 @@ from leaderboard.services.organisers import submission_disqualify, team_remove
 from leaderboard.services.teams import team_create
 from tests.conftest import MOSTLY_A, PERFECT
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_kinds]
 
 
 def url(name: str, task: Task, *args: object) -> str:
@@ -60,11 +60,17 @@ def test_a_disqualified_submission_leaves_the_board_and_the_board_says_why(clien
 
 def test_a_removed_team_leaves_the_board_with_its_reason(client, contest, organiser):
     task, _, beta, _, _ = contest
-    team_remove(team=beta, user=organiser, reason="two accounts of one person")
+    client.force_login(organiser)
+    submissions = url("organiser_submissions", task)
+    assert f'<option value="{beta.pk}">=Beta</option>' in client.get(submissions).content.decode()
+    response = client.post(submissions, {"team": beta.pk, "reason": "two accounts of one person"})
+    assert response.status_code == 302
     names = [entry.name for entry in leaderboard(phase=task.current_phase()).entries]
     assert names == ["Alpha"]
     page = client.get(url("leaderboard", task)).content.decode()
     assert "team <strong>=Beta</strong> removed from the board. Reason: two accounts of one person" in page
+    [action] = OrganiserAction.objects.all()
+    assert (action.actor, action.kind, action.team_id) == (organiser, "remove_team", beta.pk)
 
 
 def test_decisions_need_a_reason_and_an_organiser(contest, organiser):
