@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 import zipfile
 
 import pytest
@@ -147,6 +148,21 @@ def test_a_team_gets_its_own_runs_and_nobody_else_gets_any(client, contest, make
     for page in dict.fromkeys([task, task.community.task]):  # a subtask's page and its parent's
         task_page = client.get(page.get_absolute_url()).content.decode()
         assert url("runs_download", task, phase) in task_page  # the team's link, beside its runs
+
+
+def test_the_organisers_reach_every_phase_s_archive_from_the_task_pages(client, contest, organiser):
+    """From the task's page (and its parent's, for a subtask) to its archive page, and from there
+    to each phase's zip, which opens with every run."""
+    task, runs = contest
+    client.force_login(organiser)
+    for page in dict.fromkeys([task, task.community.task]):
+        archive_page = reverse("leaderboard:task_archive", args=[page.slug])
+        assert archive_page in client.get(page.get_absolute_url()).content.decode()
+        [link] = re.findall(r'href="([^"]+/runs\.zip)"', client.get(archive_page).content.decode())
+        assert link == url("runs_download", task, task.current_phase())
+        assert sorted(int(row["run"]) for row in index_of(unzip(client.get(link)))) == sorted(
+            r.pk for r in runs.values()
+        )
 
 
 @pytest.mark.parametrize(
