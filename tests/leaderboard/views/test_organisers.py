@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -71,6 +72,19 @@ def test_a_removed_team_leaves_the_board_with_its_reason(client, contest, organi
     assert "team <strong>=Beta</strong> removed from the board. Reason: two accounts of one person" in page
     [action] = OrganiserAction.objects.all()
     assert (action.actor, action.kind, action.team_id) == (organiser, "remove_team", beta.pk)
+
+
+def test_the_organisers_reach_every_submission_from_the_task_pages(client, contest, organiser):
+    """From the task's page (and its parent's, for a subtask) to the page of its every
+    submission, which lists the three runs."""
+    task, *_ = contest
+    client.force_login(organiser)
+    for page in dict.fromkeys([task, task.community.task]):
+        content = client.get(page.get_absolute_url()).content.decode()
+        [submissions] = set(re.findall(r'href="(/tasks/[^"/]+/submissions/)"', content))
+        assert client.get(submissions).context["page"].paginator.count == 3
+        [participants] = set(re.findall(r'href="(/tasks/[^"/]+/participants\.csv)"', content))
+        assert "alice,alice@example.org" in client.get(participants).content.decode()
 
 
 def test_decisions_need_a_reason_and_an_organiser(contest, organiser):
