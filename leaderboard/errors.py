@@ -41,6 +41,11 @@ DEADLINE_PASSED = Problem(
     "DEADLINE_PASSED",
     "The deadline of the {phase} phase passed on {closes_at:%Y-%m-%d %H:%M} UTC; submissions are closed.",
 )
+WAITS_FOR_GOLD = Problem(
+    "WAITS_FOR_GOLD",
+    "The {phase} phase waits for its gold file: it takes uploads, and shows its leaderboard, once its organisers "
+    "have given it.",
+)
 DAILY_LIMIT = Problem(
     "DAILY_LIMIT",
     "Your team has used its {limit} submissions for today (UTC); the next day starts at {reset:%H:%M} UTC.",

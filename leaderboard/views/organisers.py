@@ -166,18 +166,25 @@ def phase_files(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 @login_required
 def gold_replace(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    """Two steps: upload and preview what a phase's new gold file changes, then confirm."""
+    """Two steps: upload and preview what a phase's new gold file changes (or, for a phase that
+    waits for its first, what it holds), then confirm."""
     phase_row = _organiser_phase(request, slug, phase)
     task = phase_row.task
     if request.method == "POST" and request.POST.get("confirm"):
+        first = phase_row.waits_for_gold
         try:
             count = task_service.gold_confirm(phase=phase_row)
         except ValidationError as error:
             messages.error(request, refusal(error))
             return redirect("leaderboard:gold_replace", slug=task.slug, phase=phase_row.slug)
-        messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
+        if first:
+            messages.success(
+                request, f"The {phase_row.name} phase has its gold file: it takes uploads and shows its board."
+            )
+        else:
+            messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
         return redirect(task)
-    form = GoldReplaceForm(request.POST or None, request.FILES or None)
+    form = GoldReplaceForm(request.POST or None, request.FILES or None, phase=phase_row)
     context = {"form": form, "task": task, "phase": phase_row}
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["gold"]
@@ -197,6 +204,8 @@ def gold_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     if not task.is_organiser(request.user):
         raise Http404("No such file.")
     phase_row = phase_or_404(task, phase)
+    if phase_row.waits_for_gold:
+        raise Http404(errors.WAITS_FOR_GOLD.format(phase=phase_row.name))
     return download(uploads.gold_bytes(phase_row), filename=f"{task.slug}-{phase_row.slug}-gold.csv")
 
 
