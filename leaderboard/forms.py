@@ -361,7 +361,8 @@ class TaskImportForm(forms.Form):
         max_length=2000,
         required=False,
         label="Labels, in order",
-        help_text="comma-separated; their order is the task's",
+        help_text="comma-separated; their order is the task's. Needed where the bundle states none (its reference "
+        "data holds no labels yet)",
     )
 
     def __init__(self, *args, plan, options, exported: bool, **kwargs):
@@ -379,6 +380,8 @@ class TaskImportForm(forms.Form):
             del self.fields["with_runs"]
         else:
             del self.fields["labels"]
+        if plan.divided:  # each subtask keeps its labels and primary metric
+            del self.fields["primary_metric"]
         for question in plan.questions:
             prefix = f"ref-{question.phase_index}"
             files = [(name, name) for name in question.files]
@@ -396,7 +399,12 @@ class TaskImportForm(forms.Form):
                 self.fields[f"gold-{index}"] = UploadField(
                     required=False,
                     label=f"Gold file of “{phase.name}”",
-                    help_text="id,label CSV or TSV" + ("" if phase.gold is None else "; instead of the one read above"),
+                    help_text="id,label CSV or TSV"
+                    + (
+                        "; or none yet: the phase waits for it"
+                        if phase.gold is None
+                        else "; instead of the one read above"
+                    ),
                 )
 
     def main_fields(self) -> list:
@@ -438,7 +446,7 @@ class TaskImportForm(forms.Form):
             title=data["title"] if data["title"] != self.plan.title else "",
             first_opens=data["first_opens"],
             with_runs=data.get("with_runs", True),
-            primary_metric=data["primary_metric"],
+            primary_metric=data.get("primary_metric", ""),
             labels=tuple(label.strip() for label in data.get("labels", "").split(",") if label.strip()),
             references=references,
         )
