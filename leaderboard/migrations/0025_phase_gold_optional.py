@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0024_task_scores_version'),
+        ('leaderboard', '0025_community_on_the_parent_task'),
     ]
 
     operations = [

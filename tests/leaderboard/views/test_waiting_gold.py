@@ -103,7 +103,7 @@ def test_a_phase_waits_for_its_gold_file_then_opens_with_it(waiting, organiser, 
         for page in (task.get_absolute_url(), reverse("leaderboard:leaderboard", args=[task.slug, phase.slug])):
             assert_every_link_answers(client, page)
         if role == "organiser":
-            assert_every_link_answers(client, reverse("leaderboard:task_archive", args=[task.root.slug]))
+            assert_every_link_answers(client, reverse("leaderboard:task_archive", args=[task.community.task.slug]))
 
     # The organiser gives the gold file through the usual preview and confirmation.
     form = clients["organiser"].get(give).content.decode()
@@ -130,7 +130,7 @@ def test_a_phase_waits_for_its_gold_file_then_opens_with_it(waiting, organiser, 
 
 def test_the_api_says_the_phase_waits(waiting, make_user):
     task, phase, _ = waiting
-    member = task.root.teams.get().members.get()
+    member = task.community.teams.get().members.get()
     api = Client(HTTP_AUTHORIZATION=f"Bearer {token_create(user=member, name='cli')[1]}")
     detail = api.get(f"/api/tasks/{task.slug}").json()
     assert detail["waits_for_gold"] is True and detail["is_open"] is False
