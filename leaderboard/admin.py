@@ -102,6 +102,8 @@ def gold_link(phase: Phase) -> str:
     if phase.pk is None:
         return "—"
     url = reverse("leaderboard:gold_replace", args=[phase.task.slug, phase.slug])
+    if phase.waits_for_gold:
+        return format_html('none yet: the phase waits for it (<a href="{}">give it: preview, then confirm</a>)', url)
     return format_html('{} (<a href="{}">replace: preview, then confirm</a>)', phase.gold_file, url)
 
 
@@ -116,7 +118,7 @@ class PhaseInline(admin.StackedInline):
         return gold_link(phase)
 
     def has_add_permission(self, request, obj=None) -> bool:
-        return False  # a new phase needs a gold file: the task page's "Add a phase"
+        return False  # a new phase is checked against its task (dates, gold file): the task page's "Add a phase"
 
 
 @admin.register(Task)
@@ -154,7 +156,7 @@ class PhaseAdmin(ResultsAdmin):
         return gold_link(phase)
 
     def has_add_permission(self, request) -> bool:
-        return False  # a new phase needs a gold file: the task page's "Add a phase"
+        return False  # a new phase is checked against its task (dates, gold file): the task page's "Add a phase"
 
 
 @admin.register(PhaseFile)

@@ -41,6 +41,11 @@ DEADLINE_PASSED = Problem(
     "DEADLINE_PASSED",
     "The deadline of the {phase} phase passed on {closes_at:%Y-%m-%d %H:%M} UTC; submissions are closed.",
 )
+WAITS_FOR_GOLD = Problem(
+    "WAITS_FOR_GOLD",
+    "The {phase} phase waits for its gold file: it takes uploads, and shows its leaderboard, once its organisers "
+    "have given it.",
+)
 DAILY_LIMIT = Problem(
     "DAILY_LIMIT",
     "Your team has used its {limit} submissions for today (UTC); the next day starts at {reset:%H:%M} UTC.",
@@ -235,9 +240,10 @@ BUNDLE_CHECKSUM = Problem(
 )
 BUNDLE_FILE_REFUSED = Problem("BUNDLE_FILE_REFUSED", "{file}: {where} ({path}): {details}")
 BUNDLE_VERSION = Problem("BUNDLE_VERSION", "{file}: {where} is {found!r}; this site reads {expected}.")
-BUNDLE_NO_GOLD = Problem(
-    "BUNDLE_NO_GOLD",
-    "The phase {phase!r} has no gold file this site can read ({why}): give one (an id,label CSV or TSV) for it.",
+IMPORT_NEEDS_LABELS = Problem(
+    "IMPORT_NEEDS_LABELS",
+    "The bundle states no labels (no reference file holds two or more): give the task's labels, in order, separated "
+    "by commas (the field “Labels, in order”, or --labels).",
 )
 IMPORT_NOT_PENDING = Problem(
     "IMPORT_NOT_PENDING", "This import is no longer waiting for confirmation; upload the bundle again."
@@ -246,10 +252,6 @@ BAD_FIRST_OPENING = Problem("BAD_FIRST_OPENING", "Give the date the first phase 
 IMPORTED_RUN_INVALID = Problem(
     "IMPORTED_RUN_INVALID",
     "This run does not match the phase's gold file (it was imported with the task): {details}",
-)
-BUNDLE_OF_DIVIDED_TASK = Problem(
-    "BUNDLE_OF_DIVIDED_TASK",
-    "“{task}” is divided into subtasks, which hold its phases and runs: download each subtask's bundle ({subtasks}).",
 )
 
 # Ordinal tasks

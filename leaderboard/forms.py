@@ -111,12 +111,28 @@ def _feedback_from_visibility(form: forms.ModelForm) -> None:
     form.fields["feedback"].choices = [("", "as the visibility suggests"), *Phase.Feedback.choices]
 
 
+GOLD_HELP = (
+    "CSV or TSV with the header id,label; never shown to participants. Optional: without it the phase waits for "
+    "its gold file (no upload, no leaderboard) until you give it from the task page"
+)
+
+
+def gold_field() -> UploadField:
+    return UploadField(label="Gold file", required=False, help_text=GOLD_HELP)
+
+
+def gold_arguments(upload) -> dict:
+    """A form's gold file as the services take it: none given, the phase waits for it."""
+    return {} if upload is None else {"gold_name": upload.name, "gold_content": upload.read()}
+
+
 class PhaseCreateForm(PhaseSettingsForm):
-    """A new phase: its settings, address and gold file. Left blank, the feedback policy
-    follows the visibility (full for a public board, validated only for a hidden one)."""
+    """A new phase: its settings, address and gold file (or none yet: it waits for it). Left
+    blank, the feedback policy follows the visibility (full for a public board, validated only
+    for a hidden one)."""
 
     slug = forms.SlugField(max_length=40, help_text="the phase's address: letters, digits, hyphens")
-    gold = UploadField(label="Gold file", help_text="CSV or TSV with the header id,label; never shown to participants")
+    gold = gold_field()
 
     field_order = ["name", "slug", "description", "gold"]
 
@@ -131,12 +147,10 @@ class PhaseCreateForm(PhaseSettingsForm):
     def service_arguments(self) -> dict:
         """The keyword arguments of :func:`leaderboard.services.tasks.phase_create` (but the task)."""
         data = self.cleaned_data
-        gold = data["gold"]
         return {
             **{name: data[name] for name in PHASE_SETTINGS_FIELDS},
             "slug": data["slug"],
-            "gold_name": gold.name,
-            "gold_content": gold.read(),
+            **gold_arguments(data["gold"]),
         }
 
 
@@ -153,7 +167,7 @@ class TaskCreateForm(forms.ModelForm):
         max_length=80, initial=PHASE_DEFAULT_NAME, help_text="the first phase, e.g. Practice, Development, Evaluation"
     )
     phase_slug = forms.SlugField(max_length=40, initial=PHASE_DEFAULT_SLUG, help_text="the first phase's address")
-    gold = UploadField(label="Gold file", help_text="CSV or TSV with the header id,label; never shown to participants")
+    gold = gold_field()
 
     field_order = [
         "title",
@@ -220,7 +234,6 @@ class TaskCreateForm(forms.ModelForm):
     def service_arguments(self) -> dict:
         """The keyword arguments of :func:`leaderboard.services.tasks.task_create`."""
         data = self.cleaned_data
-        gold = data["gold"]
         return {
             **{name: data[name] for name in self.Meta.fields},
             "title": data["title"],
@@ -233,8 +246,7 @@ class TaskCreateForm(forms.ModelForm):
             "ordinal": data["ordinal"],
             "phase_name": data["phase_name"],
             "phase_slug": data["phase_slug"],
-            "gold_name": gold.name,
-            "gold_content": gold.read(),
+            **gold_arguments(data["gold"]),
         }
 
 
@@ -274,6 +286,12 @@ class PhaseFileForm(forms.Form):
 
 class GoldReplaceForm(forms.Form):
     gold = UploadField(label="New gold file", help_text="same labels; every submission is scored again")
+
+    def __init__(self, *args, phase: Phase, **kwargs):
+        super().__init__(*args, **kwargs)
+        if phase.waits_for_gold:
+            self.fields["gold"].label = "Gold file"
+            self.fields["gold"].help_text = "CSV or TSV with the header id,label; never shown to participants"
 
 
 class RunsArchiveForm(forms.Form):
@@ -343,7 +361,8 @@ class TaskImportForm(forms.Form):
         max_length=2000,
         required=False,
         label="Labels, in order",
-        help_text="comma-separated; their order is the task's",
+        help_text="comma-separated; their order is the task's. Needed where the bundle states none (its reference "
+        "data holds no labels yet)",
     )
 
     def __init__(self, *args, plan, options, exported: bool, **kwargs):
@@ -361,6 +380,8 @@ class TaskImportForm(forms.Form):
             del self.fields["with_runs"]
         else:
             del self.fields["labels"]
+        if plan.divided:  # each subtask keeps its labels and primary metric
+            del self.fields["primary_metric"]
         for question in plan.questions:
             prefix = f"ref-{question.phase_index}"
             files = [(name, name) for name in question.files]
@@ -378,7 +399,12 @@ class TaskImportForm(forms.Form):
                 self.fields[f"gold-{index}"] = UploadField(
                     required=False,
                     label=f"Gold file of “{phase.name}”",
-                    help_text="id,label CSV or TSV" + ("" if phase.gold is None else "; instead of the one read above"),
+                    help_text="id,label CSV or TSV"
+                    + (
+                        "; or none yet: the phase waits for it"
+                        if phase.gold is None
+                        else "; instead of the one read above"
+                    ),
                 )
 
     def main_fields(self) -> list:
@@ -420,7 +446,7 @@ class TaskImportForm(forms.Form):
             title=data["title"] if data["title"] != self.plan.title else "",
             first_opens=data["first_opens"],
             with_runs=data.get("with_runs", True),
-            primary_metric=data["primary_metric"],
+            primary_metric=data.get("primary_metric", ""),
             labels=tuple(label.strip() for label in data.get("labels", "").split(",") if label.strip()),
             references=references,
         )

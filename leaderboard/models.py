@@ -368,7 +368,11 @@ class Community:
 class Phase(models.Model):
     """One phase of a task (practice, development, evaluation...): its own gold file, dates,
     limits, counting rule, leaderboard visibility and feedback policy. Teams belong to the task
-    and persist across its phases; submissions and baselines belong to a phase."""
+    and persist across its phases; submissions and baselines belong to a phase.
+
+    A phase may be set up before its gold file exists (a test set whose labels are not final, a
+    bundle that did not carry them): until it is given it :attr:`waits_for_gold`, takes no upload
+    and shows no board."""
 
     Counting = Counting
     Visibility = Visibility
@@ -379,8 +383,17 @@ class Phase(models.Model):
     slug = models.SlugField(max_length=40)
     name = models.CharField(max_length=80)
     description = models.TextField(blank=True, help_text="what this phase is for, shown on the task page")
-    gold_file = models.ForeignKey(StoredFile, on_delete=models.PROTECT, related_name="+")
-    gold_version = models.PositiveIntegerField(default=1, help_text="increases when the gold file is replaced")
+    gold_file = models.ForeignKey(
+        StoredFile,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="empty: the phase waits for its gold file (no upload, no board) until its organisers give it",
+    )
+    gold_version = models.PositiveIntegerField(
+        default=1, help_text="increases when the gold file is replaced; 0 while the phase waits for its first"
+    )
     pending_gold_file = models.ForeignKey(
         StoredFile,
         null=True,
@@ -451,6 +464,11 @@ class Phase(models.Model):
     @property
     def primary_metric(self) -> str:
         return self.task.primary_metric
+
+    @property
+    def waits_for_gold(self) -> bool:
+        """No gold file yet: no upload, no board, no sample submission until one is given."""
+        return self.gold_file_id is None
 
     def is_open(self, now=None) -> bool:
         now = now or timezone.now()
@@ -741,10 +759,11 @@ class SubmissionQuerySet(models.QuerySet):
 
     def needing_scoring(self, *, stuck_after: dt.timedelta) -> SubmissionQuerySet:
         """Queued; in scoring for longer than ``stuck_after`` since its scoring started (a lost
-        job, a killed worker); or scored against an older gold file."""
+        job, a killed worker); or scored against an older gold file. Not in a phase that waits
+        for its gold file: giving it queues them."""
         cutoff = timezone.now() - stuck_after
         stuck = Q(scoring_started_at__isnull=True) | Q(scoring_started_at__lte=cutoff)
-        return self.filter(
+        return self.exclude(phase__gold_file__isnull=True).filter(
             Q(status=Submission.Status.QUEUED)
             | (Q(status=Submission.Status.SCORING) & stuck)
             | (Q(status=Submission.Status.SCORED) & ~Q(scored_gold_version=F("phase__gold_version")))

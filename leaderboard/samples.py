@@ -105,11 +105,11 @@ PLACEHOLDER_IDS = [f"item-{n}" for n in range(1, PREVIEW_LINES)]
 def format_rules(phase: Phase | None, *, show_ids: bool = True) -> FormatRules | None:
     """What the format section shows for ``phase``'s files (``None`` without a phase): its
     first gold ids, or placeholders where ``show_ids`` is false (the data is for registered
-    participants)."""
+    participants) or the phase waits for its gold file."""
     if phase is None:
         return None
     labels = list(phase.task.labels)
-    ids = _gold_ids(phase)[: PREVIEW_LINES - 1] if show_ids else PLACEHOLDER_IDS
+    ids = _gold_ids(phase)[: PREVIEW_LINES - 1] if show_ids and not phase.waits_for_gold else PLACEHOLDER_IDS
     preview = {
         kind: _csv(sample_rows(ids=ids, labels=labels, kind=kind)).decode().rstrip("\n") for kind in SAMPLE_KINDS
     }

@@ -191,6 +191,8 @@ def stability_compute(*, phase_id: int) -> str:
     phase = Phase.objects.select_related("task").filter(pk=phase_id).first()
     if phase is None:
         return "gone"
+    if phase.waits_for_gold:
+        return "no gold file yet"
     if settings.BOOTSTRAP_REPLICATES < 1:
         return "off"
     replicates, seed = settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED

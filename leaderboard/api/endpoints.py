@@ -2,7 +2,8 @@
 page of the same thing calls, and returns what that page would show, as JSON.
 
 Visibility: a board (leaderboard, correlations) goes through :func:`can_view_board`, as every
-board page does (unknown task 404, hidden results 403 saying until when); a submission
+board page does (unknown task 404, hidden results 403 saying until when, none yet 409 while its
+phase waits for its gold file); a submission
 through :func:`can_view_submission` (404 otherwise, as its page); what a team sees of its
 scores through :func:`feedback_level` and :func:`primary_text`, as its page.
 """
@@ -63,7 +64,7 @@ api = NinjaAPI(
     docs=Swagger(settings={"validatorUrl": None}),  # no badge fetched from validator.swagger.io: works offline
 )
 
-ERRORS = {status: schemas.ErrorOut for status in (400, 401, 403, 404, 429)}
+ERRORS = {status: schemas.ErrorOut for status in (400, 401, 403, 404, 409, 429)}
 
 
 def _error(request: HttpRequest, error: ApiError) -> HttpResponse:
@@ -180,9 +181,11 @@ def _phase(task: Task, slug: str | None) -> Phase:
 
 
 def _board_phase(request: HttpRequest, slug: str, phase: str | None) -> Phase:
-    """The phase (default: the current one), if this person may see its results (as every
-    board page decides)."""
+    """The phase (default: the current one), if it has a board (409 while it waits for its gold
+    file) and this person may see its results (as every board page decides)."""
     found = _phase(_task(slug), phase)
+    if found.waits_for_gold:
+        raise ApiError(409, errors.WAITS_FOR_GOLD.code, errors.WAITS_FOR_GOLD.format(phase=found.name))
     if not can_view_board(_user(request), found):
         raise ApiError.of(
             403, problems.RESULTS_HIDDEN, title=found.task.title, phase=found.name, closes_at=found.closes_at
@@ -202,8 +205,9 @@ def _phase_out(phase: Phase) -> dict:
         "max_per_day": phase.max_per_day,
         "max_total": phase.max_total,
         "contrastive_runs": phase.contrastive_runs,
-        "is_open": phase.is_open(),
+        "is_open": phase.is_open() and not phase.waits_for_gold,
         "results_public": phase.results_public(),
+        "waits_for_gold": phase.waits_for_gold,
     }
 
 
@@ -264,7 +268,7 @@ def task_detail(request: HttpRequest, slug: str):
         "you": {
             "team": team.name if team else None,
             "is_organiser": page["is_organiser"],
-            "board_visible": can_view_board(user, current),
+            "board_visible": not current.waits_for_gold and can_view_board(user, current),
             "feedback": str(feedback_level(phase=current, user=user)),
             "submissions": [
                 {

@@ -29,8 +29,11 @@ class PhaseOut(Schema):
     max_per_day: int
     max_total: int
     contrastive_runs: int
-    is_open: bool
+    is_open: bool = Field(description="the phase takes uploads now: its dates, and its gold file given")
     results_public: bool
+    waits_for_gold: bool = Field(
+        description="the phase has no gold file yet: no upload, no leaderboard until its organisers give it"
+    )
 
 
 class TaskOut(Schema):
@@ -51,6 +54,7 @@ class TaskOut(Schema):
     contrastive_runs: int | None = Field(description="of the current phase: contrastive runs a team may mark")
     is_open: bool | None = Field(description="the current phase takes uploads now")
     results_public: bool | None = Field(description="the current phase's board is public")
+    waits_for_gold: bool | None = Field(description="the current phase waits for its gold file")
     phases: list[PhaseOut] = Field(description="every phase, in time order")
     teams: int
     url: str = Field(description="the task's page")

@@ -6,9 +6,12 @@ whether registration needs approval, the phases with their names, descriptions, 
 limits, the counting rule (Codabench's ``submission_rule``, CodaLab's
 ``force_submission_to_leaderboard``), a hidden leaderboard, the files participants downloaded
 (``public_data``, ``starting_kit``), and each phase's reference data as its gold file when it
-is a labels file (:mod:`.competition_files`, :mod:`.reference`). What cannot (a scoring or ingestion program, a docker
-image, code submissions, a logo, the leaderboard's own columns...) is listed in the plan's
-notes, for the organiser to read before confirming.
+is a labels file (:mod:`.competition_files`, :mod:`.reference`). A phase whose reference data
+is not one (none in the bundle, a header without labels, the inputs of a scoring program that
+ran participants' code, an unreadable file) comes over all the same and waits for its gold file;
+the plan says why. What cannot come over (a scoring or ingestion program, a docker image, code
+submissions, a logo, the leaderboard's own columns...) is listed in the plan's notes, for the
+organiser to read before confirming.
 
 Dates as both platforms write them (YAML dates, ISO 8601, Codabench's ``1-1-2026``), in UTC. A
 CodaLab phase ends when the next one starts; a phase without an end (the last) ends a year
@@ -29,7 +32,7 @@ from leaderboard.bundles.documents import Field
 from leaderboard.bundles.files import with_gold_facts
 from leaderboard.bundles.plan import ImportOptions, PhasePlan, TaskPlan
 from leaderboard.bundles.zips import SafeZip
-from leaderboard.models import DEFAULT_MAX_PER_DAY, DEFAULT_MAX_TOTAL, Counting, Registration, Visibility
+from leaderboard.models import DEFAULT_MAX_PER_DAY, DEFAULT_MAX_TOTAL, Counting, Phase, Registration, Visibility
 
 MANIFEST = "competition.yaml"
 CODALAB = "a CodaLab competition (competition.yaml v1.5)"
@@ -76,7 +79,7 @@ def _slugs(names: list[str]) -> list[str]:
     """A distinct address for each phase, from its name."""
     slugs: list[str] = []
     for index, name in enumerate(names, start=1):
-        slug = slugify(name)[:36] or f"phase-{index}"
+        slug = slugify(name)[:36].rstrip("-") or f"phase-{index}"
         while slug in slugs:
             slug = f"{slug[:33]}-{index}"
         slugs.append(slug)
@@ -159,7 +162,8 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
     """The plan of the competition ``document`` (``competition.yaml``, read) in ``bundle``."""
     root = document.mapping()
     version = str(root.child("version").value or "1.5")
-    codabench = version.split(".")[0] == "2"
+    # Codabench's own examples may leave out "version: 2"; their phases are a list, CodaLab's a mapping.
+    codabench = version.split(".")[0] == "2" or isinstance(root.child("phases").value, list)
     notes: list[str] = []
     if codabench:
         description, terms = _pages_v2(bundle, root, notes)
@@ -203,9 +207,10 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
             )
         if source.child("scoring_program").present:
             notes.append(f"{name}: its scoring program does not come over; here every metric of the suite is computed.")
-        if source.child("ingestion_program").present or (
+        code = source.child("ingestion_program").present or (
             not codabench and field.child("is_scoring_only").value is False
-        ):
+        )
+        if code:
             notes.append(f"{name}: participants submitted code there; here they upload prediction files (id,label).")
         gold, question, problem = gold_of(
             bundle,
@@ -213,6 +218,7 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
             options.references.get(index),
             phase_index=index,
             phase=name,
+            code=code,
         )
         if index in options.golds:
             gold, problem = options.golds[index], ""
@@ -225,6 +231,7 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
             for key, title in (("public_data", "Public data"), ("starting_kit", "Starting kit"))
             if field.child(key).present
         ]
+        shown = _phase_visibility(field, visibility, codabench, notes, phase=name)
         phases.append(
             PhasePlan(
                 name=name[:80],
@@ -243,7 +250,8 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
                     field.child("max_submissions"), DEFAULT_MAX_TOTAL, notes, what="the total limit", phase=name
                 ),
                 counting=counting,
-                visibility=visibility,
+                visibility=shown,
+                feedback=Phase.default_feedback(shown),
                 gold=gold,
                 gold_problem=problem,
                 data_files=tuple(download for download in downloads if download is not None),
@@ -256,9 +264,6 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
         )
     labels = _labels(options, gold_labels, notes)
     phases = [_checked(phase, labels) for phase in phases]
-    for phase in phases:
-        if phase.gold is None:
-            notes.append(f"{phase.name}: no gold file: {phase.gold_problem}. Give one (an id,label CSV) to import.")
     notes += _left_out(root, read_keys, codabench)
     return TaskPlan(
         source=CODABENCH if codabench else CODALAB,
@@ -276,24 +281,32 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
 
 
 def _checked(phase: PhasePlan, labels: tuple[str, ...]) -> PhasePlan:
-    """The phase's gold file checked as an upload's; refused, the phase needs another."""
+    """The phase's gold file checked as an upload's against the task's labels; refused (or no
+    labels yet), the phase waits for one, and says why."""
     if phase.gold is None:
         return phase
     if len(labels) < 2:
-        found = ", ".join(labels) or "none"
+        found = ", ".join(sorted(reference.labels_in(phase.gold.content))) or "none"
         return replace(phase, gold=None, gold_problem=f"its reference data holds fewer than two labels ({found})")
     try:
         return with_gold_facts(phase, list(labels), manifest=MANIFEST, where="reference data")
-    except ValidationError as error:  # the preview asks for a gold file instead
+    except ValidationError as error:
         return replace(phase, gold=None, gold_problem=" ".join(error.messages).rstrip("."))
 
 
 def _labels(options: ImportOptions, found: set[str], notes: list[str]) -> tuple[str, ...]:
-    if options.labels and set(options.labels) == found:
-        return tuple(options.labels)
+    """The task's labels: those the organiser gives, in their order (the gold files are then
+    checked against them); else those of the gold files, in their natural order; none when the
+    gold files hold fewer than two (the import asks for them)."""
     if options.labels:
-        notes.append("The labels given are not those of the gold files; their natural order is kept.")
-    return reference.label_order(found)
+        if found and set(options.labels) != found:
+            notes.append(
+                f"The labels given ({', '.join(options.labels)}) are not those of the reference data "
+                f"({', '.join(reference.label_order(found))}): a gold file without one of them, or with another, "
+                "waits for a new one."
+            )
+        return tuple(options.labels)
+    return reference.label_order(found) if len(found) >= 2 else ()
 
 
 def _counting(root: Field, codabench: bool, notes: list[str]) -> str:
@@ -316,6 +329,14 @@ def _visibility(root: Field, codabench: bool, notes: list[str]) -> str:
         notes.append("Its leaderboard was hidden: here results are hidden until each phase closes.")
         return Visibility.AFTER_CLOSE
     return Visibility.PUBLIC
+
+
+def _phase_visibility(field: Field, visibility: str, codabench: bool, notes: list[str], *, phase: str) -> str:
+    """A CodaLab phase may hide its own results (``leaderboard_management_mode: hide_results``)."""
+    if codabench or field.child("leaderboard_management_mode").text(required=False) != "hide_results":
+        return visibility
+    notes.append(f"{phase}: its results were hidden: here its board is hidden until it closes.")
+    return Visibility.AFTER_CLOSE
 
 
 def _left_out(root: Field, read_keys: set[str], codabench: bool) -> list[str]:

@@ -55,22 +55,44 @@ def reference_files(bundle: SafeZip, path: str) -> tuple[SafeZip, list[str]] | s
     return bundle, files
 
 
-def gold_of(bundle: SafeZip, path: str | None, choice: ReferenceChoice | None, *, phase_index: int, phase: str):
+CODE_WITHOUT_REFERENCE = (
+    "participants submitted code there and its scoring program computed the score without reference data"
+)
+CODE_OVER_FILES = (
+    "participants submitted code there and its scoring program computed one score from its {count} reference "
+    "files ({files}): none of them alone is the phase's gold file"
+)
+
+
+def gold_of(
+    bundle: SafeZip,
+    path: str | None,
+    choice: ReferenceChoice | None,
+    *,
+    phase_index: int,
+    phase: str,
+    code: bool = False,
+):
     """A phase's gold file from its reference data, the question the preview asks about it (if
-    it cannot tell), and the problem if there is no gold file to be had."""
+    it cannot tell), and the problem if there is no gold file to be had (the phase then waits
+    for one). ``code``: participants submitted code there, which the platform ran."""
     if not path:
-        return None, None, "it has no reference data"
+        return None, None, CODE_WITHOUT_REFERENCE if code else "it has no reference data"
     found = reference_files(bundle, path)
     if isinstance(found, str):
         return None, None, found
     source, files = found
-    chosen_file = (
-        choice.file
-        if choice and choice.file in files
-        else next((name for name in files if reference.layout_of(source.read(name)).kind != "unreadable"), files[0])
+    chosen = choice.file if choice and choice.file in files else None
+    if code and len(files) > 1 and chosen is None:
+        names = ", ".join(name.rsplit("/", 1)[-1] for name in files[:4]) + (", …" if len(files) > 4 else "")
+        return None, None, CODE_OVER_FILES.format(count=len(files), files=names)
+    chosen_file = chosen or next(
+        (name for name in files if reference.layout_of(source.read(name)).kind in reference.LABEL_KINDS), files[0]
     )
     content = source.read(chosen_file)
     layout = reference.layout_of(content)
+    if layout.kind == reference.HEADER_ONLY:
+        return None, None, f"its reference file {chosen_file} {layout.problem}"
     if layout.kind == "unreadable":
         return None, None, f"its reference file {chosen_file} is not a labels file: {layout.problem}"
     id_column = choice.id_column if choice and choice.id_column else layout.id_column

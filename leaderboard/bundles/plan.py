@@ -96,7 +96,11 @@ class RunPlan:
 class TaskPlan:
     """A task to create: its settings, phases, and (from an exported task) teams and runs;
     ``notes`` lists what could not come over or was changed on the way, for the organiser to
-    read before confirming."""
+    read before confirming.
+
+    A task divided into subtasks (``divided``) has no labels and no phases of its own: each of
+    its ``subtasks`` is a plan of its own (labels, phases, runs), while registration, terms and
+    teams are the parent's, as on the site."""
 
     source: str
     """What the bundle is, in words ("a task exported from this site", "a CodaLab competition
@@ -117,20 +121,37 @@ class TaskPlan:
     runs: tuple[RunPlan, ...] = ()
     notes: tuple[str, ...] = ()
     questions: tuple[ReferenceQuestion, ...] = ()
+    divided: bool = False
+    subtasks: tuple[TaskPlan, ...] = ()
 
     @property
     def ready(self) -> bool:
-        """Every phase has a gold file: the import can be confirmed."""
-        return bool(self.labels) and all(phase.gold is not None for phase in self.phases)
+        """The import can be confirmed: the task (each subtask) has its labels. A phase without
+        a gold file comes over all the same and waits for it."""
+        if self.divided:
+            return all(subtask.ready for subtask in self.subtasks)
+        return len(self.labels) >= 2
+
+    def parts(self) -> tuple[TaskPlan, ...]:
+        """The plans that hold phases: its subtasks, or the task itself."""
+        return self.subtasks if self.divided else (self,)
+
+    def waiting(self) -> list[tuple[TaskPlan, PhasePlan]]:
+        """Every phase (of every subtask) that waits for its gold file, with its task."""
+        return [(part, phase) for part in self.parts() for phase in part.phases if phase.gold is None]
 
     def shifted(self, first_opens: dt.date | None) -> TaskPlan:
-        """The plan with every date moved by whole days so that the first phase opens on
-        ``first_opens`` at the time of day it opened (next year's edition); as it is for
-        ``None``."""
-        if first_opens is None or not self.phases:
+        """The plan with every date moved by whole days so that the first phase (of any
+        subtask) opens on ``first_opens`` at the time of day it opened (next year's edition);
+        as it is for ``None``."""
+        phases = [phase for part in self.parts() for phase in part.phases]
+        if first_opens is None or not phases:
             return self
-        first = min(phase.opens_at for phase in self.phases)
-        delta = dt.datetime.combine(first_opens, first.timetz()) - first
+        first = min(phase.opens_at for phase in phases)
+        return self.moved(dt.datetime.combine(first_opens, first.timetz()) - first)
+
+    def moved(self, delta: dt.timedelta) -> TaskPlan:
+        """Every date of the plan (and of its subtasks) moved by ``delta``."""
 
         def move(moment: dt.datetime | None) -> dt.datetime | None:
             return None if moment is None else moment + delta
@@ -143,7 +164,17 @@ class TaskPlan:
                 replace(r, uploaded_at=r.uploaded_at + delta, disqualified_at=move(r.disqualified_at))
                 for r in self.runs
             ),
+            subtasks=tuple(subtask.moved(delta) for subtask in self.subtasks),
         )
+
+
+def subtask_slug(*, parent: str, old_parent: str, old: str) -> str:
+    """A subtask's new address under its parent's new one: the old address with the old
+    parent's replaced (``semeval-2017-task-4a`` under ``semeval-2018-task-1`` becomes
+    ``semeval-2018-task-1a``), else the old one after the new parent's and a hyphen."""
+    if old_parent and old.startswith(old_parent) and len(old) > len(old_parent):
+        return (parent + old[len(old_parent) :])[:60]
+    return f"{parent}-{old}"[:60]
 
 
 @dataclass(frozen=True)

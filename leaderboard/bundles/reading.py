@@ -33,7 +33,7 @@ def plan_of(bundle: SafeZip, options: ImportOptions) -> TaskPlan:
     document = documents.Field(manifest, "", documents.load(bundle.read(manifest), file=manifest))
     if manifest == MANIFEST:
         plan = task_bundle.read_task_bundle(bundle, document, options)
-        if options.primary_metric:
+        if options.primary_metric and not plan.divided:  # a divided task's subtasks keep theirs
             plan = replace(plan, primary_metric=options.primary_metric)
     else:
         plan = codalab.read_competition(bundle, document, options)

@@ -13,6 +13,11 @@ What is read as labels (anything else cannot come over, and the import asks for 
   examples): the label is the number of the column that holds the 1, from 0, and the id the
   line number.
 
+Lines at the top that start with ``#`` are comments (SemEval's reference files often open with
+a few); the last of them names the columns when it reads as a header (``#id<TAB>label``). A file
+that holds a header and nothing else, or comments only, is a test set whose labels are not
+final yet (:data:`HEADER_ONLY`): its phase waits for its gold file.
+
 Reading is line by line over the bytes (a gold file of two million lines takes seconds).
 """
 
@@ -31,6 +36,11 @@ LABEL_NAMES = ("label", "labels", "class", "category", "target", "gold", "y", "a
 SAMPLE_LINES = 2000
 """Lines read to tell the layout of a file (its delimiter, header and columns)."""
 WHITESPACE = re.compile(r"\s+")
+COMMENT = "#"
+HEADER_ONLY = "header"
+"""The kind of a file that holds a header (or comments) and no labels."""
+LABEL_KINDS = ("table", "lines", "one-hot")
+"""The kinds of file that hold labels."""
 
 
 @dataclass(frozen=True)
@@ -38,10 +48,12 @@ class Layout:
     """How a reference file is laid out, as far as it can be told."""
 
     kind: str
-    """``table``, ``lines`` (one label per line), ``one-hot``, or ``unreadable``."""
+    """``table``, ``lines`` (one label per line), ``one-hot``, :data:`HEADER_ONLY` or ``unreadable``."""
     columns: tuple[str, ...] = ()
     delimiter: str = ","
     header: bool = False
+    skip: int = 0
+    """Lines (not blank) before the first item: comments, then the header if it has a line of its own."""
     id_column: str = ""
     label_column: str = ""
     certain: bool = True
@@ -71,6 +83,18 @@ def decode(content: bytes) -> str | None:
         return None
 
 
+def _delimiter(line: str) -> str:
+    if "\t" in line:
+        return "\t"
+    if "," in line:
+        return ","
+    return " " if len(WHITESPACE.split(line.strip())) > 1 else ""
+
+
+def _names_columns(cells: list[str]) -> bool:
+    return bool(_named(cells, ID_NAMES) or _named(cells, LABEL_NAMES))
+
+
 def layout_of(content: bytes) -> Layout:
     """The layout of a reference file, from its first :data:`SAMPLE_LINES` lines."""
     text = decode(content)
@@ -79,30 +103,43 @@ def layout_of(content: bytes) -> Layout:
     lines = _lines(text)[:SAMPLE_LINES]
     if not lines:
         return Layout("unreadable", problem="it is empty")
+    comments = next((index for index, line in enumerate(lines) if not line.lstrip().startswith(COMMENT)), len(lines))
+    lines, preamble = lines[comments:], [line.lstrip()[1:] for line in lines[:comments]]
+    if not lines:
+        return Layout(HEADER_ONLY, problem="holds comment lines only, no labels yet")
     if lines[0].lstrip()[:1] in ("{", "["):
         return Layout("unreadable", problem="it is JSON, not a table of ids and labels")
-    first = lines[0]
-    delimiter = (
-        "\t" if "\t" in first else ("," if "," in first else (" " if len(WHITESPACE.split(first.strip())) > 1 else ""))
-    )
-    if not delimiter:
-        return Layout("lines", columns=(LINE_NUMBER, "label"), id_column=LINE_NUMBER, label_column="label")
-    rows = [_split(line, delimiter) for line in lines]
+    delimiter = _delimiter(lines[0])
+    rows = [_split(line, delimiter) if delimiter else [line.strip()] for line in lines]
     width = len(rows[0])
+    named = _split(preamble[-1], delimiter) if preamble and delimiter else None
+    if named is not None and len(named) == width and _names_columns(named):
+        rows = [[cell.strip() for cell in named], *rows]  # the header is the last comment line
+    elif _names_columns(rows[0]):
+        comments += 1  # the header has a line of its own
+    if len(rows) == 1 and _names_columns(rows[0]):
+        return Layout(HEADER_ONLY, problem=f"holds only a header ({lines[0].strip()[:80]}), no labels yet")
     if (
-        all(len(row) == width for row in rows)
+        delimiter
+        and all(len(row) == width for row in rows)
         and all(cell in {"0", "1"} for row in rows[1:] for cell in row)
         and all(row.count("1") == 1 for row in rows)
         and width > 2
     ):
-        return Layout("one-hot", columns=tuple(str(i) for i in range(width)), delimiter=delimiter)
+        return Layout("one-hot", columns=tuple(str(i) for i in range(width)), delimiter=delimiter, skip=comments)
     id_named, label_named = _named(rows[0], ID_NAMES), _named(rows[0], LABEL_NAMES)
     header = bool(id_named or label_named)
+    skip = comments
     columns = tuple(rows[0]) if header else tuple(f"column {number}" for number in range(1, width + 1))
     body = rows[1:] if header else rows
     if width < 2:
         return Layout(
-            "lines", columns=(LINE_NUMBER, "label"), id_column=LINE_NUMBER, label_column="label", header=header
+            "lines",
+            columns=(LINE_NUMBER, "label"),
+            id_column=LINE_NUMBER,
+            label_column="label",
+            header=header,
+            skip=skip,
         )
     values = [[row[index] if index < len(row) else "" for row in body] for index in range(width)]
     distinct = [len(set(column)) for column in values]
@@ -121,16 +158,18 @@ def layout_of(content: bytes) -> Layout:
         columns=columns,
         delimiter=delimiter,
         header=header,
+        skip=skip,
         id_column=id_column,
         label_column=label_column,
         certain=certain,
     )
 
 
-def _numbered(text: str, *, skip_header: bool):
-    """(line number, line) of every line that is not blank, one at a time, the header left out."""
+def _numbered(text: str, *, skip: int):
+    """(line number, line) of every line that is not blank, one at a time, the first ``skip``
+    (comments, a header) left out."""
     lines = ((number, line.rstrip("\r\n")) for number, line in enumerate(io.StringIO(text), start=1) if line.strip())
-    if skip_header:
+    for _ in range(skip):
         next(lines, None)
     return lines
 
@@ -142,12 +181,12 @@ class ReferenceError(ValueError):
 def gold_csv(content: bytes, layout: Layout, *, id_column: str, label_column: str) -> bytes:
     """The ``id,label`` CSV of a reference file read with ``layout`` and the columns chosen."""
     text = decode(content)
-    if text is None or layout.kind == "unreadable":
+    if text is None or layout.kind in ("unreadable", HEADER_ONLY):
         raise ReferenceError(layout.problem or "it is not UTF-8 text")
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "label"])
-    numbered = _numbered(text, skip_header=layout.header)
+    numbered = _numbered(text, skip=layout.skip)
     if layout.kind == "lines":
         for number, line in numbered:
             writer.writerow([number, line.strip()])

@@ -5,11 +5,17 @@ bundle with the SHA-256 it gives; gold files must be valid uploads with the task
 teams and runs are read only when the organiser brings them (:attr:`ImportOptions.with_runs`).
 A kept split seed makes the scores of each part the same as before; a new edition (dates moved)
 draws a new one, as a new phase does.
+
+Version 2 adds two things, and reads version 1 as it always was: a phase may have no gold file
+(``gold: null``: it waited for it, and waits again), and a task divided into subtasks lists
+them (``subtasks``, each with its ``task`` settings and ``phases``; each run names its
+``subtask``), sharing the task's registration, terms and teams.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
@@ -40,6 +46,7 @@ SOURCE = "a task exported from this site (task.yaml)"
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
 SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
 MAX_PHASES = 20
+MAX_SUBTASKS = 20
 
 
 def _slug(field: Field, *, max_length: int) -> str:
@@ -63,9 +70,11 @@ def _labels(field: Field) -> tuple[str, ...]:
         raise field.wrong("at least two different labels (" + " ".join(error.messages) + ")") from None
 
 
-def _phase(bundle: SafeZip, field: Field, labels: list[str], *, keep_seed: bool) -> PhasePlan:
-    gold = field.child("gold").mapping()
-    gold_path = gold.child("file").text()
+WAITED = "it waited for its gold file on the site it came from"
+
+
+def _phase(bundle: SafeZip, field: Field, labels: list[str], *, keep_seed: bool, version: int) -> PhasePlan:
+    gold = field.child("gold").mapping(required=version < 2)  # version 2: none while the phase waits for it
     opens_at, closes_at = field.child("opens_at").moment(), field.child("closes_at").moment()
     if closes_at <= opens_at:
         raise field.child("closes_at").wrong(f"a moment after opens_at ({opens_at:%Y-%m-%d %H:%M} UTC)")
@@ -100,11 +109,14 @@ def _phase(bundle: SafeZip, field: Field, labels: list[str], *, keep_seed: bool)
         split_seed=seed if keep_seed else None,
         gold=named_file(
             bundle,
-            path=gold_path,
+            path=gold.child("file").text(),
             manifest=MANIFEST,
             where=f"{field.path}.gold.file",
             sha256=_sha256(gold.child("sha256")),
-        ),
+        )
+        if gold.value
+        else None,
+        gold_problem="" if gold.value else WAITED,
         data_files=data_files,
     )
     return with_gold_facts(phase, labels, manifest=MANIFEST, where=f"{field.path}.gold.file")
@@ -145,10 +157,20 @@ def _team(field: Field) -> TeamPlan:
     )
 
 
-def _run(bundle: SafeZip, field: Field, *, phases: set[str], teams: set[str]) -> RunPlan:
+def _run(bundle: SafeZip, field: Field, *, phases: dict[str, dict[str, bool]], teams: set[str]) -> tuple[str, RunPlan]:
+    """A run, and the subtask it belongs to (``""`` in a task without subtasks): ``phases``
+    holds, for each subtask, its phases' slugs and whether each has a gold file."""
+    subtask = ""
+    if set(phases) != {""}:
+        subtask = field.child("subtask").text()
+        if subtask not in phases:
+            raise field.child("subtask").wrong("the slug of a subtask listed under subtasks")
     phase = field.child("phase").text()
-    if phase not in phases:
-        raise field.child("phase").wrong("the slug of a phase listed under phases")
+    if phase not in phases[subtask]:
+        where = f"the subtask {subtask}" if subtask else "phases"
+        raise field.child("phase").wrong(f"the slug of a phase listed under {where}")
+    if not phases[subtask][phase]:
+        raise field.child("phase").wrong("a phase with a gold file (a run is scored against it)")
     team = field.child("team").text()
     if team not in teams:
         raise field.child("team").wrong("the name of a team listed under teams")
@@ -156,7 +178,7 @@ def _run(bundle: SafeZip, field: Field, *, phases: set[str], teams: set[str]) ->
     sha256 = _sha256(field.child("sha256"))
     read_named(bundle, path=path, manifest=MANIFEST, where=f"{field.path}.file", sha256=sha256)
     disqualified = field.child("disqualified").mapping(required=False)
-    return RunPlan(
+    return subtask, RunPlan(
         original_id=field.child("id").integer(minimum=1),
         phase=phase,
         team=team,
@@ -174,9 +196,7 @@ def _run(bundle: SafeZip, field: Field, *, phases: set[str], teams: set[str]) ->
     )
 
 
-def read_task_bundle(bundle: SafeZip, document: Field, options: ImportOptions) -> TaskPlan:
-    """The plan of the exported task ``document`` (``task.yaml``, read) in ``bundle``."""
-    root = document.mapping()
+def _version(root: Field) -> int:
     found_format = root.child("format").text(required=False)
     if found_format != FORMAT:
         raise errors.BUNDLE_VERSION.error(
@@ -187,40 +207,20 @@ def read_task_bundle(bundle: SafeZip, document: Field, options: ImportOptions) -
         raise errors.BUNDLE_VERSION.error(
             FORM_FIELD, file=MANIFEST, where="version", found=version, expected=f"versions up to {VERSION}"
         )
-    task = root.child("task").mapping()
+    return version
+
+
+def _part(bundle: SafeZip, task: Field, phases_field: Field, *, keep_seed: bool, version: int) -> TaskPlan:
+    """A task that holds phases (the task, or one of its subtasks): its labels, ranking and
+    phases."""
     labels = _labels(task.child("labels"))
-    keep_seed = options.first_opens is None
-    phase_fields = list(root.child("phases").items())
+    phase_fields = list(phases_field.items())
     if not phase_fields or len(phase_fields) > MAX_PHASES:
-        raise root.child("phases").wrong(f"a list of 1 to {MAX_PHASES} phases")
-    phases = tuple(_phase(bundle, field, list(labels), keep_seed=keep_seed) for field in phase_fields)
+        raise phases_field.wrong(f"a list of 1 to {MAX_PHASES} phases")
+    phases = tuple(_phase(bundle, field, list(labels), keep_seed=keep_seed, version=version) for field in phase_fields)
     slugs = [phase.slug for phase in phases]
     if len(set(slugs)) != len(slugs):
-        raise root.child("phases").wrong("phases with different slugs")
-    teams: tuple[TeamPlan, ...] = ()
-    runs: tuple[RunPlan, ...] = ()
-    if options.with_runs:
-        teams = tuple(_team(field) for field in root.child("teams").items(required=False))
-        names = {team.name for team in teams}
-        if any(len({key(team.name) for team in teams}) != len(teams) for key in (name_key, lookalike_key)):
-            raise root.child("teams").wrong("teams whose names differ, and do not look alike, as on the site")
-        runs = tuple(
-            _run(bundle, field, phases=set(slugs), teams=names) for field in root.child("runs").items(required=False)
-        )
-        chosen = [(run.team, run.phase) for run in runs if run.chosen]
-        if len(set(chosen)) != len(chosen):
-            raise root.child("runs").wrong("at most one chosen run per team in each phase")
-        marked = [(run.team, run.phase, run.contrastive) for run in runs if run.contrastive]
-        if len(set(marked)) != len(marked) or any(run.chosen and run.contrastive for run in runs):
-            raise root.child("runs").wrong("each contrastive number once per team in each phase, never on a chosen run")
-    notes = []
-    if runs:
-        notes.append(
-            "Teams come without members: their members' accounts are on the site the task came from. Their runs "
-            "are scored again here, by the same engine, against the same gold files."
-        )
-    if options.first_opens is not None and any(phase.private_percent for phase in phases):
-        notes.append("Dates are moved: each split phase draws a new seed for its private items (a new edition).")
+        raise phases_field.wrong("phases with different slugs")
     return TaskPlan(
         source=SOURCE,
         title=task.child("title").text(max_length=200),
@@ -230,11 +230,88 @@ def read_task_bundle(bundle: SafeZip, document: Field, options: ImportOptions) -
         ordinal=task.child("ordinal").boolean(),
         overall_method=_overall_method(task.child("overall_method")),
         overall_columns=task.child("overall_columns").text(required=False, default="table8", max_length=1000),
-        registration=task.child("registration").choice(Registration.values, required=False, default="open"),
-        terms=task.child("terms").text(required=False),
         slug=task.child("slug").text(required=False, max_length=60),
         phases=phases,
-        teams=teams,
-        runs=runs,
-        notes=tuple(notes),
     )
+
+
+def _subtasks(bundle: SafeZip, field: Field, *, keep_seed: bool, version: int) -> tuple[TaskPlan, ...]:
+    items = list(field.items())
+    if len(items) > MAX_SUBTASKS:
+        raise field.wrong(f"a list of at most {MAX_SUBTASKS} subtasks")
+    subtasks = []
+    for item in items:
+        task = item.child("task").mapping()
+        _slug(task.child("slug"), max_length=60)
+        subtasks.append(_part(bundle, task, item.child("phases"), keep_seed=keep_seed, version=version))
+    slugs = [subtask.slug for subtask in subtasks]
+    if len(set(slugs)) != len(slugs):
+        raise field.wrong("subtasks with different slugs")
+    return tuple(subtasks)
+
+
+def _teams_and_runs(
+    bundle: SafeZip, root: Field, parts: tuple[TaskPlan, ...], *, divided: bool
+) -> tuple[tuple[TeamPlan, ...], dict[str, tuple[RunPlan, ...]]]:
+    """The teams, and the runs of each part (by its slug; ``""`` in a task without subtasks)."""
+    teams = tuple(_team(field) for field in root.child("teams").items(required=False))
+    if any(len({key(team.name) for team in teams}) != len(teams) for key in (name_key, lookalike_key)):
+        raise root.child("teams").wrong("teams whose names differ, and do not look alike, as on the site")
+    phases = {part.slug if divided else "": {p.slug: p.gold is not None for p in part.phases} for part in parts}
+    names = {team.name for team in teams}
+    runs = [_run(bundle, field, phases=phases, teams=names) for field in root.child("runs").items(required=False)]
+    chosen = [(subtask, run.team, run.phase) for subtask, run in runs if run.chosen]
+    if len(set(chosen)) != len(chosen):
+        raise root.child("runs").wrong("at most one chosen run per team in each phase")
+    marked = [(subtask, run.team, run.phase, run.contrastive) for subtask, run in runs if run.contrastive]
+    if len(set(marked)) != len(marked) or any(run.chosen and run.contrastive for _, run in runs):
+        raise root.child("runs").wrong("each contrastive number once per team in each phase, never on a chosen run")
+    by_part = {key: tuple(run for subtask, run in runs if subtask == key) for key in phases}
+    return teams, by_part
+
+
+def read_task_bundle(bundle: SafeZip, document: Field, options: ImportOptions) -> TaskPlan:
+    """The plan of the exported task ``document`` (``task.yaml``, read) in ``bundle``."""
+    root = document.mapping()
+    version = _version(root)
+    task = root.child("task").mapping()
+    keep_seed = options.first_opens is None
+    divided = version >= 2 and root.child("subtasks").present
+    if divided:
+        if root.child("phases").present:
+            raise root.child("phases").wrong("no phases: a task divided into subtasks holds them in its subtasks")
+        parts = _subtasks(bundle, root.child("subtasks"), keep_seed=keep_seed, version=version)
+    else:
+        parts = (_part(bundle, task, root.child("phases"), keep_seed=keep_seed, version=version),)
+    teams: tuple[TeamPlan, ...] = ()
+    if options.with_runs:
+        teams, runs = _teams_and_runs(bundle, root, parts, divided=divided)
+        parts = tuple(replace(part, runs=runs[part.slug if divided else ""]) for part in parts)
+    notes = []
+    if any(part.runs for part in parts):
+        notes.append(
+            "Teams come without members: their members' accounts are on the site the task came from. Their runs "
+            "are scored again here, by the same engine, against the same gold files."
+        )
+    if options.first_opens is not None and any(phase.private_percent for part in parts for phase in part.phases):
+        notes.append("Dates are moved: each split phase draws a new seed for its private items (a new edition).")
+    shared = {
+        "source": SOURCE,
+        "registration": task.child("registration").choice(Registration.values, required=False, default="open"),
+        "terms": task.child("terms").text(required=False),
+        "teams": teams,
+        "notes": tuple(notes),
+    }
+    if divided:
+        return TaskPlan(
+            title=task.child("title").text(max_length=200),
+            description=task.child("description").text(required=False),
+            slug=task.child("slug").text(required=False, max_length=60),
+            labels=(),
+            primary_metric="",
+            phases=(),
+            divided=True,
+            subtasks=parts,
+            **shared,
+        )
+    return replace(parts[0], **shared)

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from leaderboard import charts
+from leaderboard import charts, errors
 from leaderboard.models import Counting, Phase, PhaseFile, Submission, Task
 from leaderboard.pages.results import board_data_of
 from leaderboard.permissions import can_view_board, is_member
@@ -242,7 +242,7 @@ def subtask_steps(*, task: Task, user, now: dt.datetime) -> list[SubtaskStep]:
         phase.task = subtask
         state = "open" if phase.is_open(now) else ("closed" if phase.is_closed(now) else "upcoming")
         leaders = None
-        if state != "upcoming" and can_view_board(user, phase):
+        if state != "upcoming" and not phase.waits_for_gold and can_view_board(user, phase):
             data = board_data_of(phase)
             first = data.ranks[:, data.index[primary_column(subtask).id]] == 1
             leaders = sorted(data.names[row] for row in first.nonzero()[0])
@@ -253,7 +253,8 @@ def subtask_steps(*, task: Task, user, now: dt.datetime) -> list[SubtaskStep]:
 def task_page(*, task: Task, user) -> dict[str, Any]:
     """A task's page: its description, its phases on a timeline with their data files, sample
     submissions and boards, the person's team and its submissions in each phase (which counts,
-    the quota used and left), and for organisers the latest submissions of every team."""
+    the quota used and left), and for organisers the latest submissions of every team and the
+    phases (of every subtask) that wait for their gold file."""
     now = timezone.now()
     team = team_of(task=task, user=user)
     is_organiser = task.is_organiser(user)
@@ -279,7 +280,11 @@ def task_page(*, task: Task, user) -> dict[str, Any]:
         "divided": task.is_divided,
         "subtasks": subtask_steps(task=task, user=user, now=now) if task.is_divided else [],
     }
+    open_phase = context["open_phase"]
+    if open_phase is not None and open_phase.waits_for_gold:
+        context["waits_for_gold_message"] = errors.WAITS_FOR_GOLD.format(phase=open_phase.name)
     if is_organiser:
+        context["waiting_phases"] = [phase for phase in task.every_phase() if phase.waits_for_gold]
         latest = visible_submissions(task=task, user=user)[:ORGANISER_SUBMISSIONS_SHOWN]
         context["all_submissions"] = [SubmissionRow(s, primary_text(s, Level.ALL)) for s in latest]
     return context

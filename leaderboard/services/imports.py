@@ -1,12 +1,15 @@
 """Importing a bundle as a new task: the upload waits as a pending import while its
-organiser reads the preview (what will be created, what cannot come over) and answers its
-questions, then the task is created from the plan in one transaction, or nothing is.
+organiser reads the preview (what will be created, what cannot come over, which phases wait
+for their gold file and why) and answers its questions, then the task is created from the plan
+in one transaction, or nothing is.
 
 The bundle is read again at confirmation (nothing of a preview is trusted): every check of
 :mod:`leaderboard.bundles` runs again, and every run is validated against its phase's gold
 file as an upload is. A run that no longer matches it (its original failed for the same reason)
 is stored as failed with the reason. Runs are scored by the scoring task once the transaction
-commits, as uploads are; teams come without members (their accounts are on the other site).
+commits, as uploads are; teams come without members (their accounts are on the other site). A
+task divided into subtasks comes back divided: the task with its registration, terms and
+teams, each subtask with its labels, phases and runs.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from django.utils import timezone
 
 from leaderboard import errors
 from leaderboard.bundles.files import read_named
-from leaderboard.bundles.plan import FilePlan, ImportOptions, PhasePlan, TaskPlan
+from leaderboard.bundles.plan import FilePlan, ImportOptions, PhasePlan, TaskPlan, TeamPlan, subtask_slug
 from leaderboard.bundles.reading import open_bundle, plan_of
 from leaderboard.bundles.zips import FORM_FIELD, SafeZip
 from leaderboard.models import (
@@ -34,7 +37,14 @@ from leaderboard.models import (
 )
 from leaderboard.results_cache import results_changed
 from leaderboard.services.scoring import enqueue_on_commit
-from leaderboard.services.tasks import phase_create, phase_file_add, phase_update, task_create, task_update
+from leaderboard.services.tasks import (
+    phase_create,
+    phase_file_add,
+    phase_update,
+    task_create,
+    task_update,
+    task_with_subtasks_create,
+)
 from leaderboard.uploads import prediction_kind, safe_file_name
 
 
@@ -83,7 +93,9 @@ def import_confirm(*, pending: TaskImport, options: ImportOptions) -> Task:
 
 
 def _phase_options(phase: PhasePlan) -> dict:
-    return {**{name: getattr(phase, name) for name in PHASE_POLICIES}, "split_seed": phase.split_seed}
+    """The settings of a phase to create, with its gold file if it has one."""
+    gold = {} if phase.gold is None else {"gold_name": phase.gold.name, "gold_content": phase.gold.content}
+    return {**{name: getattr(phase, name) for name in PHASE_POLICIES}, "split_seed": phase.split_seed, **gold}
 
 
 def _reserve_ids(ids: list[int]) -> bool:
@@ -111,23 +123,18 @@ def _decision(*, task: Task, kind: str, team: Team, reason: str, at, submission:
     )
 
 
-@transaction.atomic
-def task_import(*, organiser, bundle: SafeZip, plan: TaskPlan, options: ImportOptions) -> Task:
-    """Create the task of ``plan`` at ``options.slug``: its phases (in time order) with their
-    gold and data files, then its teams and runs, through the services a person's actions go
-    through, in one transaction."""
-    missing = next((phase for phase in plan.phases if phase.gold is None), None)
-    if missing is not None:
-        raise errors.BUNDLE_NO_GOLD.error(FORM_FIELD, phase=missing.name, why=missing.gold_problem or "none")
+def _part_create(
+    *, plan: TaskPlan, organiser, slug: str, title: str, parent: Task | None = None
+) -> tuple[Task, dict[str, Phase]]:
+    """A task (or a subtask of ``parent``) of ``plan``: its phases in time order, each with its
+    gold file (or waiting for it) and data files; returns it, and its phases by slug."""
     first, *others = sorted(plan.phases, key=lambda phase: phase.opens_at)
     task = task_create(
         organiser=organiser,
-        slug=options.slug,
-        title=options.title or plan.title,
+        slug=slug,
+        title=title,
         description=plan.description,
         labels=list(plan.labels),
-        gold_name=first.gold.name,
-        gold_content=first.gold.content,
         primary_metric=plan.primary_metric,
         opens_at=first.opens_at,
         closes_at=first.closes_at,
@@ -136,6 +143,7 @@ def task_import(*, organiser, bundle: SafeZip, plan: TaskPlan, options: ImportOp
         registration=plan.registration,
         terms=plan.terms,
         ordinal=plan.ordinal,
+        parent=parent,
         **_phase_options(first),
     )
     if plan.overall_method:
@@ -148,8 +156,6 @@ def task_import(*, organiser, bundle: SafeZip, plan: TaskPlan, options: ImportOp
             task=task,
             name=phase.name,
             slug=phase.slug,
-            gold_name=phase.gold.name,
-            gold_content=phase.gold.content,
             opens_at=phase.opens_at,
             closes_at=phase.closes_at,
             description=phase.description,
@@ -160,19 +166,51 @@ def task_import(*, organiser, bundle: SafeZip, plan: TaskPlan, options: ImportOp
             phase_file_add(
                 phase=phases[phase.slug], title=data_file.title, name=data_file.name, content=data_file.content
             )
-    _teams_and_runs(task=task, bundle=bundle, plan=plan, phases=phases)
+    return task, phases
+
+
+@transaction.atomic
+def task_import(*, organiser, bundle: SafeZip, plan: TaskPlan, options: ImportOptions) -> Task:
+    """Create the task of ``plan`` at ``options.slug``: its phases (in time order) with their
+    gold and data files (a phase without one waits for it), then its teams and runs, through the
+    services a person's actions go through, in one transaction. A divided task's subtasks take
+    their addresses from the new one (:func:`subtask_slug`)."""
+    if not plan.ready:
+        raise errors.IMPORT_NEEDS_LABELS.error(FORM_FIELD)
+    title = options.title or plan.title
+    if plan.divided:
+        task = task_with_subtasks_create(
+            organiser=organiser,
+            slug=options.slug,
+            title=title,
+            description=plan.description,
+            registration=plan.registration,
+            terms=plan.terms,
+        )
+        parts = []
+        for subtask in plan.subtasks:
+            slug = subtask_slug(parent=options.slug, old_parent=plan.slug, old=subtask.slug)
+            _, phases = _part_create(plan=subtask, organiser=organiser, slug=slug, title=subtask.title, parent=task)
+            parts.append((subtask, phases))
+    else:
+        task, phases = _part_create(plan=plan, organiser=organiser, slug=options.slug, title=title)
+        parts = [(plan, phases)]
+    _teams_and_runs(task=task, bundle=bundle, teams=plan.teams, parts=parts)
     results_changed(task)
     return task
 
 
-def _teams_and_runs(*, task: Task, bundle: SafeZip, plan: TaskPlan, phases: dict[str, Phase]) -> None:
-    """The plan's teams, then its runs in their original order (so that runs uploaded within the
-    same moment keep their order), each validated against its phase's gold file; the queued
-    ones are scored once the transaction commits."""
+def _teams_and_runs(
+    *, task: Task, bundle: SafeZip, teams: tuple[TeamPlan, ...], parts: list[tuple[TaskPlan, dict[str, Phase]]]
+) -> None:
+    """The teams (of the task people register for), then the runs of every part in their
+    original order (so that runs uploaded within the same moment keep their order), each
+    validated against its phase's gold file; the queued ones are scored once the transaction
+    commits."""
     now = timezone.now()
-    teams = {}
-    for team in plan.teams:
-        teams[team.name] = Team.objects.create(
+    created = {}
+    for team in teams:
+        created[team.name] = Team.objects.create(
             task=task.community.task,
             name=team.name,
             created_at=team.created_at or now,
@@ -186,17 +224,19 @@ def _teams_and_runs(*, task: Task, bundle: SafeZip, plan: TaskPlan, phases: dict
             _decision(
                 task=task,
                 kind=OrganiserAction.Kind.REMOVE_TEAM,
-                team=teams[team.name],
+                team=created[team.name],
                 reason=team.removed_reason,
                 at=team.removed_at,
             )
-    keep_ids = _reserve_ids([run.original_id for run in plan.runs])
+    runs = sorted(
+        ((run, phases[run.phase]) for plan, phases in parts for run in plan.runs), key=lambda r: r[0].original_id
+    )
+    keep_ids = _reserve_ids([run.original_id for run, _ in runs])
     queued = []
-    for run in sorted(plan.runs, key=lambda run: run.original_id):
+    for run, phase in runs:
         content = read_named(
             bundle, path=run.path, manifest="task.yaml", where=f"the run {run.original_id}", sha256=run.sha256
         )
-        phase = phases[run.phase]
         try:
             kind, status, failure = (
                 prediction_kind(phase=phase, name=run.name, content=content),
@@ -215,7 +255,7 @@ def _teams_and_runs(*, task: Task, bundle: SafeZip, plan: TaskPlan, phases: dict
         submission = Submission.objects.create(
             pk=run.original_id if keep_ids else None,
             phase=phase,
-            team=teams[run.team],
+            team=created[run.team],
             file=stored,
             kind=kind,
             description=run.description,

@@ -63,6 +63,8 @@ def _claim(submission_id: int) -> tuple[Submission, Phase] | str:
             return "gone"
         if submission.is_scored_against(submission.phase.gold_version):
             return "already scored"
+        if submission.phase.waits_for_gold:  # left queued: giving the gold file queues it again
+            return "waits for its phase's gold file"
         now = timezone.now()
         started = submission.scoring_started_at
         if submission.status == Submission.Status.SCORING and started and started > now - stuck_after():
@@ -190,7 +192,8 @@ def lost_runs(*, now: dt.datetime | None = None) -> list[int]:
     stuck = Q(status=Submission.Status.SCORING) & (
         Q(scoring_started_at__isnull=True) | Q(scoring_started_at__lte=now - stuck_after())
     )
-    candidates = Submission.objects.filter(queued | rescoring | stuck).order_by("created_at")
+    waiting = Q(phase__gold_file__isnull=True)  # scored once the gold file is given, which queues them
+    candidates = Submission.objects.filter(queued | rescoring | stuck).exclude(waiting).order_by("created_at")
     rows = candidates.values_list("pk", "status", "job_id", "enqueued_at", "scoring_started_at")
     found = []
     for pk, status, job_id, enqueued_at, started in rows:

@@ -80,22 +80,24 @@ def submission_create(
     phase: Phase | None = None,
     mark: str | None = None,
 ) -> Submission:
-    """Validate and store an upload to ``phase`` (default: the phase open now), then queue it
-    for scoring once the transaction commits.
+    """Validate and store an upload to ``phase`` (default: the phase open now), then queue it for
+    scoring once the transaction commits.
 
-    The deadline is checked against the upload time: a file uploaded before it counts even if
-    it is scored after it. The team row is locked while limits are checked, so two uploads
-    racing for the last slot cannot both pass. With ``EMAIL_VERIFICATION = "mandatory"`` the
-    uploader's e-mail address must be confirmed first. In a phase with contrastive runs the
-    run may be marked at once (``mark``: :meth:`Phase.run_marks`). At most
-    ``settings.UPLOADS_AT_ONCE`` uploads are validated and stored at once in a process
-    (:data:`UPLOAD_TURNS`).
+    A phase that waits for its gold file takes none. The deadline is checked against the upload
+    time: a file uploaded before it counts even if it is scored after it. The team row is locked
+    while limits are checked, so two uploads racing for the last slot cannot both pass. With
+    ``EMAIL_VERIFICATION = "mandatory"`` the uploader's e-mail address must be confirmed first.
+    In a phase with contrastive runs the run may be marked at once (``mark``:
+    :meth:`Phase.run_marks`). At most ``settings.UPLOADS_AT_ONCE`` uploads are validated and
+    stored at once in a process (:data:`UPLOAD_TURNS`).
     """
     now = now or timezone.now()  # the upload's time, taken before it waits for its turn
     with UPLOAD_TURNS:
         if phase is None:
             phase = uploading_phase(task=task, now=now)
         check_window(phase=phase, now=now)
+        if phase.waits_for_gold:
+            raise errors.WAITS_FOR_GOLD.error(phase=phase.name)
         if settings.EMAIL_VERIFICATION == "mandatory" and not email_is_confirmed(user=user):
             raise (errors.EMAIL_NOT_VERIFIED.error(email=user.email) if user.email else errors.EMAIL_MISSING.error())
         problem = participation_problem(task=task, user=user)

@@ -91,10 +91,10 @@ def phase_create(
     task: Task,
     name: str,
     slug: str,
-    gold_name: str,
-    gold_content: bytes,
     opens_at: dt.datetime,
     closes_at: dt.datetime,
+    gold_name: str = "",
+    gold_content: bytes | None = None,
     description: str = "",
     max_per_day: int = DEFAULT_MAX_PER_DAY,
     max_total: int = DEFAULT_MAX_TOTAL,
@@ -107,26 +107,30 @@ def phase_create(
     split_seed: str | None = None,
 ) -> Phase:
     """Add a phase to a task, with its own gold file (checked against the task's labels), dates,
-    limits and policies, and its baselines; ``feedback`` defaults to what the visibility
-    suggests (:meth:`Phase.default_feedback`). With ``private_percent``, that share of the
-    gold items is kept private, drawn with a new random seed that is recorded with the phase
-    (``split_seed`` keeps a seed already drawn: a task restored from its bundle). With
-    ``contrastive_runs``, teams mark a primary run (it counts: ``counting`` must be 'chosen')
-    and that many contrastive ones. A task divided into subtasks takes no phase: its subtasks
-    do."""
+    limits and policies, and its baselines. Without ``gold_content`` the phase waits for its
+    gold file (:attr:`Phase.waits_for_gold`: no upload, no board) until :func:`gold_confirm`
+    gives it one. ``feedback`` defaults to what the visibility suggests
+    (:meth:`Phase.default_feedback`). With ``private_percent``, that share of the gold items is
+    kept private, drawn with a new random seed that is recorded with the phase (``split_seed``
+    keeps a seed already drawn: a task restored from its bundle). With ``contrastive_runs``,
+    teams mark a primary run (it counts: ``counting`` must be 'chosen') and that many
+    contrastive ones. A task divided into subtasks takes no phase: its subtasks do."""
     if task.subtasks.exists():
         raise errors.HAS_SUBTASKS.error(task=task.title)
     _check_dates(task=task, opens_at=opens_at, closes_at=closes_at)
     _check_split(private_percent)
     if Phase.objects.filter(task=task, slug=slug).exists():
         raise errors.PHASE_SLUG_TAKEN.error("slug", slug=slug)
-    gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
+    gold, gold_file = (None, None)
+    if gold_content is not None:
+        gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
     phase = Phase(
         task=task,
         name=name,
         slug=slug,
         description=description,
         gold_file=gold_file,
+        gold_version=1 if gold_file else 0,
         opens_at=opens_at,
         closes_at=closes_at,
         max_per_day=max_per_day,
@@ -141,7 +145,8 @@ def phase_create(
     )
     phase.full_clean()
     phase.save()
-    baselines_refresh(phase=phase, gold=gold)
+    if gold is not None:
+        baselines_refresh(phase=phase, gold=gold)
     results_changed(task)
     return phase
 
@@ -165,8 +170,6 @@ def task_create(
     title: str,
     description: str,
     labels: list[str],
-    gold_name: str,
-    gold_content: bytes,
     primary_metric: str,
     opens_at: dt.datetime,
     closes_at: dt.datetime,
@@ -178,8 +181,8 @@ def task_create(
     ordinal: bool = False,
     **phase_options,
 ) -> Task:
-    """Create a task with its first phase (its gold file, dates, limits and policies:
-    ``phase_options`` go to :func:`phase_create`). More phases come with :func:`phase_create`.
+    """Create a task with its first phase (its gold file, if given yet, dates, limits and
+    policies: ``phase_options`` go to :func:`phase_create`). More phases come with :func:`phase_create`.
     Terms, if any, are version 1. With ``parent`` (a task made by
     :func:`task_with_subtasks_create`), the task is a subtask of it: registration, terms,
     organisers and teams are the parent's."""
@@ -210,8 +213,6 @@ def task_create(
         task=task,
         name=phase_name,
         slug=phase_slug,
-        gold_name=gold_name,
-        gold_content=gold_content,
         opens_at=opens_at,
         closes_at=closes_at,
         **phase_options,
@@ -318,7 +319,7 @@ def phase_update(*, phase: Phase, settings: dict) -> Phase:
     phase.save(update_fields=fields)
     # Fewer contrastive runs: the marks beyond them go, and those runs may count again.
     phase.submissions.filter(contrastive__gt=phase.contrastive_runs).update(contrastive=None)
-    if "private_percent" in changed_split:
+    if "private_percent" in changed_split and not phase.waits_for_gold:
         baselines_refresh(phase=phase, gold=stored_gold(phase))
     # The dates, the counting rule or the split change what the board counts and shows.
     scores_changed(phase=phase)
@@ -327,7 +328,7 @@ def phase_update(*, phase: Phase, settings: dict) -> Phase:
 
 def gold_preview(*, phase: Phase, gold_name: str, gold_content: bytes) -> GoldChange:
     """Validate a new gold file for a phase, keep it waiting for confirmation, and say what it
-    would change.
+    would change (for a phase that waits for its first, every id is new).
 
     Nothing else changes until :func:`gold_confirm`: the current gold file and every score stay.
     """
@@ -335,12 +336,13 @@ def gold_preview(*, phase: Phase, gold_name: str, gold_content: bytes) -> GoldCh
     with transaction.atomic():
         Phase.objects.filter(pk=phase.pk).update(pending_gold_file=gold_file)
     phase.pending_gold_file = gold_file
-    return compare_gold(stored_gold(phase), gold)
+    return compare_gold(None if phase.waits_for_gold else stored_gold(phase), gold)
 
 
 @transaction.atomic
 def gold_confirm(*, phase: Phase) -> int:
     """Make the previewed gold file the phase's, and re-score its submissions; returns how many.
+    A phase that waited for its gold file opens with it (version 1): uploads, board and samples.
 
     Old scores stay on the board, marked as being re-scored, until the new ones are written; a
     submission that no longer matches the gold file fails with a message that says it is the

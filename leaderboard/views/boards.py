@@ -38,16 +38,24 @@ from scoring.engine.aggregate import Aggregate
 BoardView = Callable[..., HttpResponse]
 
 
-def board_view(view: BoardView) -> BoardView:
-    """Resolve ``slug`` and ``phase`` (absent: the current phase) and check that the phase's
-    results may be shown to this person."""
+def board_view(view: BoardView | None = None, *, download: bool = False) -> BoardView:
+    """Resolve ``slug`` and ``phase`` (absent: the current phase) and check that the phase has a
+    board and that its results may be shown to this person. A phase that waits for its gold file
+    has none: its pages say so (a page of the site may link to them), its downloads
+    (``download``) answer 404 with the same words rather than a file."""
+    if view is None:
+        return functools.partial(board_view, download=download)
 
     @functools.wraps(view)
     def wrapper(request: HttpRequest, slug: str, phase: str | None = None, **kwargs: Any) -> HttpResponse:
         task = task_or_404(slug)
         resolved = phase_or_404(task, phase)
+        context = {"task": task, "phase": resolved}
+        if resolved.waits_for_gold:
+            context["is_organiser"] = task.is_organiser(request.user)
+            return render(request, "leaderboard/waiting.html", context, status=404 if download else 200)
         if not can_view_board(request.user, resolved):
-            return render(request, "leaderboard/hidden.html", {"task": task, "phase": resolved}, status=403)
+            return render(request, "leaderboard/hidden.html", context, status=403)
         return view(request, resolved, **kwargs)
 
     return require_safe(wrapper)
@@ -137,7 +145,7 @@ def _contrastive(request: HttpRequest) -> bool:
     return request.GET.get("contrastive") != "0"
 
 
-@board_view
+@board_view(download=True)
 def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
     return download(
         results_page.export(
@@ -148,7 +156,7 @@ def leaderboard_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
     )
 
 
-@board_view
+@board_view(download=True)
 def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
     return download(
         results_page.export(
@@ -159,7 +167,7 @@ def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
     )
 
 
-@board_view
+@board_view(download=True)
 def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
     """The board as a LaTeX table in the style of Table 8 of Opitz 2024: the columns the page shows (raw,
     or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order."""
@@ -240,7 +248,7 @@ def shake_up(request: HttpRequest, phase: Phase) -> HttpResponse:
     return render(request, "leaderboard/shake_up.html", context)
 
 
-@board_view
+@board_view(download=True)
 def disagreement_figure(request: HttpRequest, phase: Phase, figure: str) -> HttpResponse:
     """A figure of the disagreement page (``figure``: ``heatmap`` or ``rank-chart``, from the
     URL) for the column set ``?set=``, as one HTML file with plotly.js inlined: it opens offline."""

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 from leaderboard import archives, errors, exports, uploads
 from leaderboard.bundles import pending as pending_imports
 from leaderboard.bundles.export import bundle_name, task_bundle
+from leaderboard.bundles.plan import subtask_slug
 from leaderboard.bundles.task_bundle import SOURCE as EXPORTED_TASK
 from leaderboard.bundles.zips import ZipLimits
 from leaderboard.forms import (
@@ -166,18 +167,25 @@ def phase_files(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 @login_required
 def gold_replace(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    """Two steps: upload and preview what a phase's new gold file changes, then confirm."""
+    """Two steps: upload and preview what a phase's new gold file changes (or, for a phase that
+    waits for its first, what it holds), then confirm."""
     phase_row = _organiser_phase(request, slug, phase)
     task = phase_row.task
     if request.method == "POST" and request.POST.get("confirm"):
+        first = phase_row.waits_for_gold
         try:
             count = task_service.gold_confirm(phase=phase_row)
         except ValidationError as error:
             messages.error(request, refusal(error))
             return redirect("leaderboard:gold_replace", slug=task.slug, phase=phase_row.slug)
-        messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
+        if first:
+            messages.success(
+                request, f"The {phase_row.name} phase has its gold file: it takes uploads and shows its board."
+            )
+        else:
+            messages.success(request, f"The gold file is replaced; {count} submission(s) are being scored again.")
         return redirect(task)
-    form = GoldReplaceForm(request.POST or None, request.FILES or None)
+    form = GoldReplaceForm(request.POST or None, request.FILES or None, phase=phase_row)
     context = {"form": form, "task": task, "phase": phase_row}
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["gold"]
@@ -197,6 +205,8 @@ def gold_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     if not task.is_organiser(request.user):
         raise Http404("No such file.")
     phase_row = phase_or_404(task, phase)
+    if phase_row.waits_for_gold:
+        raise Http404(errors.WAITS_FOR_GOLD.format(phase=phase_row.name))
     return download(uploads.gold_bytes(phase_row), filename=f"{task.slug}-{phase_row.slug}-gold.csv")
 
 
@@ -276,20 +286,18 @@ def runs_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 @login_required
 def task_archive(request: HttpRequest, slug: str) -> HttpResponse:
-    """The task as a bundle (with or without its teams and runs), and every run of each phase."""
+    """The task as a bundle (with or without its teams and runs), and every run of each phase (of
+    each subtask)."""
     task = organiser_task(request, slug)
     return render(request, "leaderboard/task_archive.html", {"task": task, "phases": task.every_phase()})
 
 
 @login_required
 def task_bundle_download(request: HttpRequest, slug: str) -> HttpResponse:
-    """The task as one zip, streamed as it is written (``?runs=1``: with its teams and runs)."""
+    """The task as one zip, streamed as it is written (``?runs=1``: with its teams and runs); a
+    task divided into subtasks with every subtask."""
     task = organiser_task(request, slug)
     with_runs = request.GET.get("runs") == "1"
-    if task.is_divided:
-        subtasks = ", ".join(task.subtasks.order_by("slug").values_list("slug", flat=True)) or "none yet"
-        messages.error(request, errors.BUNDLE_OF_DIVIDED_TASK.format(task=task.title, subtasks=subtasks))
-        return redirect(task)
     return streaming_download(
         task_bundle(task, with_runs=with_runs, user=request.user), filename=bundle_name(task, with_runs=with_runs)
     )
@@ -344,5 +352,17 @@ def task_import_preview(request: HttpRequest, pk: int) -> HttpResponse:
         except ValidationError as error:
             messages.error(request, refusal(error))
         return redirect("leaderboard:task_import_preview", pk=pending.pk)
-    context = {"pending": pending, "plan": plan, "form": form, "exported": exported}
+    context = {
+        "pending": pending,
+        "plan": plan,
+        "form": form,
+        "exported": exported,
+        "parts": [
+            (part, subtask_slug(parent=options.slug, old_parent=plan.slug, old=part.slug) if plan.divided else "")
+            for part in plan.parts()
+        ],
+        "n_runs": sum(len(part.runs) for part in plan.parts()),
+        "waiting": plan.waiting(),
+        "needs_labels": errors.IMPORT_NEEDS_LABELS,
+    }
     return render(request, "leaderboard/task_import_preview.html", context)

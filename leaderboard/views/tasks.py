@@ -65,6 +65,8 @@ def sample_download(request: HttpRequest, slug: str, phase: str, kind: str) -> H
     if kind not in samples.SAMPLE_KINDS:
         raise Http404("No such sample file.")
     phase_row = _data_phase(request, slug, phase)
+    if phase_row.waits_for_gold:
+        raise Http404(errors.WAITS_FOR_GOLD.format(phase=phase_row.name))
     return download(
         samples.sample_file(phase=phase_row, kind=kind), filename=samples.sample_name(phase=phase_row, kind=kind)
     )

@@ -53,10 +53,16 @@ def _first_sorted(ids: pa.Array) -> tuple[str, ...]:
     return tuple(ids.take(order).to_pylist())
 
 
-def compare_gold(old: LabelFile, new: LabelFile) -> GoldChange:
-    """How ``new`` differs from ``old`` (both read with the same labels). Ids are matched as
-    exact strings by Arrow's hash kernels, in time linear in the ids (a file of a hundred thousand
-    ids compares in milliseconds); the examples are the first ids in sorted order."""
+def compare_gold(old: LabelFile | None, new: LabelFile) -> GoldChange:
+    """How ``new`` differs from ``old`` (both read with the same labels; ``None``: no gold file
+    yet, so every id is added). Ids are matched as exact strings by Arrow's hash kernels, in time
+    linear in the ids (a file of a hundred thousand ids compares in milliseconds); the examples
+    are the first ids in sorted order."""
+    if old is None:
+        no_ids = pa.chunked_array([pa.array([], type=new.id_array.type)])
+        old = LabelFile(
+            name="no gold file", id_array=no_ids, codes=np.zeros(0, dtype=new.codes.dtype), labels=new.labels
+        )
     old_ids, new_ids = old.id_array.combine_chunks(), new.id_array.combine_chunks()
     row_in_new = pc.index_in(old_ids, value_set=new_ids)  # null: removed
     row_in_old = pc.index_in(new_ids, value_set=old_ids)  # null: added

@@ -93,3 +93,22 @@ def test_refusals_are_printed_with_their_message(client_module, live_server, par
     assert status == 1 and "TOKEN_REQUIRED" in capsys.readouterr().err
     status, _ = run(client_module, "--url", live_server.url, "board", "no-such-task")
     assert status == 1 and "UNKNOWN_TASK" in capsys.readouterr().err
+
+
+def test_a_phase_that_waits_for_its_gold_file_is_said_so(
+    client_module, live_server, make_task, make_user, tmp_path, capsys
+):
+    """No upload and no board until the organisers give the gold file: the client prints the
+    site's reason for both."""
+    task = make_task(gold_content=None)
+    user = make_user("alice")
+    team_create(task=task, user=user, name="A")
+    path = tmp_path / "predictions.csv"
+    path.write_bytes(PERFECT)
+    secret = token_create(user=user, name="client")[1]
+    status, _ = run(client_module, "--url", live_server.url, "--token", secret, "submit", task.slug, str(path))
+    message = "The Evaluation phase waits for its gold file: it takes uploads, and shows its leaderboard, once its"
+    assert status == 1 and f"Refused: {message}" in capsys.readouterr().err
+    status, _ = run(client_module, "--url", live_server.url, "board", task.slug)
+    assert status == 1 and "(409 WAITS_FOR_GOLD)" in capsys.readouterr().err
+    assert not Submission.objects.exists()

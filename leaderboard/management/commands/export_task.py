@@ -1,7 +1,8 @@
 """``python manage.py export_task TASK -o task.zip [--runs]``: a task as one bundle (its
 settings, labels, primary metric, terms, every phase's settings, gold, data files and
 baselines in a readable ``task.yaml``, and with ``--runs`` its teams and every run with each
-phase's ``runs.csv``), to archive it or to run it again (``import_task``)."""
+phase's ``runs.csv``), to archive it or to run it again (``import_task``). A task divided into
+subtasks goes whole: every subtask, their shared registration, terms and teams."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard import errors
 from leaderboard.bundles.export import task_bundle
 from leaderboard.management.operator import Operator
 from leaderboard.models import Task
@@ -27,9 +27,6 @@ class Command(BaseCommand):
         task = Task.objects.filter(slug=options["task"]).first()
         if task is None:
             raise CommandError(f"No task has the slug {options['task']!r}.")
-        if task.is_divided:
-            subtasks = ", ".join(task.subtasks.order_by("slug").values_list("slug", flat=True)) or "none yet"
-            raise CommandError(errors.BUNDLE_OF_DIVIDED_TASK.format(task=task.title, subtasks=subtasks))
         written = 0
         with Path(options["output"]).open("wb") as out:
             for piece in task_bundle(task, with_runs=options["runs"], user=Operator()):

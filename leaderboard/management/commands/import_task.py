@@ -7,8 +7,10 @@ then creates everything in one transaction: with ``--dry-run`` it stops after th
 dates are kept, or moved so that the first phase opens on ``--first-opens`` (next year's
 edition). For a competition bundle, ``--columns N=ID,LABEL`` says which columns of phase N's
 reference file hold the ids and the labels (``"(line number)"`` for ids by line number),
-``--reference-file N=PATH`` which of its files is the reference, and ``--gold N=FILE`` gives a
-gold file for phase N instead (phases count from 1).
+``--reference-file N=PATH`` which of its files is the reference, ``--gold N=FILE`` gives a
+gold file for phase N instead (phases count from 1), and ``--labels`` the task's labels in
+order, where the bundle states none (or to reorder them). A phase without a gold file comes over
+all the same and waits for it: the report says why, and the task page asks for it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from django.db import transaction
 from leaderboard.bundles.plan import FilePlan, ImportOptions, ReferenceChoice
 from leaderboard.bundles.reading import open_bundle, plan_of
 from leaderboard.bundles.report import report_lines
-from leaderboard.models import metric_choices
+from leaderboard.models import Submission, metric_choices
 from leaderboard.services.imports import task_import
 from leaderboard.uploads import safe_file_name
 
@@ -51,12 +53,19 @@ class Command(BaseCommand):
         parser.add_argument("--first-opens", help="YYYY-MM-DD: move every date so that the first phase opens that day")
         parser.add_argument("--without-runs", action="store_true", help="leave the teams and runs of an exported task")
         parser.add_argument("--primary-metric", default="", choices=[key for key, _ in metric_choices()])
-        parser.add_argument("--labels", default="", help="the labels in order, comma-separated (a competition bundle)")
+        parser.add_argument(
+            "--labels", default="", help="the labels in order, comma-separated (a competition bundle that states none)"
+        )
         parser.add_argument(
             "--columns", action="append", default=[], help="N=ID,LABEL: the columns of phase N's reference"
         )
         parser.add_argument("--reference-file", action="append", default=[], help="N=PATH: phase N's reference file")
-        parser.add_argument("--gold", action="append", default=[], help="N=FILE: a gold file for phase N")
+        parser.add_argument(
+            "--gold",
+            action="append",
+            default=[],
+            help="N=FILE: a gold file for phase N (optional: it may wait for one)",
+        )
         parser.add_argument("--dry-run", action="store_true", help="print what would be created, create nothing")
 
     def handle(self, *args, **options) -> None:
@@ -79,8 +88,15 @@ class Command(BaseCommand):
                 task = task_import(organiser=organiser, bundle=bundle, plan=plan, options=choices)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
-        phases, runs = task.phases.count(), task.submissions.count()
-        self.stdout.write(self.style.SUCCESS(f"Created /tasks/{task.slug}/: {phases} phase(s), {runs} run(s)."))
+        phases = task.every_phase()
+        runs = Submission.objects.filter(phase__in=phases).count()
+        waiting = sum(phase.waits_for_gold for phase in phases)
+        subtasks = f"{task.subtasks.count()} subtask(s), " if task.is_divided else ""
+        self.stdout.write(
+            self.style.SUCCESS(f"Created /tasks/{task.slug}/: {subtasks}{len(phases)} phase(s), {runs} run(s).")
+        )
+        if waiting:
+            self.stdout.write(f"{waiting} phase(s) wait for their gold file: give it on the task page.")
 
     @staticmethod
     def import_options(options) -> ImportOptions:

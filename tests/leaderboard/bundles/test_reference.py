@@ -1,7 +1,9 @@
 """A competition's reference file read as labels, and its pages read as text.
 
-What this proves: a header names the columns (in either order, CSV or TSV); one label per line
-takes line numbers for ids; one-hot rows give the number of the column with the 1; a table
+What this proves: a header names the columns (in either order, CSV or TSV), on a line of its
+own or as the last of the comment lines that open the file; one label per line takes line
+numbers for ids; a file that holds a header (or comments) and nothing else is a test set whose
+labels are to come; one-hot rows give the number of the column with the 1; a table
 without a header is a guess the preview asks about; JSON and binary are not labels; and a
 page's HTML becomes text with no script, no unsafe link and no hidden character left.
 """
@@ -12,7 +14,7 @@ import pytest
 
 from leaderboard.bundles.pages import page_text, text_of_html
 from leaderboard.bundles.plan import LINE_NUMBER
-from leaderboard.bundles.reference import ReferenceError, gold_csv, label_order, layout_of
+from leaderboard.bundles.reference import HEADER_ONLY, ReferenceError, gold_csv, label_order, layout_of
 
 
 def read(content: bytes, **columns) -> bytes:
@@ -29,6 +31,9 @@ def read(content: bytes, **columns) -> bytes:
         (b"cat\ndog\n\ncat\n", b"id,label\n1,cat\n2,dog\n4,cat\n", True),
         (b"1 0 0\n0 0 1\n0 1 0\n", b"id,label\n1,0\n2,2\n3,1\n", True),
         (b"a1,x\na2,y\na3,x\n", b"id,label\na1,x\na2,y\na3,x\n", False),
+        (b"# truth.txt\n#id\tgold\nx1\tpos\nx2\tneg\n", b"id,label\nx1,pos\nx2,neg\n", True),  # header in a comment
+        (b"# truth.txt, tab-separated\nx1\tpos\nx2\tneg\nx3\tneg\n", b"id,label\nx1,pos\nx2,neg\nx3,neg\n", False),
+        (b"label\n0\n1\n", b"id,label\n2,0\n3,1\n", True),  # a header naming its one column
     ],
 )
 def test_layouts(content, expected, certain):
@@ -51,6 +56,22 @@ def test_the_organiser_chooses_other_columns():
 def test_what_is_not_labels(content, problem):
     layout = layout_of(content)
     assert layout.kind == "unreadable" and problem in layout.problem
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"id,label\n", "holds only a header (id,label), no labels yet"),
+        (b"\xef\xbb\xbfid\tlabel\r\n\r\n", "holds only a header (id\tlabel), no labels yet"),
+        (b"label\n", "holds only a header (label), no labels yet"),
+        (b"# test_data/truth.txt\n# not yet available\n", "holds comment lines only, no labels yet"),
+    ],
+)
+def test_a_header_without_labels_is_a_test_set_to_come(content, problem):
+    layout = layout_of(content)
+    assert layout.kind == HEADER_ONLY and layout.problem == problem
+    with pytest.raises(ReferenceError, match="no labels yet"):
+        gold_csv(content, layout, id_column="id", label_column="label")
 
 
 def test_labels_in_natural_order():

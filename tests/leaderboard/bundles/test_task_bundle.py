@@ -289,7 +289,7 @@ def set_path(path: str, value):
         ("task.ordinal", "yes", "BUNDLE_FIELD", "task.ordinal: expected true or false; found the text 'yes'."),
         ("task.overall_method", "median", "BUNDLE_FIELD", "task.overall_method: expected one of mean_rank, borda, or"),
         ("format", "something-else", "BUNDLE_VERSION", "task.yaml: format is 'something-else'"),
-        ("version", 99, "BUNDLE_VERSION", "task.yaml: version is 99; this site reads versions up to 1."),
+        ("version", 99, "BUNDLE_VERSION", "task.yaml: version is 99; this site reads versions up to 2."),
     ],
 )
 def test_a_bad_task_yaml_says_which_field_and_what_was_expected(small_bundle, organiser, path, value, code, message):

@@ -83,25 +83,37 @@ def test_an_exported_task_is_previewed_then_created(
     assert not TaskImport.objects.exists()
 
 
-def test_a_codalab_bundle_asks_for_a_gold_file_and_keeps_it(client, organiser):
+def test_a_codalab_bundle_without_labels_asks_for_them_and_takes_a_gold_file(client, organiser):
+    """Its reference data holds no labels: the preview asks for them (confirming waits until
+    they are given), lists each phase that will wait for its gold file and why, and keeps a gold
+    file given for one phase; the other comes over waiting for its own."""
     client.force_login(organiser)
     assert upload(client, codalab_v15(reference=b"Hello World!\n"), name="hello.zip").status_code == 302
     pending = TaskImport.objects.get()
     address = reverse("leaderboard:task_import_preview", args=[pending.pk])
     preview = client.get(address).content.decode()
     assert "What cannot come over" in preview and "The docker image" in preview
-    assert 'value="confirm" disabled' in preview and "Every phase needs a gold file" in preview
+    assert 'value="confirm" disabled' in preview and "The bundle states no labels" in preview
+    assert "Phases that will wait for their gold file" in preview
+    assert "<strong>Final</strong>: its reference data holds fewer than two labels (World!)" in preview
     gold = labels_csv(GOLD_PAIRS)
     form = {"slug": "sentiment-2025", "primary_metric": "macro_recall", "labels": "pos, neu, neg"}
-    files = {"gold-0": SimpleUploadedFile("dev.csv", gold), "gold-1": SimpleUploadedFile("test.csv", gold)}
+    files = {"gold-0": SimpleUploadedFile("dev.csv", gold)}
     assert client.post(address, {**form, **files, "action": "check"}).status_code == 302
-    assert TaskImportGold.objects.filter(pending=pending).count() == 2
+    assert TaskImportGold.objects.filter(pending=pending).count() == 1
     checked = client.get(address).content.decode()
     assert 'value="confirm" disabled' not in checked and "given: dev.csv: 12 items" in checked
-    assert client.post(address, {**form, "action": "confirm"}).status_code == 302  # the gold files kept
+    assert "<strong>Development</strong>" not in checked and "<strong>Final</strong>" in checked
+    assert client.post(address, {**form, "action": "confirm"}).status_code == 302  # the gold file kept
     task = Task.objects.get(slug="sentiment-2025")
     assert task.labels == ["pos", "neu", "neg"] and task.primary_metric == "macro_recall"
+    development, final = task.ordered_phases()
+    assert not development.waits_for_gold and development.baselines.count() == 3
+    assert final.waits_for_gold and final.gold_version == 0 and not final.baselines.exists()
     assert not TaskImport.objects.exists() and not TaskImportGold.objects.exists()
+    page = client.get(task.get_absolute_url()).content.decode()
+    give = reverse("leaderboard:gold_replace", args=[task.slug, final.slug])
+    assert "A phase waits for its gold file" in page and f'href="{give}"' in page
 
 
 def test_discard_keeps_nothing(client, organiser):

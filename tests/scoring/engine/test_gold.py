@@ -60,3 +60,12 @@ def test_the_same_file_changes_nothing():
     gold = read_labels(gold_file(rows), labels=LABELS)
     change = compare_gold(gold, gold)
     assert change.unchanged and change.examples_added == change.examples_removed == change.examples_relabelled == ()
+
+
+def test_a_first_gold_file_adds_every_id():
+    """A phase that waited for its gold file compares its first one with none: every id added."""
+    new = [("b", "a"), ("a", "c"), ("c", "c")]
+    change = compare_gold(None, read_labels(gold_file(new), labels=LABELS))
+    assert (change.n_old, change.n_new, change.added, change.removed, change.relabelled) == (0, 3, 3, 0, 0)
+    assert change.examples_added == ("a", "b", "c") and change.counts_old == {"a": 0, "b": 0, "c": 0}
+    assert change.counts_new == {"a": 1, "b": 0, "c": 2} and not change.same_ids
