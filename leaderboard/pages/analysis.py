@@ -231,7 +231,7 @@ def analysis_api(*, phase: Phase, show_hardest: bool) -> dict[str, Any]:
     """The analysis as the API and the JSON download give it: the CLI's ``analysis`` object
     (:mod:`scoring.__main__`) where the site has the same, with the status and the teams left
     out; the hardest items with the teams' votes per label (each team's label is in the CSV),
-    and only when ``show_hardest``."""
+    and only when ``show_hardest`` (else ``None``, as everything else with fewer than two teams)."""
     summary = analysis_summary(phase)
     found: dict[str, Any] = {
         "phase": phase.slug,
@@ -239,6 +239,7 @@ def analysis_api(*, phase: Phase, show_hardest: bool) -> dict[str, Any]:
         "computed_at": summary["computed_at"].isoformat() if summary.get("computed_at") else None,
         "teams": summary.get("n_teams", 0),
         "skipped": dict(summary.get("skipped", [])),
+        **dict.fromkeys(("majority_vote", "oracle", "unsolved", "agreement", "hardest")),
     }
     if not summary["applies"]:
         return found

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from scipy.cluster.hierarchy import linkage
 
-from tests.scoring import oracle
+from tests.scoring.analysis_oracle import expected_analysis
 from tests.scoring.test_cli_board import board_json, run_main
 
 LABELS = ["neg", "neu", "pos"]
@@ -96,97 +96,6 @@ def build_board(directory: Path, n_files: int, seed: int) -> tuple[str, list[str
     return write(directory, "gold", gold), paths, gold, labels
 
 
-# --- the independent computation -------------------------------------------------------------
-
-
-def matrix_of(predicted: list[str], gold: list[str]) -> list[list[Fraction]]:
-    m = [[Fraction(0)] * len(LABELS) for _ in LABELS]
-    for p, g in zip(predicted, gold, strict=True):
-        m[LABELS.index(p)][LABELS.index(g)] += 1
-    return m
-
-
-def report_values(m: list[list[Fraction]], keys: list[str]) -> tuple[dict, dict]:
-    calibrated = oracle.calibrated(m)
-    raw = {key: oracle.nearest_double(oracle.metric(m, key)) for key in keys}
-    cal = {key: None if calibrated is None else oracle.nearest_double(oracle.metric(calibrated, key)) for key in keys}
-    return raw, cal
-
-
-def vote(runs: dict[str, list[str]], item: int) -> tuple[str, bool]:
-    counts = [sum(1 for labels in runs.values() if labels[item] == label) for label in LABELS]
-    top = max(counts)
-    return LABELS[counts.index(top)], counts.count(top) > 1
-
-
-def kappa(a: list[str], b: list[str]) -> float | None:
-    n = len(a)
-    observed = Fraction(sum(x == y for x, y in zip(a, b, strict=True)), n)
-    chance = sum(Fraction(a.count(label) * b.count(label), n * n) for label in LABELS)
-    return None if chance == 1 else oracle.nearest_double((observed - chance) / (1 - chance))
-
-
-def naive_average_linkage(names: list[str], table: list[list[float | None]]) -> tuple[list[str], list[dict]]:
-    """UPGMA from scratch: every step recomputes each pair of groups' mean kappa (an undefined
-    one counted as 1) as a fraction; the earliest pair wins a tie."""
-    value = {
-        (i, j): Fraction(1 if table[i][j] is None else table[i][j])
-        for i in range(len(names))
-        for j in range(len(names))
-    }
-    groups: list[tuple[tuple[int, ...], list[str]]] = [((i,), [names[i]]) for i in range(len(names))]
-    merges = []
-    while len(groups) > 1:
-        groups.sort(key=lambda group: group[0][0])
-        best = None
-        for a, b in itertools.combinations(range(len(groups)), 2):
-            pairs = [value[i, j] for i in groups[a][0] for j in groups[b][0]]
-            mean = sum(pairs, Fraction(0)) / len(pairs)
-            if best is None or mean > best[0]:
-                best = (mean, a, b)
-        mean, a, b = best
-        (first, first_order), (second, second_order) = groups[a], groups[b]
-        merges.append({"left": [names[i] for i in first], "right": [names[i] for i in second], "kappa": float(mean)})
-        groups = [g for k, g in enumerate(groups) if k not in (a, b)] + [
-            (tuple(sorted(first + second)), first_order + second_order)
-        ]
-    return (groups[0][1] if groups else []), merges
-
-
-def expected_analysis(gold: list[str], runs: dict[str, list[str]], keys: list[str]) -> dict:
-    n, teams = len(gold), list(runs)
-    votes = [vote(runs, i) for i in range(n)]
-    majority = [label for label, _ in votes]
-    right = [sum(1 for labels in runs.values() if labels[i] == gold[i]) for i in range(n)]
-    oracle_labels = [gold[i] if right[i] else majority[i] for i in range(n)]
-    recall = [
-        Fraction(sum(1 for i in range(n) if gold[i] == label and right[i]), gold.count(label))
-        if gold.count(label)
-        else 0
-        for label in LABELS
-    ]
-    table = [[kappa(runs[a], runs[b]) for b in teams] for a in teams]
-    order, merges = naive_average_linkage(teams, table)
-    unsolved = sum(1 for r in right if r == 0)
-    hardest = sorted(range(n), key=lambda i: (right[i], i))[: max(unsolved, min(20, n))]
-    return {
-        "ties": sum(1 for _, tied in votes if tied),
-        "majority": report_values(matrix_of(majority, gold), keys),
-        "majority_matrix": matrix_of(majority, gold),
-        "oracle": report_values(matrix_of(oracle_labels, gold), keys),
-        "oracle_accuracy": oracle.nearest_double(Fraction(sum(1 for r in right if r), n)),
-        "oracle_macro_recall": oracle.nearest_double(sum(recall, Fraction(0)) / len(LABELS)),
-        "unsolved": {label: sum(1 for i in range(n) if gold[i] == label and not right[i]) for label in LABELS},
-        "kappa": table,
-        "order": order,
-        "merges": merges,
-        "hardest": [
-            {"id": f"item-{i}", "gold": gold[i], "right": right[i], "labels": {t: runs[t][i] for t in teams}}
-            for i in hardest
-        ],
-    }
-
-
 def would_rank(board: dict, report: dict, section: str) -> dict[str, int | None]:
     """1 + the teams strictly better under each suite metric of ``section`` (``metrics`` or
     ``calibrated``), from the reports' own values (every ranking metric here is higher-is-better)."""
@@ -208,7 +117,7 @@ def test_analysis_equals_an_independent_computation(tmp_path, capsys, n_files, s
     board = board_json(capsys, gold_path, paths, "--labels", ",".join(LABELS), "--analysis")
     analysis = board["analysis"]
     keys = list(board["reports"][board["teams"][0]]["metrics"])
-    expected = expected_analysis(gold, runs, keys)
+    expected = expected_analysis(gold, runs, keys, LABELS)
     assert board["teams"] == list(runs)
     assert analysis["teams"] == n_files
 
