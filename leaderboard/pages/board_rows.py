@@ -215,7 +215,9 @@ def baseline_rows(
         ),
     )
     rows = [(BASELINE_RANK_CELL, data.baseline_names[row], data.baseline_values[row]) for row in order]
-    return _unranked_rows(data, rows, BASELINE_NOTE, columns=columns, sort=sort, primary=primary, intervals=intervals)
+    return _unranked_rows(
+        data, rows, "baseline-row", BASELINE_NOTE, columns=columns, sort=sort, primary=primary, intervals=intervals
+    )
 
 
 def analysis_rows(
@@ -225,7 +227,9 @@ def analysis_rows(
     values, never ranks; marked stale when they are of earlier scores."""
     note = ANALYSIS_NOTE if data.analysis_current else STALE_ANALYSIS_NOTE
     rows = list(zip(ANALYSIS_RANK_CELLS, ANALYSIS_ROWS, data.analysis_values, strict=False))
-    return _unranked_rows(data, rows, note, columns=columns, sort=sort, primary=primary, intervals=intervals)
+    return _unranked_rows(
+        data, rows, "analysis-row", note, columns=columns, sort=sort, primary=primary, intervals=intervals
+    )
 
 
 ANALYSIS_RANK_CELLS = tuple(
@@ -243,6 +247,7 @@ STALE_ANALYSIS_NOTE = mark_safe(
 def _unranked_rows(
     data: BoardData,
     rows: Sequence[tuple[SafeString, str, np.ndarray]],
+    kind: str,
     note: SafeString,
     *,
     columns: Sequence[Column],
@@ -251,7 +256,8 @@ def _unranked_rows(
     intervals: bool,
 ) -> list[SafeString]:
     """Rows shown for comparison and never ranked (``rows``: the cell in the rank's place, a name
-    and its values under the board's columns): a value per column, a placeholder for each rank."""
+    and its values under the board's columns), of the class ``kind``: a value per column, a
+    placeholder for each rank."""
     indices = [data.index[column.id] for column in columns]
     openings = _openings(columns, primary=primary, sort=sort)
     formats = [_Format.of(column) for column in columns]
@@ -264,7 +270,8 @@ def _unranked_rows(
         )
         shown.append(
             format_html(
-                '<tr class="baseline-row">{}<th scope="row" class="col-team">{} {}</th>{}{}</tr>',
+                '<tr class="{}">{}<th scope="row" class="col-team">{} {}</th>{}{}</tr>',
+                kind,
                 rank_cell,
                 name,
                 note,

@@ -34,8 +34,7 @@ from leaderboard.services import tasks as task_service
 from leaderboard.services.teams import team_create
 from scoring.engine.formatting import value_text
 from scoring.engine.items import pack_items
-from tests.scoring import oracle
-from tests.scoring.analysis_oracle import expected_analysis, matrix_of
+from tests.scoring.analysis_oracle import column_values, expected_analysis
 
 LABELS = ["a", "b", "c"]
 N_ITEMS = 60
@@ -94,42 +93,23 @@ def url(name: str, task, *args: str, phase=None) -> str:
     return reverse(f"leaderboard:{name}", args=[task.slug, phase.slug, *args])
 
 
-def expected_values(gold: list[str], predicted: list[str], task) -> dict[str, float | None]:
-    """Every board column's value of a run that gives these labels, from the exact oracle."""
-    m = matrix_of(predicted, gold, LABELS)
-    found = {}
-    for column in columns_of(task, calibrated=None):
-        matrix = oracle.calibrated(m) if column.calibrated else m
-        if matrix is None:
-            value = None
-        elif column.label is None:
-            value = oracle.metric(matrix, column.key)
-        else:
-            value = oracle.per_class(matrix, column.key)[LABELS.index(column.label)]
-        found[column.id] = oracle.nearest_double(value)
-    return found
-
-
-def the_two_rows(gold: list[str], runs: dict[str, list[str]], task) -> dict[str, dict]:
-    """The majority vote's and the oracle's value under every column, computed independently."""
-    votes = []
-    for i in range(len(gold)):
-        counts = [sum(1 for given in runs.values() if given[i] == label) for label in LABELS]
-        votes.append(LABELS[counts.index(max(counts))])
-    right = [any(given[i] == gold[i] for given in runs.values()) for i in range(len(gold))]
-    oracle_labels = [gold[i] if right[i] else votes[i] for i in range(len(gold))]
-    return {"majority_vote": expected_values(gold, votes, task), "oracle": expected_values(gold, oracle_labels, task)}
-
-
 @pytest.mark.parametrize("kind", ["plain", "subtask"])
 def test_every_number_equals_an_independent_computation(client, scored, kind):
     task, gold, runs = scored(kind)
     phase = task.current_phase()
     row = PhaseAnalysis.objects.get(phase=phase)
     assert row.n_teams == 5 and row.result["skipped"] == {}
-    rows = the_two_rows(gold, runs, task)
-
     download = json.loads(client.get(url("leaderboard_json", task)).content)
+    keys = list(Submission.objects.filter(phase=phase).first().metrics)
+    # Kappa compares the teams first under the primary metric, in that order (ties join the earliest).
+    by_primary = [entry["name"] for entry in download["rows"] if entry["kind"] == "team"]
+    runs = {name: runs[name] for name in by_primary}
+    expected = expected_analysis(gold, runs, keys, LABELS)
+    assert sum(expected["unsolved"].values()) > 0 and expected["ties"] > 0  # the board has both
+    columns = columns_of(task, calibrated=None)
+    rows = {kind: column_values(expected[f"{kind}_labels"], gold, columns, LABELS) for kind in ("majority", "oracle")}
+    rows = {"majority_vote": rows["majority"], "oracle": rows["oracle"]}
+
     found = {entry["kind"]: entry for entry in download["rows"] if entry["kind"] in rows}
     assert {kind: entry["values"] for kind, entry in found.items()} == rows
     assert all(rank is None for entry in found.values() for rank in entry["ranks"].values())
@@ -144,12 +124,6 @@ def test_every_number_equals_an_independent_computation(client, scored, kind):
             for column, value in rows[entry["kind"]].items():
                 assert (float(entry[column]) if entry[column] else None) == value, (entry["kind"], column)
 
-    keys = list(Submission.objects.filter(phase=phase).first().metrics)
-    # Kappa compares the teams first under the primary metric, in that order (ties join the earliest).
-    by_primary = [entry["name"] for entry in download["rows"] if entry["kind"] == "team"]
-    runs = {name: runs[name] for name in by_primary}
-    expected = expected_analysis(gold, runs, keys, LABELS)
-    assert sum(expected["unsolved"].values()) > 0 and expected["ties"] > 0  # the board has both
     document = json.loads(client.get(url("analysis_json", task)).content)
     assert client.get(f"/api/tasks/{task.slug}/analysis").json() == document  # the API's very object
     if document:

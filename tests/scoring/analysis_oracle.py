@@ -85,6 +85,8 @@ def expected_analysis(gold: list[str], runs: dict[str, list[str]], keys: list[st
     hardest = sorted(range(n), key=lambda i: (right[i], i))[: max(unsolved, min(20, n))]
     return {
         "ties": sum(1 for _, tied in votes if tied),
+        "majority_labels": majority,
+        "oracle_labels": oracle_labels,
         "majority": report_values(matrix_of(majority, gold, labels), keys),
         "majority_matrix": matrix_of(majority, gold, labels),
         "oracle": report_values(matrix_of(oracle_labels, gold, labels), keys),
@@ -99,3 +101,20 @@ def expected_analysis(gold: list[str], runs: dict[str, list[str]], keys: list[st
             for i in hardest
         ],
     }
+
+
+def column_values(predicted: list[str], gold: list[str], columns, labels: list[str]) -> dict[str, float | None]:
+    """Each board column's value (``columns``: :class:`scoring.engine.columns.Column`) of a run
+    that gives these labels, from the exact oracle."""
+    m = matrix_of(predicted, gold, labels)
+    found = {}
+    for column in columns:
+        matrix = oracle.calibrated(m) if column.calibrated else m
+        if matrix is None:
+            value = None
+        elif column.label is None:
+            value = oracle.metric(matrix, column.key)
+        else:
+            value = oracle.per_class(matrix, column.key)[labels.index(column.label)]
+        found[column.id] = oracle.nearest_double(value)
+    return found
