@@ -43,15 +43,26 @@ import logging
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
-from leaderboard.models import ALL_ITEMS, PartScores, Phase, PhaseAnalysis, Scored, Submission, stored_scores
+from leaderboard.models import (
+    ALL_ITEMS,
+    PartScores,
+    Phase,
+    PhaseAnalysis,
+    Scored,
+    Submission,
+    Task,
+    stored_scores,
+)
 from leaderboard.results_cache import results_changed
 from leaderboard.selectors.boards import BoardData, analysis_stamp, board_data, columns_of, primary_column
 from leaderboard.uploads import kept_gold
 from scoring.engine.analysis import Analysis, analyse, hard_labels
+from scoring.engine.confusion import hard_confusions
 from scoring.engine.io import InputFileError, LabelFile, read_predictions
 from scoring.engine.items import pack_items, reproduces, unpack_items
 from scoring.engine.scorer import aligned_items
@@ -132,26 +143,41 @@ def analysis_due(*, now: dt.datetime | None = None) -> int:
 # --- computing -----------------------------------------------------------------------------------
 
 
-def _labels_of(submission: Submission, *, gold: LabelFile) -> tuple[np.ndarray | None, str]:
-    """A counting run's label per item (a probability file's arg-max), or why there is none.
-    Items missing (scored before they were kept) are read from its stored file."""
+def _items_of(submission: Submission, *, gold: LabelFile) -> np.ndarray | None:
+    """A counting run's per-item predictions; items missing (scored before they were kept) are
+    read from its stored file; ``None`` when it no longer reads against the gold."""
     items = submission.item_predictions()
-    if items is None:
-        try:
-            content = bytes(submission.file.content)
-            items = aligned_items(read_predictions(content, gold=gold, name=submission.file.name))
-        except InputFileError:
-            return None, SKIPPED_UNREADABLE
-    if not reproduces(gold.codes, items, submission.confusion_matrix):
-        return None, SKIPPED_MISMATCH
-    return hard_labels(items), ""
+    if items is not None:
+        return items
+    try:
+        content = bytes(submission.file.content)
+        return aligned_items(read_predictions(content, gold=gold, name=submission.file.name))
+    except InputFileError:
+        return None
+
+
+def _checked_labels(runs: list[tuple[int, Submission, np.ndarray]], gold: LabelFile) -> dict[int, np.ndarray | str]:
+    """Each run's label per item (a probability file's arg-max), or why it has none: its items
+    must give its stored confusion matrix exactly. Class codes are counted all at once
+    (:func:`~scoring.engine.confusion.hard_confusions`), probability rows one run at a time."""
+    found: dict[int, np.ndarray | str] = {}
+    hard = [(team, run, items) for team, run, items in runs if items.ndim == 1]
+    matrices = hard_confusions(np.stack([items for *_, items in hard]), gold.codes, len(gold.labels)) if hard else []
+    for (team, run, items), matrix in zip(hard, matrices, strict=True):
+        same = np.array_equal(matrix.astype(np.float64), np.asarray(run.confusion_matrix, dtype=np.float64))
+        found[team] = items if same else SKIPPED_MISMATCH
+    for team, run, items in runs:
+        if items.ndim == 2:
+            same = reproduces(gold.codes, items, run.confusion_matrix)
+            found[team] = hard_labels(items) if same else SKIPPED_MISMATCH
+    return found
 
 
 def _team_labels(
     phase: Phase, data: BoardData, gold: LabelFile, keep: np.ndarray | None
 ) -> tuple[list[int], np.ndarray, dict[str, str]]:
     """The analysed teams (ids, in the board's order), their labels (teams × items kept) and the
-    teams left out with why."""
+    teams left out with why. The runs are read :data:`CHUNK` at a time."""
     counting = [(int(team), int(pk)) for team, pk in zip(data.team_ids, data.submission_ids, strict=True) if pk]
     n_items = len(gold.codes) if keep is None else int(keep.sum())
     labels = np.empty((len(counting), n_items), dtype=np.min_scalar_type(max(len(gold.labels) - 1, 0)))
@@ -159,15 +185,21 @@ def _team_labels(
     teams, skipped = [], {}
     for start in range(0, len(counting), CHUNK):
         chunk = dict(counting[start : start + CHUNK])
-        runs = {run.team_id: run for run in Submission.objects.filter(pk__in=chunk.values()).only(*fields)}
+        stored = {run.team_id: run for run in Submission.objects.filter(pk__in=chunk.values()).only(*fields)}
+        read = []
         for team in chunk:
-            run = runs.get(team)
-            if run is None or run.scored_gold_version != phase.gold_version:
-                found, reason = None, SKIPPED_RESCORING
+            run = stored.get(team)
+            if run is None or run.scored_gold_version != phase.gold_version:  # its items are of the old gold
+                skipped[str(team)] = SKIPPED_RESCORING
+            elif (items := _items_of(run, gold=gold)) is None:
+                skipped[str(team)] = SKIPPED_UNREADABLE
             else:
-                found, reason = _labels_of(run, gold=gold)
-            if found is None:
-                skipped[str(team)] = reason
+                read.append((team, run, items))
+        checked = _checked_labels(read, gold)
+        for team, _, _ in read:
+            found = checked[team]
+            if isinstance(found, str):
+                skipped[str(team)] = found
                 continue
             labels[len(teams)] = found if keep is None else found[keep]
             teams.append(team)
@@ -181,8 +213,9 @@ def _agreement_teams(data: BoardData, phase: Phase, teams: list[int]) -> list[in
     return [position[team] for team in ordered if team in position][:AGREEMENT_TEAMS]
 
 
-def analysis_result(analysis: Analysis, *, teams: list[int], ids: np.ndarray) -> dict[str, Any]:
-    """The stored result (ids of teams, positions of items; see :class:`PhaseAnalysis`)."""
+def analysis_result(analysis: Analysis, *, teams: list[int], hardest_ids: list[str]) -> dict[str, Any]:
+    """The stored result (ids of teams, positions of items; see :class:`PhaseAnalysis`);
+    ``hardest_ids`` names the hardest items."""
     agreement = analysis.agreement
     n_classes = len(analysis.labels)
     votes = [np.bincount(column, minlength=n_classes).tolist() for column in analysis.hardest_codes.T]
@@ -203,10 +236,43 @@ def analysis_result(analysis: Analysis, *, teams: list[int], ids: np.ndarray) ->
             ],
         },
         "hardest": [
-            {"id": str(ids[item]), "gold": int(analysis.gold[item]), "right": int(analysis.right[item]), "votes": count}
-            for item, count in zip(analysis.hardest.tolist(), votes, strict=True)
+            {"id": name, "gold": int(analysis.gold[item]), "right": int(analysis.right[item]), "votes": count}
+            for name, item, count in zip(hardest_ids, analysis.hardest.tolist(), votes, strict=True)
         ],
     }
+
+
+def _computed(phase: Phase, data: BoardData) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The phase's analysis of the runs ``data`` counts: the row's ``result`` and its other fields."""
+    gold = kept_gold(phase)
+    keep = None
+    if data.part != ALL_ITEMS:
+        keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[data.part]
+    teams, labels, skipped = _team_labels(phase, data, gold, keep)
+    fields: dict[str, Any] = {"board_values": None, "board_layout": "", "hardest_labels": None, "n_teams": len(teams)}
+    if len(teams) < 2:
+        return {"teams": teams, "skipped": skipped}, fields
+    task_ = phase.task
+    analysis = analyse(
+        gold.codes if keep is None else gold.codes[keep],
+        labels,
+        labels=task_.labels,
+        ordinal=task_.ordinal,
+        agreement_runs=_agreement_teams(data, phase, teams),
+    )
+    positions = analysis.hardest if keep is None else np.flatnonzero(keep)[analysis.hardest]
+    hardest_ids = [str(item) for item in gold.id_array.take(pa.array(positions)).to_pylist()]
+    columns = columns_of(task_, calibrated=None)
+    rows = [
+        Scored.row_of(columns, PartScores(**stored_scores(report)), len(task_.labels))
+        for report in (analysis.majority_vote, analysis.oracle)
+    ]
+    fields |= {
+        "board_values": np.stack(rows).astype("<f8").tobytes(),
+        "board_layout": Scored.layout_of(columns),
+        "hardest_labels": pack_items(analysis.hardest_codes.ravel(), len(task_.labels)),
+    }
+    return {**analysis_result(analysis, teams=teams, hardest_ids=hardest_ids), "skipped": skipped}, fields
 
 
 def analysis_compute(*, phase_id: int) -> str:
@@ -216,53 +282,28 @@ def analysis_compute(*, phase_id: int) -> str:
     phase = Phase.objects.select_related("task").filter(pk=phase_id).first()
     if phase is None:
         return "gone"
+    versions = (phase.task.scores_version, phase.task.results_version)
     # The stamp first, the runs after: a result can only be newer than its stamp.
     data = board_data(phase)
     stamp = analysis_stamp(data, phase)
     if PhaseAnalysis.objects.filter(phase=phase, stamp=stamp).exists():
         PhaseAnalysis.objects.filter(phase=phase).update(requested_at=None)
         return "current already"
-    gold = kept_gold(phase)
-    keep = None
-    if data.part != ALL_ITEMS:
-        keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[data.part]
-    teams, labels, skipped = _team_labels(phase, data, gold, keep)
-    fields: dict[str, Any] = {"board_values": None, "board_layout": "", "hardest_labels": None}
-    result: dict[str, Any] = {"teams": teams}
-    task_ = phase.task
-    if len(teams) > 1:
-        analysis = analyse(
-            gold.codes if keep is None else gold.codes[keep],
-            labels,
-            labels=task_.labels,
-            ordinal=task_.ordinal,
-            agreement_runs=_agreement_teams(data, phase, teams),
-        )
-        result = analysis_result(analysis, teams=teams, ids=gold.ids if keep is None else gold.ids[keep])
-        columns = columns_of(task_, calibrated=None)
-        rows = [
-            Scored.row_of(columns, PartScores(**stored_scores(report)), len(task_.labels))
-            for report in (analysis.majority_vote, analysis.oracle)
-        ]
-        fields = {
-            "board_values": np.stack(rows).astype("<f8").tobytes(),
-            "board_layout": Scored.layout_of(columns),
-            "hardest_labels": pack_items(analysis.hardest_codes.ravel(), len(task_.labels)),
-        }
-    result["skipped"] = skipped
+    result, fields = _computed(phase, data)
     with transaction.atomic():
-        results_changed(phase.task_id, scores_only=True)  # the task's row first, as a write that asks
+        # The task's row first, as a write that asks: any change of the scores raised a version.
+        now = Task.objects.select_for_update().values_list("scores_version", "results_version").get(pk=phase.task_id)
+        results_changed(phase.task_id, scores_only=True)
         row, _ = PhaseAnalysis.objects.select_for_update().get_or_create(phase=phase)
-        row.stamp, row.part, row.result, row.n_teams = stamp, data.part, result, len(teams)
+        row.stamp, row.part, row.result = stamp, data.part, result
         for name, value in fields.items():
             setattr(row, name, value)
         row.computed_at, row.requested_at = timezone.now(), None
-        row.save()
-        if analysis_stamp(board_data(phase), phase) != stamp:
-            row.requested_at = timezone.now()
-            row.save(update_fields=["requested_at"])
+        if now != versions and analysis_stamp(board_data(phase), phase) != stamp:
+            row.requested_at = row.computed_at  # newer scores: their analysis is asked for at once
             transaction.on_commit(lambda: enqueue_analysis(phase.pk))
-    return f"{len(teams)} teams, {len(skipped)} left out"
+        row.save()
+    return f"{fields['n_teams']} teams, {len(result['skipped'])} left out"
 
 
 def hardest_labels(row: PhaseAnalysis) -> np.ndarray | None:
