@@ -5,7 +5,7 @@ What this proves:
 
 - every number the board's rows, the downloads, the API and the page show equals the
   independent computation of ``tests/scoring/analysis_oracle.py`` from the teams' labels (a
-  probability file as its arg-max label);
+  probability file as its arg-max label), on the part of a split test set the board shows;
 - the analysis follows the scores: computed by the write that scores a run, marked stale while a
   newer one is due, asked for again by the workers' sweep; a team whose items do not give its
   matrix is left out and named; no GET writes or asks for anything;
@@ -34,6 +34,7 @@ from leaderboard.services import tasks as task_service
 from leaderboard.services.teams import team_create
 from scoring.engine.formatting import value_text
 from scoring.engine.items import pack_items
+from scoring.engine.split import part_masks
 from tests.scoring.analysis_oracle import column_values, expected_analysis
 
 LABELS = ["a", "b", "c"]
@@ -324,3 +325,26 @@ def test_publishing_waits_for_every_phase_that_uses_the_gold(client, scored, org
     client.post(publish, {"publish": "0"})
     client.force_login(member)
     assert client.get(reverse("leaderboard:analysis_hardest_csv", args=[task.slug, first.slug])).status_code == 403
+
+
+def test_with_a_split_test_set_the_analysis_is_of_the_part_the_board_shows(client, scored):
+    task, gold, runs = scored("subtask", private_percent=40)
+    phase = task.current_phase()
+    public = part_masks(len(gold), percent=40, seed=phase.split_seed_number)["public"]
+    shown = [i for i in range(len(gold)) if public[i]]
+    download = json.loads(client.get(url("leaderboard_json", task)).content)
+    assert download["phase"]["part"] == "public"
+    order = [entry["name"] for entry in download["rows"] if entry["kind"] == "team"]
+    keys = list(Submission.objects.filter(phase=phase).first().metrics)
+    part_gold = [gold[i] for i in shown]
+    expected = expected_analysis(part_gold, {name: [runs[name][i] for i in shown] for name in order}, keys, LABELS)
+    found = json.loads(client.get(url("analysis_json", task)).content)
+    assert (found["majority_vote"]["metrics"], found["oracle"]["metrics"]) == (
+        expected["majority"][0],
+        expected["oracle"][0],
+    )
+    assert found["unsolved"] == expected["unsolved"]
+    columns = columns_of(task, calibrated=None)
+    rows = {entry["kind"]: entry["values"] for entry in download["rows"] if entry["kind"] == "majority_vote"}
+    assert rows["majority_vote"] == column_values(expected["majority_labels"], part_gold, columns, LABELS)
+    assert PhaseAnalysis.objects.get(phase=phase).part == "public"
