@@ -19,10 +19,12 @@ of their number); everything else is of every team.
 asks for it in its transaction (:func:`analysis_request`, called by
 :func:`leaderboard.stability.scores_changed`), at most one job per phase at a time. A job that
 finds the scores changed while it ran asks again, so the last one runs on the final scores.
-With RQ a worker runs the job, and every worker's recovery sweep (:func:`analysis_due`) asks for
-the analyses that are not of their phase's current scores (the part a board shows changes at the
-close). With the immediate backend (the embedded default) the job runs as the write commits,
-like the scoring job itself: 3,000 teams take about a second (benchmarks/README.md).
+With RQ a worker runs the job, at most every ``settings.ANALYSIS_EVERY_S`` per phase (during a
+rush the scores change every second), and every worker's recovery sweep (:func:`analysis_due`)
+asks for the analyses that are not of their phase's current scores once that pause is over (and
+when the part a board shows changes at the close). With the immediate backend (the embedded
+default) the job runs as the write commits, like the scoring job itself: 3,000 teams take about
+a second (benchmarks/README.md).
 
 **Where.** One :class:`~leaderboard.models.PhaseAnalysis` row per phase, stamped with the digest
 of what it was computed from (:func:`leaderboard.selectors.boards.analysis_stamp`): the result,
@@ -44,6 +46,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
@@ -87,13 +90,27 @@ SKIPPED_MISMATCH = "its per-item predictions do not give its stored confusion ma
 # --- asking --------------------------------------------------------------------------------------
 
 
+def _pausing(row: PhaseAnalysis | None, now: dt.datetime) -> bool:
+    """Whether the phase's last analysis, on a worker, is less than ``settings.ANALYSIS_EVERY_S``
+    old: the workers' sweep asks for the next once that pause is over. (With the immediate
+    backend there is no sweep, and the analysis is computed as the write commits.)"""
+    if settings.TASKS_BACKEND != "rq" or row is None or row.computed_at is None:
+        return False
+    return row.computed_at > now - dt.timedelta(seconds=settings.ANALYSIS_EVERY_S)
+
+
+def _under_way(row: PhaseAnalysis | None, now: dt.datetime) -> bool:
+    return row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER
+
+
 def analysis_request(*, phase: Phase) -> None:
     """Ask for the phase's analysis unless a computation is under way (asked for less than
-    :data:`LOST_AFTER` ago). Call it inside the writing transaction; the job is handed over on
-    commit."""
-    row, _ = PhaseAnalysis.objects.select_for_update().only("pk", "requested_at").get_or_create(phase=phase)
+    :data:`LOST_AFTER` ago) or pausing (:func:`_pausing`). Call it inside the writing
+    transaction; the job is handed over on commit."""
+    fields = ("pk", "requested_at", "computed_at")
+    row, _ = PhaseAnalysis.objects.select_for_update().only(*fields).get_or_create(phase=phase)
     now = timezone.now()
-    if row.requested_at is not None and row.requested_at > now - LOST_AFTER:
+    if _under_way(row, now) or _pausing(row, now):
         return
     PhaseAnalysis.objects.filter(pk=row.pk).update(requested_at=now)
     transaction.on_commit(lambda: enqueue_analysis(phase.pk))
@@ -121,16 +138,17 @@ def compute_analysis(phase_id: int) -> str:
 
 def analysis_due(*, now: dt.datetime | None = None) -> int:
     """Ask for the analysis of every phase whose stored one is not of its current scores and
-    that no job is computing (the workers' recovery sweep runs this); how many were asked for.
-    Phases closed more than a day ago are left alone: their scores no longer change."""
+    that no job is computing and whose pause is over (the workers' recovery sweep runs this);
+    how many were asked for. Phases closed more than a day ago are left alone: their scores no
+    longer change."""
     now = now or timezone.now()
     asked = 0
     phases = Phase.objects.select_related("task").filter(
         closes_at__gt=now - dt.timedelta(days=1), submissions__status=Submission.Status.SCORED
     )
     for phase in phases.distinct():
-        row = PhaseAnalysis.objects.filter(phase=phase).only("stamp", "requested_at").first()
-        if row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER:
+        row = PhaseAnalysis.objects.filter(phase=phase).only("stamp", "requested_at", "computed_at").first()
+        if _under_way(row, now) or _pausing(row, now):
             continue
         if row is not None and row.stamp == analysis_stamp(board_data(phase), phase):
             continue
@@ -299,10 +317,9 @@ def analysis_compute(*, phase_id: int) -> str:
         for name, value in fields.items():
             setattr(row, name, value)
         row.computed_at, row.requested_at = timezone.now(), None
-        if now != versions and analysis_stamp(board_data(phase), phase) != stamp:
-            row.requested_at = row.computed_at  # newer scores: their analysis is asked for at once
-            transaction.on_commit(lambda: enqueue_analysis(phase.pk))
         row.save()
+        if now != versions and analysis_stamp(board_data(phase), phase) != stamp:
+            analysis_request(phase=phase)  # newer scores: at once, or once the pause is over
     return f"{fields['n_teams']} teams, {len(result['skipped'])} left out"
 
 

@@ -348,3 +348,22 @@ def test_with_a_split_test_set_the_analysis_is_of_the_part_the_board_shows(clien
     rows = {entry["kind"]: entry["values"] for entry in download["rows"] if entry["kind"] == "majority_vote"}
     assert rows["majority_vote"] == column_values(expected["majority_labels"], part_gold, columns, LABELS)
     assert PhaseAnalysis.objects.get(phase=phase).part == "public"
+
+
+def test_on_workers_a_phase_s_analysis_waits_for_its_pause(
+    scored, make_user, submit, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    task, _, _ = scored()
+    phase = task.current_phase()
+    settings.TASKS_BACKEND, settings.ANALYSIS_EVERY_S = "rq", 60
+    handed = []
+    monkeypatch.setattr(analysis, "enqueue_analysis", handed.append)
+    user = make_user("latecomer")
+    team_create(task=task, user=user, name="Frank")
+    submit(task, user, labels_file(["c"] * N_ITEMS))
+    assert handed == []  # computed a moment ago: the pause is not over
+    assert analysis.analysis_due() == 0
+    PhaseAnalysis.objects.filter(phase=phase).update(computed_at=timezone.now() - dt.timedelta(seconds=61))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert analysis.analysis_due() == 1
+    assert handed == [phase.pk]
