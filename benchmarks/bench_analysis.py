@@ -29,7 +29,6 @@ import platform
 import sys
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
 
 import django
@@ -37,9 +36,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-LABELS = ("negative", "neutral", "positive")
-GOLD_COUNTS = (3972, 5937, 2375)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -57,54 +53,25 @@ os.environ["LEADERBOARD_VAR_DIR"] = str(SCRATCH / "var")
 django.setup()
 
 from django.core.management import call_command  # noqa: E402 (Django is set up first)
-from django.utils import timezone  # noqa: E402
 
 from leaderboard import analysis  # noqa: E402
-from leaderboard.models import Phase, PhaseAnalysis, StoredFile, Submission  # noqa: E402
+from leaderboard.models import PhaseAnalysis, Submission  # noqa: E402
 from leaderboard.uploads import stored_gold  # noqa: E402
 from scoring.engine.analysis import analyse  # noqa: E402
 from scoring.engine.items import unpack_items  # noqa: E402
 from tools import factory  # noqa: E402
 
 
-def build(teams: int) -> int:
-    """The task and its scored submissions; returns the phase's id."""
-    rng = np.random.default_rng(2017)
-    gold = rng.permutation(np.repeat(np.arange(len(LABELS)), GOLD_COUNTS))
-    ids = factory.item_ids(len(gold))
-    now = timezone.now()
-    task = factory.task_create(
+def main() -> None:
+    call_command("migrate", verbosity=0)
+    phase = factory.scored_phase(
         slug="analysis-bench",
         title="Analysis benchmark",
         description="benchmarks/bench_analysis.py",
-        labels=LABELS,
-        gold_content=factory.labels_csv(ids, LABELS, gold),
-        organiser_password="analysis-bench-password",
-        opens_at=now - timedelta(days=2),
-        closes_at=now + timedelta(days=1),
+        password="analysis-bench-password",
+        teams=ARGS.teams,
     )
-    shared_file = StoredFile.of(name="run.csv", content=b"id,label\n")
-    shared_file.save()
-    factory.scored_submissions_create(
-        task=task,
-        runs=[
-            factory.ScoredRun(
-                team=team,
-                file=shared_file,
-                matrix=factory.random_confusion_matrix(rng, gold_counts=GOLD_COUNTS),
-                at=now - timedelta(hours=1),
-            )
-            for team in factory.teams_create(task=task, count=teams)
-        ],
-        batch_size=500,
-    )
-    return task.current_phase().pk
-
-
-def main() -> None:
-    call_command("migrate", verbosity=0)
-    phase_id = build(ARGS.teams)
-    phase = Phase.objects.select_related("task").get(pk=phase_id)
+    phase_id = phase.pk
     job = []
     for _ in range(ARGS.repeat):
         PhaseAnalysis.objects.all().delete()
@@ -116,14 +83,14 @@ def main() -> None:
     engine = []
     for _ in range(ARGS.repeat):
         start, cpu = time.perf_counter(), time.process_time()
-        analyse(gold.codes, labels, labels=LABELS, agreement_runs=range(analysis.AGREEMENT_TEAMS))
+        analyse(gold.codes, labels, labels=factory.SEMEVAL_LABELS, agreement_runs=range(analysis.AGREEMENT_TEAMS))
         engine.append((time.perf_counter() - start, time.process_time() - cpu))
     row = PhaseAnalysis.objects.get(phase_id=phase_id)
     (job_wall, job_cpu), (engine_wall, _) = min(job), min(engine)
     print("| teams | items | the job (s) | its CPU time (s) | the engine alone (s) | stored result (kB) |")
     print("|---:|---:|---:|---:|---:|---:|")
     print(
-        f"| {ARGS.teams:,} | {sum(GOLD_COUNTS):,} | {job_wall:.2f} | {job_cpu:.2f} | {engine_wall:.2f} "
+        f"| {ARGS.teams:,} | {sum(factory.SEMEVAL_GOLD_COUNTS):,} | {job_wall:.2f} | {job_cpu:.2f} | {engine_wall:.2f} "
         f"| {len(str(row.result)) / 1000:.0f} |"
     )
     print()
