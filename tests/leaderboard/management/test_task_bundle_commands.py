@@ -132,5 +132,7 @@ def test_the_demo_moves_to_a_fresh_site_with_byte_identical_boards(tmp_path):
     manage(second, "shell", "-v0", "-c", "from django.contrib.auth.models import User; User.objects.create_user('org')")
     manage(second, "import_task", str(bundle), "--slug", "semeval-2017-task-4a", "--organiser", "org")
     before, after = manage(first, "shell", "-v0", "-c", BOARDS), manage(second, "shell", "-v0", "-c", BOARDS)
-    assert before.count("\n") == 2 * (1 + 8 + 3) and "Team A,team,scored," in before
+    # Each phase's board: its header, 8 teams, 3 baselines, the teams' majority vote and oracle.
+    assert before.count("\n") == 2 * (1 + 8 + 3 + 2) and "Team A,team,scored," in before
+    assert 'Majority vote of the teams,majority_vote,"the teams\' runs together, not ranked",' in before
     assert after == before
