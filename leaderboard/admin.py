@@ -23,6 +23,7 @@ from leaderboard.models import (
     OrganiserAction,
     Participant,
     Phase,
+    PhaseAnalysis,
     PhaseFile,
     PhaseStability,
     SentMail,
@@ -43,7 +44,7 @@ def task_id_of(obj) -> int | None:
         return obj.pk
     if isinstance(obj, Phase | Team | OrganiserAction | Participant):
         return obj.task_id
-    if isinstance(obj, Submission | Baseline | PhaseFile | PhaseStability):
+    if isinstance(obj, Submission | Baseline | PhaseFile | PhaseStability | PhaseAnalysis):
         return obj.phase.task_id
     if isinstance(obj, Membership):
         return obj.task_id
@@ -219,6 +220,15 @@ class PhaseStabilityAdmin(ResultsAdmin):
     list_display = ["phase", "computed_at", "requested_at", "replicates", "seed"]
     exclude = ["result"]
     readonly_fields = ["phase", "stamp", "replicates", "seed", "computed_at", "requested_at"]
+
+
+@admin.register(PhaseAnalysis)
+class PhaseAnalysisAdmin(ResultsAdmin):
+    """Its result holds gold labels (the hardest items): shown to staff only, as the admin is."""
+
+    list_display = ["phase", "computed_at", "requested_at", "n_teams", "part"]
+    exclude = ["result", "board_values", "hardest_labels"]
+    readonly_fields = ["phase", "stamp", "part", "n_teams", "board_layout", "computed_at", "requested_at"]
 
 
 @admin.register(OrganiserAction)

@@ -92,7 +92,7 @@ def _layout(**options) -> dict:
     return layout
 
 
-def _tick_angle(columns: Sequence[Column]) -> int:
+def _tick_angle(columns: Sequence[object]) -> int:
     """Slanted axis labels, upright when there are too many to fit slanted."""
     return -45 if len(columns) <= MAX_CELLS_WITH_TEXT else -90
 
@@ -147,6 +147,27 @@ def correlation_heatmap(
         ]
         for i, row in enumerate(cells)
     ]
+    hovertemplate = (
+        "<b>%{customdata[0]}</b> vs <b>%{customdata[1]}</b><br>"
+        "ρ = %{customdata[2]}%{customdata[4]}<br>on %{customdata[3]} teams<extra></extra>"
+    )
+    return _square_heatmap(
+        labels=labels,
+        z=z,
+        text=text,
+        customdata=customdata,
+        hovertemplate=hovertemplate,
+        scale="ρ",
+        axis_title="cal. = prevalence-calibrated",
+    )
+
+
+def _square_heatmap(
+    *, labels: list[str], z: list, text: list, customdata: list, hovertemplate: str, scale: str, axis_title: str
+) -> str:
+    """A square heatmap of values in [-1, 1] between the same things on both axes (metrics,
+    teams), red for -1, white for 0, blue for 1; a blank cell for an undefined value, which
+    hover names; the values printed in the cells while they fit."""
     heatmap = go.Heatmap(
         z=z,
         x=labels,
@@ -155,20 +176,24 @@ def correlation_heatmap(
         zmax=1.0,
         zmid=0.0,
         colorscale=DIVERGING,
-        colorbar={"title": {"text": "ρ"}, "tickvals": [-1, -0.5, 0, 0.5, 1], "thickness": 14},
+        colorbar={"title": {"text": scale}, "tickvals": [-1, -0.5, 0, 0.5, 1], "thickness": 14},
         customdata=customdata,
-        hovertemplate=(
-            "<b>%{customdata[0]}</b> vs <b>%{customdata[1]}</b><br>"
-            "ρ = %{customdata[2]}%{customdata[4]}<br>on %{customdata[3]} teams<extra></extra>"
-        ),
+        hovertemplate=hovertemplate,
         hoverongaps=True,
         xgap=1,
         ygap=1,
     )
-    if len(columns) <= MAX_CELLS_WITH_TEXT:
+    if len(labels) <= MAX_CELLS_WITH_TEXT:
         heatmap.update(text=text, texttemplate="%{text}", textfont={"size": 10})
-    size = max(360, 34 * len(columns) + 140)
-    every_label = {"tickmode": "array", "tickvals": labels, "ticktext": labels, "showgrid": False, "automargin": True}
+    size = max(360, 34 * len(labels) + 140)
+    every_label = {
+        "type": "category",  # a team called "2017" is a name, not a number
+        "tickmode": "array",
+        "tickvals": labels,
+        "ticktext": labels,
+        "showgrid": False,
+        "automargin": True,
+    }
     figure = go.Figure(
         heatmap,
         layout=_layout(
@@ -176,14 +201,33 @@ def correlation_heatmap(
             margin={"l": 110, "r": 20, "t": 20, "b": 110},
             xaxis={
                 **every_label,
-                "tickangle": _tick_angle(columns),
+                "tickangle": _tick_angle(labels),
                 "side": "bottom",
-                "title": {"text": "cal. = prevalence-calibrated", "font": {"size": 11}},
+                "title": {"text": axis_title, "font": {"size": 11}},
             },
             yaxis={**every_label, "autorange": "reversed"},
         ),
     )
     return figure.to_json()
+
+
+def kappa_heatmap(*, teams: Sequence[str], kappa: Sequence[Sequence[Value]]) -> str:
+    """Cohen's kappa between the labels of every two teams (:mod:`scoring.engine.analysis`), the
+    teams in the order given (the clustering's, so that teams that agree sit together). Hover
+    names both teams and says "undefined" where kappa is (two teams that give every item one
+    same label)."""
+    labels = [escape(team) for team in teams]
+    z = [list(row) for row in kappa]
+    customdata = [[[labels[i], labels[j], rho_text(value)] for j, value in enumerate(row)] for i, row in enumerate(z)]
+    return _square_heatmap(
+        labels=labels,
+        z=z,
+        text=[[rho_cell_text(value) for value in row] for row in z],
+        customdata=customdata,
+        hovertemplate="<b>%{customdata[0]}</b> vs <b>%{customdata[1]}</b><br>κ = %{customdata[2]}<extra></extra>",
+        scale="κ",
+        axis_title="teams in the order of their clustering (average linkage of 1 − κ)",
+    )
 
 
 def _without_none(options: dict) -> dict:

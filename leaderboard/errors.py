@@ -264,3 +264,13 @@ BAD_OVERALL = Problem(
     "BAD_OVERALL",
     "The overall ranking cannot be taken over these columns: {why}.",
 )
+HARDEST_GOLD_IN_USE = Problem(
+    "HARDEST_GOLD_IN_USE",
+    "The hardest items show gold labels, and the {phase} phase of {task} uses the same gold file until "
+    "{closes_at:%Y-%m-%d %H:%M} UTC: they can be published once it has closed.",
+)
+HARDEST_HIDDEN = Problem(
+    "HARDEST_HIDDEN",
+    "The hardest items of the {phase} phase show gold labels: only the task's organisers see them until they "
+    "publish them, which they may do once every phase that uses the same gold file has closed.",
+)

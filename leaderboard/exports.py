@@ -1,7 +1,8 @@
 """A board as downloadable files: CSV (safe to open in a spreadsheet) and JSON.
 
-Both hold every team (then every baseline) with every column, raw and calibrated, and its
-rank; undefined values are empty CSV cells and JSON ``null``.
+Both hold every team (then every baseline, then the teams' majority vote and the oracle) with
+every column, raw and calibrated, and its rank; undefined values are empty CSV cells and JSON
+``null``.
 """
 
 from __future__ import annotations
@@ -32,9 +33,20 @@ class ExportRow:
     ranks: dict[str, int | None]
 
 
+ANALYSIS_KINDS = ("majority_vote", "oracle")
+"""The kinds of the two rows of a phase's analysis (:data:`~leaderboard.selectors.boards.ANALYSIS_ROWS`)."""
+
+
+def analysis_status(board: Board) -> str:
+    """What a download says of the analysis rows: never ranked, and whether they are current."""
+    status = "the teams' runs together, not ranked"
+    return status if board.analysis_current else status + "; of earlier scores, being recomputed"
+
+
 def export_rows(board: Board) -> list[ExportRow]:
     """Teams with a scored submission in board order, each followed by its contrastive runs
-    (never ranked), then the others, then the baselines."""
+    (never ranked), then the others, then the baselines, then the teams' majority vote and the
+    oracle (never ranked)."""
 
     def team(entry: Entry) -> ExportRow:
         scored = entry.submission_id is not None
@@ -67,6 +79,10 @@ def export_rows(board: Board) -> list[ExportRow]:
     rows += [
         ExportRow(entry.name, "baseline", "baseline, not ranked", None, entry.values, dict.fromkeys(entry.values))
         for entry in board.baselines
+    ]
+    rows += [
+        ExportRow(entry.name, kind, analysis_status(board), None, entry.values, dict.fromkeys(entry.values))
+        for kind, entry in zip(ANALYSIS_KINDS, board.analysis, strict=False)
     ]
     return rows
 

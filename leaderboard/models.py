@@ -438,6 +438,11 @@ class Phase(models.Model):
         help_text="how many contrastive runs a team may mark besides its primary run (SemEval's practice): "
         "listed under the team on the board, never ranked; 0 for none. The primary run is the one that counts.",
     )
+    hardest_published = models.BooleanField(
+        default=False,
+        help_text="the organisers published the analysis's hardest items (with their gold labels) to everyone who "
+        "sees the board: possible, and shown, only while no phase that uses the same gold file is still to close",
+    )
 
     class Meta:
         ordering = ["task", "opens_at"]
@@ -1115,6 +1120,47 @@ class PhaseStability(models.Model):
 
     def __str__(self) -> str:
         return f"intervals of {self.phase}"
+
+
+class PhaseAnalysis(models.Model):
+    """What the teams of a phase got wrong together (leaderboard.analysis computes it in the
+    background from the counting runs' per-item predictions): the result, the scores it was
+    computed from, and whether a computation is under way. One row per phase; the result of
+    older scores stays until the new one is written, so pages can show it marked as stale."""
+
+    phase = models.OneToOneField(Phase, on_delete=models.CASCADE, related_name="analysis")
+    stamp = models.CharField(
+        max_length=64, blank=True, help_text="digest of the scores the result was computed from (selectors.boards)"
+    )
+    part = models.CharField(max_length=8, blank=True, help_text="the items it was computed on: all, public or private")
+    result = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="the teams analysed and left out, the majority vote's and the oracle's scores, the items no team "
+        "got right per gold label, kappa and its clustering, the hardest items (scoring.engine.analysis)",
+    )
+    board_values = models.BinaryField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="the majority vote's and the oracle's values under every ranking column, packed as a scored row's "
+        "(Scored.board_values): what a board reads",
+    )
+    board_layout = models.CharField(max_length=16, blank=True, editable=False)
+    n_teams = models.PositiveIntegerField(default=0, help_text="the teams whose runs were analysed")
+    hardest_labels = models.BinaryField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="each analysed team's label of each hardest item (class codes, compressed: scoring.engine.items)",
+    )
+    computed_at = models.DateTimeField(null=True, blank=True)
+    requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="when a computation was last handed to the queue; cleared when it ends"
+    )
+
+    def __str__(self) -> str:
+        return f"analysis of {self.phase}"
 
 
 class SentMail(models.Model):

@@ -55,6 +55,7 @@ from django.db import connections, transaction
 from django.utils import timezone
 from django_tasks import task
 
+from leaderboard.analysis import analysis_request
 from leaderboard.models import ALL_ITEMS, Phase, PhaseStability, Submission, Team
 from leaderboard.results_cache import results_changed
 from leaderboard.selectors.boards import BoardData, board_data, counting_submissions, scores_digest
@@ -310,12 +311,13 @@ def stability_request(*, phase: Phase) -> None:
 
 def scores_changed(*, phase: Phase, new_score: bool = False) -> None:
     """The counting scores of ``phase`` changed (a score written, a submission disqualified,
-    the chosen one changed...): its results pages show something new and its intervals are asked
-    for. Call it inside the writing transaction. ``new_score``: the scoring job's, which pages
+    the chosen one changed...): its results pages show something new and its intervals and its
+    analysis are asked for. Call it inside the writing transaction. ``new_score``: the scoring job's, which pages
     show within twice ``RESULTS_SCORES_FRESH_S`` (:mod:`leaderboard.results_cache`); any other
     change at once."""
     results_changed(phase.task_id, scores_only=new_score)
     stability_request(phase=phase)
+    analysis_request(phase=phase)  # what the teams got wrong together: leaderboard.analysis
 
 
 def intervals_due(*, now: dt.datetime | None = None) -> int:

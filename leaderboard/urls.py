@@ -20,6 +20,10 @@ def board_paths(prefix: str) -> list:
         path(f"{prefix}disagreements/", boards.disagreements, name="disagreements"),
         path(f"{prefix}what-if/", boards.what_if, name="what_if"),
         path(f"{prefix}shake-up/", boards.shake_up, name="shake_up"),
+        path(f"{prefix}analysis/", boards.analysis, name="analysis"),
+        path(f"{prefix}analysis.json", boards.analysis_json, name="analysis_json"),
+        path(f"{prefix}analysis/hardest-items.csv", boards.analysis_hardest_csv, name="analysis_hardest_csv"),
+        path(f"{prefix}analysis/kappa.html", boards.analysis_heatmap, name="analysis_heatmap"),
         path(
             f"{prefix}disagreements/heatmap.html",
             boards.disagreement_figure,
@@ -76,6 +80,7 @@ urlpatterns = [
     path("tasks/<slug:slug>/phases/<slug:phase>/files/", organisers.phase_files, name="phase_files"),
     path("tasks/<slug:slug>/phases/<slug:phase>/runs/", organisers.phase_runs, name="phase_runs"),
     path("tasks/<slug:slug>/phases/<slug:phase>/runs.zip", organisers.runs_download, name="runs_download"),
+    path("tasks/<slug:slug>/phases/<slug:phase>/analysis/publish/", organisers.hardest_publish, name="hardest_publish"),
     path(
         "tasks/<slug:slug>/phases/<slug:phase>/files/<int:pk>/",
         tasks.phase_file_download,

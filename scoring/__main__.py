@@ -13,7 +13,26 @@ adds its errors (MAE^M and MAE^µ of SemEval-2017 Task 4C, :mod:`scoring.engine.
 (:mod:`scoring.engine.aggregate`). ``--bootstrap B --seed S`` adds paired-bootstrap intervals
 to a JSON board, and who is significantly behind each column's leader
 (:mod:`scoring.engine.bootstrap`); ``--prevalence`` re-scores and re-ranks a board's teams at a
-target class distribution (:mod:`scoring.engine.whatif`). Exit status 0 on success; 2 with a
+target class distribution (:mod:`scoring.engine.whatif`). ``--analysis`` adds what the runs got
+wrong together (:mod:`scoring.engine.analysis`): their majority vote and the oracle, scored and
+placed among the teams, kappa between every two runs and its clustering, and the hardest items;
+a LaTeX table gains the majority vote and the oracle below a rule.
+
+With ``--analysis`` the JSON board gains one key (contract)::
+
+    "analysis": {"teams": T,
+      "majority_vote": {"ties": n, <the single-file report object>,
+                        "would_rank": {"raw": {id: rank}, "calibrated": {...}}},
+      "oracle": {"accuracy": a, "macro_recall": r, <the single-file report object>, "would_rank": {...}},
+      "unsolved": {label: items no run got right},
+      "agreement": {"teams": [...], "kappa": [[...]], "clustering": {"method": "average", "order": [...],
+                    "merges": [{"left": [...], "right": [...], "kappa": mean}]}},
+      "hardest": [{"id", "gold", "right", "labels": {team: label}}]}
+
+``would_rank`` is the competition rank the row would take among the teams without taking a place
+from any (``null`` where undefined), keyed like ``ranks``; ``kappa`` is ``null`` where undefined
+(two runs that give every item one same label); a merge's ``kappa`` is the mean over its pairs, an
+undefined one counted as 1. Exit status 0 on success; 2 with a
 message naming the file, the line and the problem on bad input (every bad prediction file of a
 board is named).
 """
@@ -29,6 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from scoring.engine.aggregate import METHODS, Aggregate
+from scoring.engine.analysis import HARDEST_AT_LEAST, Analysis
 from scoring.engine.board import Board, BoardError, PredictionFilesError, choose_columns, score_board
 from scoring.engine.bootstrap import write_replicates
 from scoring.engine.canonical import matrix_value
@@ -37,6 +57,7 @@ from scoring.engine.formatting import mass_text, rank_text, rho_text, value_text
 from scoring.engine.io import InputFileError
 from scoring.engine.latex import latex_table
 from scoring.engine.metrics import macro_f1_gap_closed_form
+from scoring.engine.ranking import rank_among
 from scoring.engine.references import plain
 from scoring.engine.registry import CLASS_MEASURES, get, suite_metrics
 from scoring.engine.scorer import score_files
@@ -215,6 +236,67 @@ def board_text(board: Board, columns: Sequence[Column] | None, aggregate: Aggreg
     return "\n\n".join(sections) + "\n"
 
 
+ENSEMBLE_NAMES = ("Majority vote of the teams", "Oracle (any team right)")
+"""How a board names the two rows of :mod:`scoring.engine.analysis` that are never ranked."""
+
+
+def analysis_text(board: Board, analysis: Analysis, columns: Sequence[Column] | None) -> str:
+    """The analysis as tables: the majority vote and the oracle against the best team under each
+    column, the items no run got right per gold label, kappa in the clustering's order with its
+    merges, and the hardest items (the first :data:`HARDEST_AT_LEAST`)."""
+    rows = []
+    for column in columns or board.ranking_columns(calibrated=None):
+        values = board.values(column)
+        best = [team for team, rank in board.ranks(column).items() if rank == 1]
+        cells = [
+            f"{value_text(value)} ({rank_text(rank_among(values, value, column.direction))})"
+            for value in (column.value(analysis.majority_vote), column.value(analysis.oracle))
+        ]
+        best_value = next((value for value, team in zip(values, board.teams, strict=True) if team in best), None)
+        rows.append([column.id, column.symbol, f"{value_text(best_value)} ({', '.join(best) or '–'})", *cells])
+    unsolved = [
+        [label, str(count), f"{unsolved} ({value_text(unsolved / count if count else None)})"]
+        for label, count, unsolved in zip(board.labels, analysis.gold_counts, analysis.unsolved, strict=True)
+    ]
+    runs = [board.teams[run] for run in analysis.agreement.runs]
+    order = analysis.agreement.clustering.order
+    kappa = analysis.agreement.kappa
+    kappa_rows = [[runs[i], *(rho_text(kappa[i][j]) for j in order)] for i in order]
+    merges = [
+        f"{step:>3}. {' + '.join(runs[r] for r in merge.left)}  with  {' + '.join(runs[r] for r in merge.right)}: "
+        f"mean κ {rho_text(merge.kappa)}"
+        for step, merge in enumerate(analysis.agreement.clustering.merges, start=1)
+    ]
+    shown = analysis.hardest[:HARDEST_AT_LEAST].tolist()
+    ids = board.gold.ids if board.gold is not None else range(board.n_items)
+    hardest = [
+        [
+            str(ids[item]),
+            board.labels[analysis.gold[item]],
+            str(analysis.right[item]),
+            *(board.labels[code] for code in analysis.hardest_codes[:, h].tolist()),
+        ]
+        for h, item in enumerate(shown)
+    ]
+    n_unsolved = sum(analysis.unsolved)
+    return (
+        f"\nWhat the {analysis.n_runs} runs got wrong together (probability files read as their arg-max label, a "
+        "tie to the first label)\n\n"
+        f"{ENSEMBLE_NAMES[0]}: each item labelled as most runs labelled it, a tie to the first label "
+        f"({analysis.vote_ties} items tied). {ENSEMBLE_NAMES[1]}: an item right when some run got it right. "
+        "Neither is ranked; in parentheses, the rank each would take among the teams.\n"
+        + table(["column", "symbol", "best team", "majority vote", "oracle"], rows)
+        + "\n\nItems no run labelled right, per gold label\n"
+        + table(["gold label", "items", "no run right"], unsolved)
+        + "\n\nCohen's kappa between the runs, in the order of their clustering (average linkage of 1 − κ; "
+        "undefined)\n"
+        + table(["", *(runs[j] for j in order)], kappa_rows)
+        + ("\n\nThe groups, as they join (mean κ over their pairs)\n" + "\n".join(merges) if merges else "")
+        + f"\n\nThe hardest items: {n_unsolved} no run got right; the first {len(shown)} of {len(analysis.hardest)} "
+        "(all of them with --format json)\n" + table(["id", "gold", "right", *board.teams], hardest) + "\n"
+    )
+
+
 def moves_table(scenario: WhatIf, columns: Sequence[Column]) -> str:
     """A row per column, a cell per team: its rank today, or ``3 → 1 *`` for a team that moves
     from 3rd today to 1st at the target."""
@@ -252,6 +334,7 @@ def board_what_if(board: Board, text: str) -> WhatIf:
     return what_if(matrices, labels=board.labels, target=target, ordinal=board.ordinal)
 
 
+ANALYSIS_NEEDS_BOARD = "--analysis compares the runs of a board: give two or more prediction files"
 ORDINAL_NEEDS_LABELS = (
     "--ordinal reads the labels as a scale in the order --labels gives them: name that order, e.g. "
     "--labels -2,-1,0,1,2 (the gold file's own order sorts names, not a scale)"
@@ -329,6 +412,15 @@ def parser() -> argparse.ArgumentParser:
         help="with --bootstrap: also write every replicate's value and rank of every column and team to FILE, a CSV "
         "(replicate,column,team,value,rank) that numpy and pandas read, to recompute any interval",
     )
+    command.add_argument(
+        "--analysis",
+        action="store_true",
+        help="with a board: what the runs got wrong together: their majority vote (a tie to the first label) and "
+        "the oracle (an item right when any run got it right), each scored and placed among the teams; Cohen's "
+        "kappa between every two runs and their clustering; the items no run got right, per gold label and one by "
+        "one. A probability file counts as its arg-max label, a tie to the first label in the label order. With "
+        "--format latex: the majority vote and the oracle below a rule",
+    )
     command.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
     command.add_argument(
         "--prevalence",
@@ -400,6 +492,8 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         return fail(f"--bootstrap needs a positive number of replicates, got {args.bootstrap}")
     if args.bootstrap_replicates and args.bootstrap is None:
         return fail("--bootstrap-replicates writes the replicates of --bootstrap")
+    if args.analysis and len(args.predictions) < 2:
+        return fail(ANALYSIS_NEEDS_BOARD)
     if args.metrics and args.format == "json" and not args.aggregate:
         return fail(
             "--metrics chooses the columns of --format latex or text, or those of --aggregate; the JSON board "
@@ -437,16 +531,27 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         output = scored.as_json(stability=stability, aggregate=aggregate)
         if scenario is not None:
             output["prevalence_what_if"] = scenario.as_json()
+        if args.analysis:
+            output["analysis"] = scored.analysis_json(scored.analysis())
         json.dump(output, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     elif args.format == "latex":
         columns = [*(columns or table8_columns(scored.labels)), *([aggregate] if aggregate else [])]
         values = {column.id: scored.values(column) for column in columns}
-        sys.stdout.write(latex_table(teams=scored.teams, columns=columns, values=values))
+        ensembles = []
+        if args.analysis:
+            found = scored.analysis()
+            ensembles = [
+                (name, {column.id: column.value(report) for column in columns if isinstance(column, Column)})
+                for name, report in zip(ENSEMBLE_NAMES, (found.majority_vote, found.oracle), strict=True)
+            ]
+        sys.stdout.write(latex_table(teams=scored.teams, columns=columns, values=values, ensembles=ensembles))
     else:
         sys.stdout.write(board_text(scored, columns, aggregate))
         if scenario is not None:
             sys.stdout.write(what_if_text(scenario, what_if_columns))
+        if args.analysis:
+            sys.stdout.write(analysis_text(scored, scored.analysis(), columns))
     return 0
 
 
@@ -462,6 +567,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return fail("--metrics applies to a board (two or more prediction files) or to --format latex")
         if args.aggregate:
             return fail("--aggregate ranks the teams of a board (two or more prediction files) or of --format latex")
+        if args.analysis:
+            return fail(ANALYSIS_NEEDS_BOARD)
         return single_file(args, labels)
     return board(args, labels)
 

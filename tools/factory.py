@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -22,6 +22,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
+from django.utils import timezone
 
 from leaderboard.models import Phase, StoredFile, Submission, Task, Team
 from leaderboard.services import tasks as task_service
@@ -187,3 +188,41 @@ def scored_submissions_create(
         submission.apply(score_matrix(run.matrix, labels=task.labels, ordinal=task.ordinal), items=items, parts=parts)
         submissions.append(submission)
     return Submission.objects.bulk_create(submissions, batch_size=batch_size)
+
+
+SEMEVAL_LABELS = ("negative", "neutral", "positive")
+SEMEVAL_GOLD_COUNTS = (3972, 5937, 2375)
+"""The labels and class counts of the SemEval-2017 Task 4A test set (12,284 items)."""
+
+
+def scored_phase(*, slug: str, title: str, description: str, password: str, teams: int, seed: int = 2017) -> Phase:
+    """A task whose gold file has the SemEval-2017 Task 4A test set's size and class counts
+    (ids in a seeded order), open now, and ``teams`` teams without members, each with one scored
+    hard-label submission (:func:`scored_submissions_create`: a random better-than-chance
+    matrix, per-item predictions rebuilt from it); its phase."""
+    rng = np.random.default_rng(seed)
+    gold = rng.permutation(np.repeat(np.arange(len(SEMEVAL_LABELS)), SEMEVAL_GOLD_COUNTS))
+    now = timezone.now()
+    task = task_create(
+        slug=slug,
+        title=title,
+        description=description,
+        labels=SEMEVAL_LABELS,
+        gold_content=labels_csv(item_ids(len(gold)), SEMEVAL_LABELS, gold),
+        organiser_password=password,
+        opens_at=now - timedelta(days=2),
+        closes_at=now + timedelta(days=1),
+    )
+    shared_file = StoredFile.of(name="run.csv", content=b"id,label\n")
+    shared_file.save()
+    runs = [
+        ScoredRun(
+            team=team,
+            file=shared_file,
+            matrix=random_confusion_matrix(rng, gold_counts=SEMEVAL_GOLD_COUNTS),
+            at=now - timedelta(hours=1),
+        )
+        for team in teams_create(task=task, count=teams)
+    ]
+    scored_submissions_create(task=task, runs=runs, batch_size=500)
+    return task.current_phase()

@@ -437,7 +437,10 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
         "reads",
         (
             ("selectors", ("leaderboard.selectors", "leaderboard.exports")),
-            ("results", ("leaderboard.results_cache", "leaderboard.stability", "leaderboard.samples")),
+            (
+                "results",
+                ("leaderboard.results_cache", "leaderboard.stability", "leaderboard.analysis", "leaderboard.samples"),
+            ),
         ),
     ),
     ("data and rules", (("models", ("leaderboard",)),)),

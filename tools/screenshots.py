@@ -73,6 +73,7 @@ SHOTS = (
     Shot("leaderboard-calibrated", f"{EVALUATION}/leaderboard/?calibrated=1&sort=kappa_c", height=820),
     Shot("metric", f"{EVALUATION}/metrics/macro_recall/", height=1400),
     Shot("what-if", f"{EVALUATION}/what-if/?target=0.5,0.3,0.2&metric=accuracy", height=1100),
+    Shot("analysis", f"{EVALUATION}/analysis/", height=2500),
     Shot("contrastive", "/tasks/semeval-2017-task-4b/phases/evaluation/leaderboard/", height=800),
     Shot("phone-leaderboard", f"{EVALUATION}/leaderboard/", user="team-b", width=PHONE, height=844),
     Shot("phone-disagreements", f"{EVALUATION}/disagreements/", width=PHONE, height=844),

@@ -148,6 +148,12 @@ the scoring. Meanwhile pages show the previous intervals marked stale, with when
 BOOTSTRAP_IN_THREAD = TASKS_BACKEND != "rq"
 """The immediate backend would run the bootstrap inside the request that asked for it: run it
 in a thread of the web process instead, so that no page waits for it. RQ runs it on a worker."""
+ANALYSIS_EVERY_S = float(os.environ.get("ANALYSIS_EVERY_S", "10"))
+"""On RQ, a phase's analysis (what its teams got wrong together: leaderboard.analysis) is
+computed again at most this often (from the end of the last computation): a 3,000-team phase's
+takes a core for about a second, which during a rush would run back to back beside the scoring.
+Meanwhile its page and the board's two rows say they are of earlier scores. With the immediate
+backend it is computed as each write commits."""
 
 # A new score is on every results page within twice this many seconds and the time to compute
 # the page (every other change at once): during a deadline rush the pages are recomputed about

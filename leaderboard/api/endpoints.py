@@ -32,11 +32,12 @@ from leaderboard.api.problems import ApiError
 from leaderboard.api.throttling import TokenRate
 from leaderboard.forms import SubmissionForm
 from leaderboard.models import Phase, Submission, Task
+from leaderboard.pages import analysis as analysis_page
 from leaderboard.pages import disagreements as disagreements_page
 from leaderboard.pages import overview
 from leaderboard.pages import results as results_page
 from leaderboard.pages import shifts as shifts_page
-from leaderboard.permissions import can_view_board, can_view_submission, is_member, runs_scope
+from leaderboard.permissions import can_view_board, can_view_hardest_items, can_view_submission, is_member, runs_scope
 from leaderboard.selectors import boards as board_selectors
 from leaderboard.selectors import participation
 from leaderboard.selectors import runs as runs_selectors
@@ -314,7 +315,8 @@ def leaderboard(
 ):
     """The leaderboard of a phase (``phase``: its slug; default the current phase): a column per
     ranking metric (raw, or prevalence-calibrated with ``calibrated=true``), each team's value
-    and rank, then the baselines (never ranked); rows sorted by ``sort`` (a column id; default
+    and rank, then the baselines and the teams' majority vote and oracle (never ranked; see
+    ``/analysis``); rows sorted by ``sort`` (a column id; default
     the primary metric), ``per_page`` teams a page (``page``; 0: every team on one page). The
     rows are those of the JSON download; the intervals are those of the page's teams. First
     the organisers' overall ranking, if they chose one, or ``overall`` over ``over``."""
@@ -354,6 +356,18 @@ def correlations(
         "set": column_set,
         **disagreements_page.correlations_api(phase=found, set_name=column_set),
     }
+
+
+@api.get("/tasks/{slug}/analysis", response={200: schemas.AnalysisOut, **ERRORS}, tags=["boards"], by_alias=True)
+def analysis(request: HttpRequest, slug: str, phase: str | None = None):
+    """What the teams of a phase (default the current one) got wrong together, as its analysis
+    page shows it and the CLI's ``--analysis`` computes it: the majority vote of the teams and
+    the oracle, each scored under every metric with the rank it would take, the items no team
+    got right per gold label, Cohen's kappa between the teams and its clustering; the hardest
+    items only for those who may see their gold labels."""
+    found = _board_phase(request, slug, phase)
+    show = can_view_hardest_items(_user(request), found)
+    return analysis_page.analysis_api(phase=found, show_hardest=show)
 
 
 @api.get("/tasks/{slug}/what-if", response={200: schemas.WhatIfOut, **ERRORS}, tags=["boards"], by_alias=True)

@@ -108,7 +108,8 @@ class BoardTaskOut(Schema):
 class BoardRowOut(Schema):
     name: str
     kind: str = Field(
-        description="team, contrastive (a team's contrastive run, after its row) or baseline: only teams are ranked"
+        description="team, contrastive (a team's contrastive run, after its row), baseline, or majority_vote and "
+        "oracle (the teams' runs together: /api/tasks/{slug}/analysis): only teams are ranked"
     )
     status: str
     submission: int | None
@@ -136,7 +137,9 @@ class BoardOut(Schema):
     pages: int = Field(description="how many pages of per_page teams there are")
     teams: int = Field(description="how many teams the board has (with or without a scored submission)")
     columns: list[ColumnOut]
-    rows: list[BoardRowOut] = Field(description="the page's teams, in board order, then every baseline")
+    rows: list[BoardRowOut] = Field(
+        description="the page's teams, in board order, then every baseline, then the teams' majority vote and oracle"
+    )
     intervals: dict[str, Any] = Field(
         description='95 % paired-bootstrap intervals: "status" (current; recomputing, while the intervals of the '
         'latest scores are computed in the background, with "due_at" when the computation waits for the pause '
@@ -207,6 +210,41 @@ class SubmissionOut(Schema):
     )
     calibrated_matrix: list[list[float] | list[float | None]] | None = None
     page: str
+
+
+class AnalysisOut(Schema):
+    phase: str
+    status: str = Field(
+        description="current; recomputing (what follows is of earlier scores while the latest are analysed); or "
+        "none (not computed yet, or fewer than two teams)"
+    )
+    computed_at: str | None
+    teams: int = Field(description="the teams whose counting runs were analysed")
+    skipped: dict[str, str] = Field(description="teams left out, and why")
+    majority_vote: dict[str, Any] | None = Field(
+        None,
+        description="the teams' majority vote (each item labelled as most teams labelled it, a tie to the first "
+        'label) scored like a run: "ties" (items tied), "confusion_matrix", "metrics", "calibrated", "per_class", '
+        '"calibrated_per_class", and "would_rank" (the rank it would take among the teams, per raw column id, '
+        '"raw" and "calibrated"); absent with fewer than two teams',
+    )
+    oracle: dict[str, Any] | None = Field(
+        None,
+        description='an item right when any team got it right: "accuracy", "macro_recall", then as majority_vote',
+    )
+    unsolved: dict[str, int] | None = Field(None, description="per gold label: the items no team got right")
+    agreement: dict[str, Any] | None = Field(
+        None,
+        description='Cohen\'s kappa between the teams (the first 50 under the primary metric): "teams" in the order '
+        'of their clustering, "kappa" in that order (null: undefined), "clustering" (method, order, merges with '
+        "the groups' mean kappa)",
+    )
+    hardest: list[dict[str, Any]] | None = Field(
+        None,
+        description="every item no team got right and at least 20 in all: id, gold, right (teams that got it "
+        "right), votes (teams per label); only for those who may see gold labels: the organisers, and everyone "
+        "once they published them after every phase using the same gold file closed",
+    )
 
 
 class WhatIfOut(Schema):

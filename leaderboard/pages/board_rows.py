@@ -19,7 +19,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from leaderboard.formatting import rank_badge, rank_interval_html, value_html
-from leaderboard.selectors.boards import BoardData
+from leaderboard.selectors.boards import ANALYSIS_ROWS, BoardData
 from scoring.engine.aggregate import BORDA, Aggregate
 from scoring.engine.columns import Column
 from scoring.engine.formatting import VALUE_DIGITS
@@ -205,9 +205,6 @@ def baseline_rows(
     data: BoardData, *, columns: Sequence[Column], sort: Column, primary: str, intervals: bool = False
 ) -> list[SafeString]:
     """The baselines' rows, best first under ``sort``: values, never ranks."""
-    indices = [data.index[column.id] for column in columns]
-    openings = _openings(columns, primary=primary, sort=sort)
-    formats = [_Format.of(column) for column in columns]
     sort_values = data.baseline_values[:, data.index[sort.id]]
     order = sorted(
         range(len(data.baseline_names)),
@@ -217,20 +214,67 @@ def baseline_rows(
             data.baseline_names[row].lower(),
         ),
     )
+    rows = [(BASELINE_RANK_CELL, data.baseline_names[row], data.baseline_values[row]) for row in order]
+    return _unranked_rows(
+        data, rows, "baseline-row", BASELINE_NOTE, columns=columns, sort=sort, primary=primary, intervals=intervals
+    )
+
+
+def analysis_rows(
+    data: BoardData, *, columns: Sequence[Column], sort: Column, primary: str, intervals: bool = False
+) -> list[SafeString]:
+    """The teams' majority vote and the oracle (:data:`~leaderboard.selectors.boards.ANALYSIS_ROWS`):
+    values, never ranks; marked stale when they are of earlier scores."""
+    note = ANALYSIS_NOTE if data.analysis_current else STALE_ANALYSIS_NOTE
+    rows = list(zip(ANALYSIS_RANK_CELLS, ANALYSIS_ROWS, data.analysis_values, strict=False))
+    return _unranked_rows(
+        data, rows, "analysis-row", note, columns=columns, sort=sort, primary=primary, intervals=intervals
+    )
+
+
+ANALYSIS_RANK_CELLS = tuple(
+    mark_safe(f'<td class="col-rank"><span class="tag tag-baseline" title="{title}, not ranked">{tag}</span></td>')
+    for tag, title in (("vote", "the teams' majority vote"), ("any", "right where any team was right"))
+)
+BASELINE_NOTE = mark_safe('<span class="baseline-note">baseline, not ranked</span>')
+ANALYSIS_NOTE = mark_safe('<span class="baseline-note">the teams together, not ranked</span>')
+STALE_ANALYSIS_NOTE = mark_safe(
+    '<span class="baseline-note">the teams together, not ranked</span> <span class="tag tag-stale" '
+    'title="computed from earlier scores; the analysis of the latest is being computed">stale</span>'
+)
+
+
+def _unranked_rows(
+    data: BoardData,
+    rows: Sequence[tuple[SafeString, str, np.ndarray]],
+    kind: str,
+    note: SafeString,
+    *,
+    columns: Sequence[Column],
+    sort: Column,
+    primary: str,
+    intervals: bool,
+) -> list[SafeString]:
+    """Rows shown for comparison and never ranked (``rows``: the cell in the rank's place, a name
+    and its values under the board's columns), of the class ``kind``: a value per column, a
+    placeholder for each rank."""
+    indices = [data.index[column.id] for column in columns]
+    openings = _openings(columns, primary=primary, sort=sort)
+    formats = [_Format.of(column) for column in columns]
     shown = []
-    for row in order:
-        values = data.baseline_values[row, indices]
+    for rank_cell, name, values in rows:
         cells = _cells(
-            _values(values, formats, ranked=False),
+            _values(values[indices], formats, ranked=False),
             [BASELINE_PLACEHOLDER] * len(columns),
             openings,
         )
         shown.append(
             format_html(
-                '<tr class="baseline-row">{}<th scope="row" class="col-team">{} '
-                '<span class="baseline-note">baseline, not ranked</span></th>{}{}</tr>',
-                BASELINE_RANK_CELL,
-                data.baseline_names[row],
+                '<tr class="{}">{}<th scope="row" class="col-team">{} {}</th>{}{}</tr>',
+                kind,
+                rank_cell,
+                name,
+                note,
                 mark_safe('<td class="col-interval"></td>' if intervals else ""),
                 cells,
             )

@@ -235,6 +235,8 @@ def board_page(
             data, [mine], **render, mine=team_id, contrastive=contrastive
         )[0]
     mine_elsewhere = mine is not None and mine not in shown_rows
+    unranked = {"columns": columns, "sort": sort_column, "primary": task.primary_metric}
+    unranked["intervals"] = view.rank_intervals is not None
     my_place = int(np.flatnonzero(view.order == mine)[0]) if mine is not None else None
     return {
         "task": task,
@@ -247,13 +249,10 @@ def board_page(
         "my_row": board_rows.board_rows(data, [mine], **render, mine=team_id)[0] if mine_elsewhere else None,
         "my_page": my_place // PAGE_SIZE + 1 if my_place is not None else None,
         "my_team_id": team_id if mine is not None else None,
-        "baseline_rows": board_rows.baseline_rows(
-            data,
-            columns=columns,
-            sort=sort_column,
-            primary=task.primary_metric,
-            intervals=view.rank_intervals is not None,
-        ),
+        "baseline_rows": board_rows.baseline_rows(data, **unranked),
+        "analysis_rows": board_rows.analysis_rows(data, **unranked),
+        "analysis_teams": data.analysis_teams,
+        "analysis_current": data.analysis_current,
         "paging": paging,
         "n_scored": view.n_scored,
         "n_teams": len(data.names),
@@ -334,7 +333,8 @@ def board_api(
             teams.append([row])
         elif row["kind"] == "contrastive":
             teams[-1].append(row)
-    baselines = [row for row in found["rows"] if row["kind"] == "baseline"]
+    unranked = ("baseline", *exports.ANALYSIS_KINDS)  # after every page's teams
+    baselines = [row for row in found["rows"] if row["kind"] in unranked]
     shown, page, pages = api_page(teams, page=page, per_page=per_page)
 
     def intervals() -> dict[str, Any]:
@@ -361,10 +361,13 @@ def export(
     sort: str | None = None,
     contrastive: bool = True,
     overall: Aggregate | None = None,
+    analysis: bool = False,
 ) -> str:
     """A board download (cached): ``csv`` or ``json`` (every column), or ``tex`` (the columns the
     page shows, raw or calibrated, in its order), first the overall ranking ``overall`` if any;
-    the teams' contrastive runs, never ranked, with them unless ``contrastive`` is false."""
+    the teams' contrastive runs, never ranked, with them unless ``contrastive`` is false. The
+    CSV and JSON end with the teams' majority vote and the oracle; the LaTeX table only with
+    ``analysis``, below a rule."""
     sort_id = sorted_by(phase.task, shown_columns(phase.task, calibrated=calibrated, overall=overall), sort).id
 
     def compute() -> str:
@@ -381,9 +384,11 @@ def export(
             values={column.id: [entry.values[column.id] for entry in board.scored] for column in board.columns},
             title=f"{phase.task.full_title} ({phase.name})",
             unranked=[(f"{run.name} (contrastive {run.contrastive})", run.values) for run in board.contrastive],
+            ensembles=[(row.name, row.values) for row in board.analysis] if analysis else (),
         )
 
-    return cached(phase, f"export-{kind}", (calibrated, sort_id, contrastive, overall_key(overall)), compute)
+    params = (calibrated, sort_id, contrastive, overall_key(overall), analysis and kind == "tex")
+    return cached(phase, f"export-{kind}", params, compute)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from leaderboard.models import (
     Baseline,
     Counting,
     Phase,
+    PhaseAnalysis,
     Scored,
     Submission,
     SubmissionQuerySet,
@@ -206,6 +207,13 @@ class BoardData:
     contrastive_marks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     contrastive_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     contrastive_values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    analysis_values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    """The teams' majority vote and the oracle (:data:`ANALYSIS_ROWS`; never ranked), from the
+    phase's analysis on this part, if it has one of at least two teams."""
+    analysis_teams: int = 0
+    """The teams whose runs the analysis rows combine."""
+    analysis_current: bool = False
+    """Whether the analysis rows are of these scores (else of earlier ones, being recomputed)."""
 
     def contrastive_of(self, row: int) -> np.ndarray:
         """The indices of the contrastive runs of the team of ``row``."""
@@ -283,6 +291,7 @@ class BoardData:
             ranks=np.column_stack([self.ranks, ranks]),
             baseline_values=widened(self.baseline_values),
             contrastive_values=widened(self.contrastive_values),
+            analysis_values=widened(self.analysis_values),
         )
 
 
@@ -331,7 +340,12 @@ def board_data(phase: Phase, part: str | None = None) -> BoardData:
         marked = phase.submissions.shown().filter(contrastive__isnull=False).values_list(*fields)
     runs = sorted((team_rows[team_id], mark, row) for team_id, mark, *row in marked if team_id in team_rows)
     contrastive = _packed_rows(Submission, [tuple(row) for *_, row in runs], columns, part, n)
-    return BoardData(
+    analysis = (
+        PhaseAnalysis.objects.filter(phase=phase, part=part, n_teams__gt=1)
+        .values_list("pk", "board_values", "board_layout", "stamp", "n_teams")
+        .first()
+    )
+    data = BoardData(
         phase_id=phase.pk,
         part=part,
         columns=columns,
@@ -350,6 +364,32 @@ def board_data(phase: Phase, part: str | None = None) -> BoardData:
         contrastive_ids=np.array([row[0] for *_, row in runs], dtype=np.int64),
         contrastive_values=contrastive[:, :k],
     )
+    if analysis is None or analysis[1] is None or analysis[2] != Scored.layout_of(columns):
+        return data  # none, or of other columns: the stamp names the layout, so it is being recomputed
+    rows = np.frombuffer(bytes(analysis[1]), dtype="<f8").reshape(len(ANALYSIS_ROWS), -1)
+    return replace(
+        data,
+        analysis_values=rows[:, :k],
+        analysis_teams=analysis[4],
+        analysis_current=analysis[3] == analysis_stamp(data, phase),
+    )
+
+
+ANALYSIS_ROWS = ("Majority vote of the teams", "Oracle (any team right)")
+"""The two rows of a phase's analysis a board shows, never ranked (:mod:`scoring.engine.analysis`)."""
+ANALYSIS_LAYOUT = 1
+"""The version of what an analysis holds: raised when that changes, so that every phase's is
+computed again."""
+
+
+def analysis_stamp(data: BoardData, phase: Phase) -> str:
+    """A digest of what a phase's analysis is computed from: its board's scores
+    (:func:`scores_digest`), the primary metric (whose leaders are compared by kappa), the labels
+    and whether they are a scale, the board's columns and :data:`ANALYSIS_LAYOUT`."""
+    task = phase.task
+    layout = Scored.layout_of(columns_of(task, calibrated=None))
+    inputs = (ANALYSIS_LAYOUT, layout, scores_digest(data, phase), task.primary_metric, task.ordinal, task.labels)
+    return hashlib.sha256(repr(inputs).encode()).hexdigest()
 
 
 def scores_digest(data: BoardData, phase: Phase) -> str:
@@ -394,6 +434,10 @@ class Board:
     """What the values are computed on: every item, or a part of a split test set."""
     contrastive: list[Entry] = field(default_factory=list)
     """The teams' contrastive runs, in the order of their teams on the board."""
+    analysis: list[Entry] = field(default_factory=list)
+    """The teams' majority vote and the oracle (:data:`ANALYSIS_ROWS`), never ranked."""
+    analysis_current: bool = False
+    """Whether ``analysis`` is of the board's scores (else of earlier ones, being recomputed)."""
 
     @property
     def task(self) -> Task:
@@ -493,6 +537,10 @@ def board_of(
         for row in order
         for run in data.contrastive_of(row)
     ]
+    analysis = [
+        Entry(name=name, values={c.id: _value(values[data.index[c.id]]) for c in columns})
+        for name, values in zip(ANALYSIS_ROWS, data.analysis_values, strict=False)
+    ]
     return Board(
         phase=phase,
         columns=columns,
@@ -501,6 +549,8 @@ def board_of(
         sort=sort_column,
         part=data.part,
         contrastive=contrastive,
+        analysis=analysis,
+        analysis_current=data.analysis_current,
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -25,10 +26,11 @@ from django.views.decorators.http import require_safe
 
 from leaderboard import charts, errors, exports
 from leaderboard.models import Phase
+from leaderboard.pages import analysis as analysis_page
 from leaderboard.pages import disagreements as disagreements_page
 from leaderboard.pages import results as results_page
 from leaderboard.pages import shifts as shifts_page
-from leaderboard.permissions import can_view_board
+from leaderboard.permissions import can_view_board, can_view_hardest_items, phase_using_gold
 from leaderboard.results_cache import cached
 from leaderboard.selectors.boards import overall_key, overall_of, paired_columns, shown_columns, sorted_by
 from leaderboard.selectors.participation import team_of
@@ -170,7 +172,8 @@ def leaderboard_json(request: HttpRequest, phase: Phase) -> HttpResponse:
 @board_view(download=True)
 def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
     """The board as a LaTeX table in the style of Table 8 of Opitz 2024: the columns the page shows (raw,
-    or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order."""
+    or calibrated with ``?calibrated=1``), teams with a scored submission in the page's order; with
+    ``?analysis=1``, the teams' majority vote and the oracle below a rule."""
     calibrated = request.GET.get("calibrated") == "1"
     table = results_page.export(
         phase=phase,
@@ -179,6 +182,7 @@ def leaderboard_tex(request: HttpRequest, phase: Phase) -> HttpResponse:
         sort=request.GET.get("sort"),
         contrastive=_contrastive(request),
         overall=_overall(request, phase),
+        analysis=request.GET.get("analysis") == "1",
     )
     return download(table, content_type="text/x-tex; charset=utf-8", filename=exports.download_name(phase, "tex"))
 
@@ -257,3 +261,57 @@ def disagreement_figure(request: HttpRequest, phase: Phase, figure: str) -> Http
         wanted["figure"], title=wanted["title"], note=wanted["note"], filename=wanted["filename"]
     )
     return download(page, content_type="text/html; charset=utf-8", filename=f"{wanted['filename']}.html")
+
+
+@board_view
+def analysis(request: HttpRequest, phase: Phase) -> HttpResponse:
+    """What the teams got wrong together: the majority vote and the oracle against the winner,
+    the items no team got right, kappa between the teams; the hardest items, with their gold
+    labels, for those who may see them."""
+    show = can_view_hardest_items(request.user, phase)
+    context = analysis_page.analysis_page(phase=phase, show_hardest=show)
+    organiser = phase.task.is_organiser(request.user)
+    context |= {
+        "is_organiser": organiser,
+        "gold_user": phase_using_gold(phase) if organiser or phase.hardest_published else None,
+    }
+    return render(request, "leaderboard/analysis.html", context)
+
+
+@board_view
+def analysis_json(request: HttpRequest, phase: Phase) -> HttpResponse:
+    """The analysis as one JSON file (the API's object): the hardest items only for those who may
+    see them."""
+    found = analysis_page.analysis_api(phase=phase, show_hardest=can_view_hardest_items(request.user, phase))
+    return download(
+        json.dumps(found, ensure_ascii=False, allow_nan=False),
+        content_type="application/json",
+        filename=exports.download_name(phase, "json").replace("-leaderboard.", "-analysis."),
+    )
+
+
+@board_view
+def analysis_hardest_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
+    """Every hardest item with its gold label and each team's label, for those who may see them."""
+    if not can_view_hardest_items(request.user, phase):
+        raise PermissionDenied(errors.HARDEST_HIDDEN.format(phase=phase.name))
+    content = analysis_page.hardest_csv(phase)
+    if content is None:
+        raise Http404("This phase has no analysis yet.")
+    return download(content, filename=exports.download_name(phase, "csv").replace("-leaderboard.", "-hardest-items."))
+
+
+@board_view
+def analysis_heatmap(request: HttpRequest, phase: Phase) -> HttpResponse:
+    """The kappa heatmap as one HTML file with plotly.js inlined: it opens offline."""
+    summary = analysis_page.analysis_summary(phase)
+    if not summary["applies"]:
+        raise Http404("This phase has no analysis of two teams or more yet.")
+    stem = f"{phase.task.slug}-{phase.slug}-kappa"
+    page = charts.standalone_html(
+        summary["heatmap"],
+        title=f"Agreement between the teams · {phase.task.full_title} · {phase.name}",
+        note="Cohen's kappa between every two teams' labels, the teams in the order of their clustering.",
+        filename=stem,
+    )
+    return download(page, content_type="text/html; charset=utf-8", filename=f"{stem}.html")

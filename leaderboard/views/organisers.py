@@ -40,6 +40,7 @@ from leaderboard.pages import overview
 from leaderboard.permissions import runs_scope
 from leaderboard.selectors import organisers
 from leaderboard.selectors import runs as runs_selectors
+from leaderboard.services import analysis as analysis_service
 from leaderboard.services import imports as import_service
 from leaderboard.services import organisers as organiser_service
 from leaderboard.services import tasks as task_service
@@ -208,6 +209,22 @@ def gold_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     if phase_row.waits_for_gold:
         raise Http404(errors.WAITS_FOR_GOLD.format(phase=phase_row.name))
     return download(uploads.gold_bytes(phase_row), filename=f"{task.slug}-{phase_row.slug}-gold.csv")
+
+
+@login_required
+@require_POST
+def hardest_publish(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Publish a phase's hardest items (``publish=1``) or hide them again."""
+    found = _organiser_phase(request, slug, phase)
+    published = request.POST.get("publish") == "1"
+    try:
+        analysis_service.hardest_publish(phase=found, published=published)
+    except ValidationError as error:
+        messages.error(request, refusal(error))
+    else:
+        shown = "everyone who sees the board" if published else "the organisers only"
+        messages.success(request, f"The hardest items of the {found.name} phase are shown to {shown}.")
+    return redirect("leaderboard:analysis", found.task.slug, found.slug)
 
 
 @login_required

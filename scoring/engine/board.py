@@ -82,10 +82,11 @@ import numpy as np
 
 from scoring.engine import bootstrap
 from scoring.engine.aggregate import Aggregate, column_sets
+from scoring.engine.analysis import Analysis, analyse, hard_labels
 from scoring.engine.columns import Column, column_by_id, paired_columns, ranking_columns
-from scoring.engine.io import InputFileError, read_labels, read_predictions
+from scoring.engine.io import InputFileError, LabelFile, read_labels, read_predictions
 from scoring.engine.metrics import Value
-from scoring.engine.ranking import Correlation, competition_ranks, spearman_matrix
+from scoring.engine.ranking import Correlation, competition_ranks, rank_among, spearman_matrix
 from scoring.engine.scorer import report_of
 from scoring.engine.significance import BehindLeader
 from scoring.engine.suite import Report
@@ -141,6 +142,8 @@ class Board:
     ordinal: bool = False
     """Whether the labels, in their order, are an ordered scale: the ordinal errors are then
     columns too."""
+    gold: LabelFile | None = field(default=None, repr=False, compare=False)
+    """The gold file read (its ids name the items of an analysis)."""
 
     def values(self, column: Column | Aggregate) -> list[Value]:
         """The teams' values under ``column``, in team order (``None`` where undefined); an
@@ -182,6 +185,37 @@ class Board:
             columns=self.ranking_columns(calibrated=None),
             heatmap=self.heatmap_columns(),
         )
+
+    def analysis(self) -> Analysis:
+        """What the runs got wrong together (:mod:`scoring.engine.analysis`): their majority vote,
+        the oracle, kappa between every two runs and its clustering, the hardest items; a
+        probability file as its arg-max labels. Needs a board scored from items
+        (:func:`score_board`)."""
+        if self.gold_codes is None or self.predicted is None:
+            raise ValueError("an analysis needs the items: build the board with score_board")
+        codes = np.stack([hard_labels(self.predicted[team]) for team in self.teams])
+        return analyse(self.gold_codes, codes, labels=self.labels, ordinal=self.ordinal)
+
+    def would_rank(self, report: Report) -> dict:
+        """Where a row that is never ranked (the majority vote, the oracle) would stand among the
+        teams under every ranking column (:func:`~scoring.engine.ranking.rank_among`), keyed
+        like ``ranks``."""
+        return {
+            section: {
+                column.id: rank_among(self.values(chosen), chosen.value(report), chosen.direction)
+                for column in self.ranking_columns(calibrated=False)
+                for chosen in (column.counterpart() if section == "calibrated" else column,)
+            }
+            for section in ("raw", "calibrated")
+        }
+
+    def analysis_json(self, analysis: Analysis) -> dict:
+        """The ``analysis`` object of the board's JSON (contract: :mod:`scoring.__main__`)."""
+        ids = self.gold.ids if self.gold is not None else [str(item) for item in range(self.n_items)]
+        found = analysis.as_json(runs=self.teams, ids=ids)
+        found["majority_vote"]["would_rank"] = self.would_rank(analysis.majority_vote)
+        found["oracle"]["would_rank"] = self.would_rank(analysis.oracle)
+        return found
 
     def as_json(self, *, stability: bootstrap.Stability | None = None, aggregate: Aggregate | None = None) -> dict:
         """The board's JSON object (contract: see the module docstring), with the bootstrap's
@@ -317,6 +351,7 @@ def score_board(
         gold_codes=gold_file.codes,
         predicted=predicted_items,
         ordinal=ordinal,
+        gold=gold_file,
     )
 
 

@@ -41,6 +41,21 @@ def hard_confusion(predicted: np.ndarray, gold: np.ndarray, n_classes: int) -> n
     return counts.reshape(n_classes, n_classes)
 
 
+def hard_confusions(predicted: np.ndarray, gold: np.ndarray, n_classes: int) -> np.ndarray:
+    """The count matrices of many runs at once (``predicted``: runs × items, codes in the gold
+    order), shape (runs, n, n): one ``np.bincount`` over every run's flat indexes, not one per run."""
+    predicted = np.asarray(predicted)
+    runs = len(predicted)
+    if runs == 0:
+        return np.zeros((0, n_classes, n_classes), dtype=np.int64)
+    _check_codes(predicted.ravel(), n_classes, "predicted codes")
+    gold = _check_codes(gold, n_classes, "gold codes")
+    flat = predicted.astype(np.intp) * n_classes
+    flat += gold[np.newaxis, :]
+    flat += (np.arange(runs, dtype=np.intp) * n_classes * n_classes)[:, np.newaxis]
+    return np.bincount(flat.ravel(), minlength=runs * n_classes * n_classes).reshape(runs, n_classes, n_classes)
+
+
 GRID_BITS = 26
 """Bits of each part a mass is split into (see :class:`SoftCounts`)."""
 EXACT_ROWS = 1 << 26

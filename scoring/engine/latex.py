@@ -181,8 +181,15 @@ def ranked_by(columns: Sequence[Column | Aggregate]) -> str:
     return text + (f" and {overall} overall ranking{'s' if overall != 1 else ''}" if overall else "")
 
 
-def caption(columns: Sequence[Column | Aggregate], *, title: str | None) -> str:
-    """What the table shows, how to read it, and the formula of every column."""
+ENSEMBLES_NOTE = (
+    "Below the last rule, never ranked: the majority vote of the teams (each item labelled as most teams labelled "
+    "it, a tie to the first label) and the oracle (an item right when any team got it right)."
+)
+
+
+def caption(columns: Sequence[Column | Aggregate], *, title: str | None, ensembles: bool = False) -> str:
+    """What the table shows, how to read it, and the formula of every column; ``ensembles``:
+    the table ends with the teams' majority vote and oracle."""
     of = f" of {latex_escape(title)}" if title else ""
     metrics = [column for column in columns if not isinstance(column, Aggregate)]
     overall = [column for column in columns if isinstance(column, Aggregate)]
@@ -209,6 +216,8 @@ def caption(columns: Sequence[Column | Aggregate], *, title: str | None) -> str:
     parts += [aggregate_entry(aggregate) for aggregate in overall]
     if any(column.calibrated for column in metrics) or any(c.calibrated for a in overall for c in a.columns):
         parts.append(CALIBRATION_NOTE)
+    if ensembles:
+        parts.append(ENSEMBLES_NOTE)
     return " ".join(parts)
 
 
@@ -219,6 +228,7 @@ def latex_table(
     values: Mapping[str, Sequence[Value]],
     title: str | None = None,
     unranked: Sequence[tuple[str, Mapping[str, Value]]] = (),
+    ensembles: Sequence[tuple[str, Mapping[str, Value]]] = (),
 ) -> str:
     """A booktabs table: a row per team (in the given order), a column per ``columns`` (board
     columns, and overall rankings, :class:`~scoring.engine.aggregate.Aggregate`).
@@ -226,7 +236,9 @@ def latex_table(
     ``values`` maps each column's id to the teams' values in ``teams`` order (``None`` where
     undefined). The best value of each column is bold, ties all bold (competition rank 1 by the
     column's direction). ``unranked`` rows (a name and its values by column id: contrastive
-    runs) follow the teams below a rule, never bold and ranked with nobody.
+    runs) follow the teams below a rule, never bold and ranked with nobody; ``ensembles`` (the
+    teams' majority vote and oracle, :mod:`scoring.engine.analysis`) follow below a rule of their
+    own, alike, and the caption says what they are.
     """
     cells: list[list[str]] = [[] for _ in teams]
     for column in columns:
@@ -239,11 +251,12 @@ def latex_table(
     rows = []
     for team, row in zip(teams, cells, strict=True):
         rows.append(_row(latex_escape(team), row))
-    if unranked:
-        rows.append(r"\midrule")
-    for name, found in unranked:
-        shown = [cell_text(found[column.id], percent=is_share(column), best=False) for column in columns]
-        rows.append(_row(latex_escape(name), shown))
+    for group in (unranked, ensembles):
+        if group:
+            rows.append(r"\midrule")
+        for name, found in group:
+            shown = [cell_text(found.get(column.id), percent=is_share(column), best=False) for column in columns]
+            rows.append(_row(latex_escape(name), shown))
     header = " & ".join(["Team", *(column_header(column) for column in columns)]) + r" \\"
     lines = [
         r"% Needs \usepackage{booktabs} in the preamble.",
@@ -257,7 +270,7 @@ def latex_table(
         r"\bottomrule",
         r"\end{tabular}",
         rf"\caption[Teams{' of ' + latex_escape(title) if title else ''} ranked by {ranked_by(columns)}]"
-        f"{{{caption(columns, title=title)}}}",
+        f"{{{caption(columns, title=title, ensembles=bool(ensembles))}}}",
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"

@@ -92,6 +92,17 @@ def competition_ranks(values: Sequence[Value], direction: Direction = HIGHER) ->
     return [int(next(it)) if v is not None else None for v in values]
 
 
+def rank_among(values: Sequence[Value], value: Value, direction: Direction = HIGHER) -> int | None:
+    """The competition rank ``value`` would take among ``values`` without taking a place from
+    any of them: 1 + how many defined values are strictly better (an equal value ties); ``None``
+    for an undefined ``value``. How a row that is never ranked (an ensemble of the teams)
+    compares with the ranked ones."""
+    if value is None:
+        return None
+    mine = value * direction.value
+    return 1 + sum(1 for other in _oriented(values, direction) if other is not None and other > mine)
+
+
 def competition_rank_matrix(values: np.ndarray, directions: Sequence[Direction] | None = None) -> np.ndarray:
     """Competition ranks (1, 2, 2, 4; best = 1 by each column's direction, higher-is-better
     when ``directions`` is not given) of every column of ``values`` (teams × columns) at once,

@@ -8,10 +8,10 @@ a fault left behind.
 - **Preloaded.** RQ forks a work horse for each job, and what the horse imports dies with it: the
   modules the jobs need are imported first (:data:`PRELOADED`), so no job pays for them.
 - **Recovery.** Every ``settings.RECOVERY_EVERY_S`` (RQ's maintenance tick, run between jobs and
-  while idle) the worker hands lost runs to the queue again and asks for bootstrap intervals
-  that are due (:func:`leaderboard.services.scoring.recover_runs`,
-  :func:`leaderboard.stability.intervals_due`). Several workers may sweep at once: scoring is
-  idempotent.
+  while idle) the worker hands lost runs to the queue again and asks for the bootstrap intervals
+  and analyses that are due (:func:`leaderboard.services.scoring.recover_runs`,
+  :func:`leaderboard.stability.intervals_due`, :func:`leaderboard.analysis.analysis_due`).
+  Several workers may sweep at once: scoring is idempotent.
 - **Redis outages.** RQ's worker gives up when Redis fails it outside its waiting loop: this
   command then starts a new worker after a pause that grows to ``MAX_RESTART_WAIT_S``, until
   Redis answers again; SIGTERM or SIGINT stop it for good. The scheduler (``--with-scheduler``,
@@ -34,7 +34,7 @@ from redis.exceptions import RedisError
 from rq import Worker
 from rq.logutils import setup_loghandlers
 
-from leaderboard import stability
+from leaderboard import analysis, stability
 from leaderboard.services.scoring import recover_runs
 
 logger = logging.getLogger(__name__)
@@ -42,6 +42,7 @@ logger = logging.getLogger(__name__)
 PRELOADED = (
     "leaderboard.services.scoring",
     "leaderboard.stability",
+    "leaderboard.analysis",
     "leaderboard.services.notifications",
     "leaderboard.services.registrations",
     "pandas",  # the scorer imports these two when first needed (scoring.engine.io, .ranking)
@@ -59,6 +60,7 @@ def recover() -> None:
     try:
         recover_runs()
         stability.intervals_due()
+        analysis.analysis_due()
     except Exception:
         logger.exception("the recovery sweep failed; it runs again at the next tick")
     finally:

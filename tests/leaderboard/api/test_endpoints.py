@@ -250,6 +250,7 @@ def test_the_openapi_schema_lists_every_endpoint(client):
         "/api/tasks/{slug}",
         "/api/tasks/{slug}/leaderboard",
         "/api/tasks/{slug}/correlations",
+        "/api/tasks/{slug}/analysis",
         "/api/tasks/{slug}/what-if",
         "/api/tasks/{slug}/submissions",
         "/api/tasks/{slug}/submissions.zip",

@@ -32,6 +32,7 @@ from leaderboard.models import OrganiserAction, Phase, StoredFile, Submission, T
 from leaderboard.pages import results as results_page
 from leaderboard.services.imports import import_upload, task_import
 from leaderboard.services.organisers import submission_disqualify, team_remove
+from leaderboard.services.submissions import submission_choose
 from leaderboard.services.tasks import task_update
 from leaderboard.services.teams import team_create
 from tests.conftest import MOSTLY_A, PERFECT
@@ -131,8 +132,9 @@ def test_an_ordinal_task_comes_back_ordinal_with_its_overall_ranking(
 
 
 @pytest.fixture
-def contest(make_task, make_user, submit, organiser):
-    """A split phase with three teams: one removed, one run disqualified, one chosen."""
+def contest(make_task, make_user, submit, organiser, django_capture_on_commit_callbacks):
+    """A split phase with three teams: one removed, one run disqualified, one chosen (each
+    decision's work, the analysis of the new scores, run on commit as a request's would be)."""
     task = make_task(max_per_day=100, private_percent=50, counting=Phase.Counting.CHOSEN)
     users = [make_user(name) for name in ("alice", "bob", "carol")]
     for user, name in zip(users, ("Alpha", "Beta", "Gamma"), strict=True):
@@ -142,10 +144,10 @@ def contest(make_task, make_user, submit, organiser):
     cheat = submit(task, users[1], PERFECT)
     submit(task, users[1], prediction_file("a b c a b c a a"))
     submit(task, users[2], MOSTLY_A)
-    first.chosen = True
-    first.save(update_fields=["chosen"])
-    submission_disqualify(submission=cheat, user=organiser, reason="copied")
-    team_remove(team=Team.objects.get(name="Gamma"), user=organiser, reason="two accounts")
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_choose(submission=first, user=users[0])
+        submission_disqualify(submission=cheat, user=organiser, reason="copied")
+        team_remove(team=Team.objects.get(name="Gamma"), user=organiser, reason="two accounts")
     task_update(task=task, settings={"terms": "Cite us."})
     return task
 

@@ -8,16 +8,23 @@ phase (the demo's current phase; its development phase is a smaller set of its o
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES, TABLE8, TABLE8_COLUMNS
 from leaderboard.management.commands.load_demo import CONTRASTIVE_TEAMS, DEV_ITEMS, ROOT_SLUG, SLUG, SUBTASK_B_SLUG
 from leaderboard.models import Phase, Submission, Task
-from leaderboard.selectors.boards import column_by_id, leaderboard, rank_correlations
-from leaderboard.uploads import stored_gold
+from leaderboard.selectors.boards import column_by_id, columns_of, leaderboard, rank_correlations
+from leaderboard.uploads import gold_bytes, stored_gold, submission_bytes
+from scoring.engine.formatting import value_text
 from scoring.engine.suite import score_matrix
+from tests.scoring.analysis_oracle import column_values, expected_analysis
 
 # Table 8's columns as (metric key, calibrated?) of the suite; r1..r3 are class recalls.
 COLUMN_KEYS = {
@@ -151,3 +158,63 @@ def test_figure2_recall_of_class_2_disagrees_with_the_others(demo):
     correlations = rank_correlations(phase=evaluation(demo), column_ids=ids)
     for other in ids[1:]:
         assert correlations.matrix["recall[neutral]"][other].rho <= 0.14, other
+
+
+def read_labels_csv(content: bytes) -> dict[str, str]:
+    """An ``id,label`` file as plain Python reads it."""
+    rows = csv.reader(io.StringIO(content.decode()))
+    assert next(rows) == ["id", "label"]
+    return dict(rows)
+
+
+def test_the_analysis_of_subtask_a_equals_an_independent_computation_from_the_runs_files(demo, client):
+    """The analysis page and the board's two rows of the evaluation phase against what plain
+    Python computes from the gold file and the eight files as uploaded (fractions, rounded once:
+    ``tests/scoring/analysis_oracle.py``)."""
+    phase = evaluation(demo)
+    gold_by_id = read_labels_csv(gold_bytes(phase))
+    ids = list(gold_by_id)
+    gold = [gold_by_id[item] for item in ids]
+    board_url = reverse("leaderboard:leaderboard_json", args=[demo.slug, phase.slug])
+    board = json.loads(client.get(board_url).content)
+    runs = {}
+    for row in (row for row in board["rows"] if row["kind"] == "team"):  # first under the primary metric first
+        labels = read_labels_csv(submission_bytes(Submission.objects.get(pk=row["submission"])))
+        runs[row["name"]] = [labels[item] for item in ids]
+    keys = list(Submission.objects.filter(phase=phase).first().metrics)
+    expected = expected_analysis(gold, runs, keys, list(LABELS))
+
+    columns = columns_of(demo, calibrated=None)
+    rows = {row["kind"]: dict(row["values"]) for row in board["rows"] if row["kind"] in ("majority_vote", "oracle")}
+    assert [row.pop("mean_rank") for row in rows.values()] == [None, None]  # never ranked: no overall rank
+    assert rows["majority_vote"] == column_values(expected["majority_labels"], gold, columns, list(LABELS))
+    assert rows["oracle"] == column_values(expected["oracle_labels"], gold, columns, list(LABELS))
+
+    found = json.loads(client.get(reverse("leaderboard:analysis_json", args=[demo.slug, phase.slug])).content)
+    assert found["status"] == "current" and found["teams"] == len(MATRICES)
+    assert found["majority_vote"]["ties"] == expected["ties"]
+    assert (found["majority_vote"]["metrics"], found["majority_vote"]["calibrated"]) == expected["majority"]
+    assert (found["oracle"]["metrics"], found["oracle"]["calibrated"]) == expected["oracle"]
+    assert (found["oracle"]["accuracy"], found["oracle"]["macro_recall"]) == (
+        expected["oracle_accuracy"],
+        expected["oracle_macro_recall"],
+    )
+    assert found["unsolved"] == expected["unsolved"]
+    order = expected["order"]
+    assert found["agreement"]["teams"] == order
+    position = {team: index for index, team in enumerate(runs)}
+    assert found["agreement"]["kappa"] == [[expected["kappa"][position[a]][position[b]] for b in order] for a in order]
+    assert found["agreement"]["clustering"]["merges"] == expected["merges"]
+
+    page = client.get(reverse("leaderboard:analysis", args=[demo.slug, phase.slug])).content.decode()
+    for label, count in expected["unsolved"].items():
+        assert (
+            f'<th scope="row">{label}</th><td class="num">{gold.count(label):,}</td><td class="num">{count:,}</td>'
+            in page
+        )
+    for column in ("accuracy", "macro_recall", "kappa_c"):
+        assert value_text(rows["majority_vote"][column]) in page
+        assert value_text(rows["oracle"][column]) in page
+    shown = client.get(reverse("leaderboard:leaderboard", args=[demo.slug, phase.slug])).content.decode()
+    vote_row = shown[shown.index("Majority vote of the teams") : shown.index("Oracle (any team right)")]
+    assert value_text(rows["majority_vote"]["macro_recall"]) in vote_row

@@ -137,4 +137,6 @@ def test_the_demo_moves_to_a_fresh_site_with_byte_identical_boards(tmp_path):
     before, after = manage(first, "shell", "-v0", "-c", BOARDS), manage(second, "shell", "-v0", "-c", BOARDS)
     assert before.count("semeval-2017-task-4a ") == 2 and before.count("semeval-2017-task-4b evaluation\n") == 1
     assert "Team A,team,scored," in before and ",contrastive," in before
+    # Each phase's board has the teams' majority vote and oracle, never ranked.
+    assert before.count('Majority vote of the teams,majority_vote,"the teams\' runs together, not ranked",') == 3
     assert after == before

@@ -101,7 +101,7 @@ def test_a_board_reads_packed_values_and_the_json_only_of_rows_without_them(make
     phase = task.current_phase()
     with CaptureQueriesContext(connection) as queries:
         packed = board_data(phase)
-    assert len(queries) == 3  # counting submissions, teams, baselines
+    assert len(queries) == 4  # counting submissions, teams, baselines, the analysis rows
     assert not any(field in query["sql"] for query in queries for field in ('"metrics"', '"per_class"', '"parts"'))
     columns = columns_of(task, calibrated=None)
     for row, name in enumerate(packed.names):
