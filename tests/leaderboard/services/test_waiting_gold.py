@@ -14,7 +14,8 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from leaderboard.models import Phase, StoredFile, Submission
+from leaderboard.models import Phase, PhaseAnalysis, StoredFile, Submission
+from leaderboard.services.organisers import team_remove
 from leaderboard.services.scoring import lost_runs, submission_score
 from leaderboard.services.tasks import gold_confirm, gold_preview, phase_create, phase_update
 from leaderboard.services.teams import team_create
@@ -64,3 +65,17 @@ def test_a_run_queued_in_a_waiting_phase_is_scored_once_the_gold_file_is_given(
     run.refresh_from_db()
     assert waiting.gold_version == 1 and waiting.baselines.count() == 3
     assert run.status == Submission.Status.SCORED and run.scored_gold_version == 1 and run.metrics["accuracy"] == 1
+
+
+def test_a_change_of_every_phase_s_scores_asks_no_analysis_of_a_waiting_phase(
+    waiting, make_user, organiser, submit, django_capture_on_commit_callbacks
+):
+    """Removing a team changes the scores of every phase: the open one is analysed again, the
+    waiting one, which has no gold file to analyse against, is left alone."""
+    alice = make_user("alice")
+    team = team_create(task=waiting.task, user=alice, name="Alpha")
+    submit(waiting.task, alice, PERFECT)
+    with django_capture_on_commit_callbacks(execute=True):
+        team_remove(team=team, user=organiser, reason="a copy")
+    assert not PhaseAnalysis.objects.filter(phase=waiting).exists()
+    assert PhaseAnalysis.objects.filter(phase=waiting.task.current_phase()).exists()
