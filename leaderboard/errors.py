@@ -80,6 +80,10 @@ PHASES_OVERLAP = Problem(
 )
 PHASE_SLUG_TAKEN = Problem("PHASE_SLUG_TAKEN", "This task has a phase with the address {slug!r} already.")
 NO_SUCH_PHASE = Problem("NO_SUCH_PHASE", "This task has no phase {slug!r}; its phases are: {known}.")
+PHASES_OF_SUBTASKS = Problem(
+    "NO_SUCH_PHASE",
+    "This task is divided into subtasks and its phases are theirs: ask a subtask for one of them ({known}).",
+)
 SLUG_TAKEN = Problem("SLUG_TAKEN", "A task with the address {slug!r} exists already.")
 NOT_SCORED = Problem("NOT_SCORED", "Only a scored submission can be chosen.")
 HIDDEN_CHARACTERS = Problem(

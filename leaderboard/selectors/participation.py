@@ -38,7 +38,14 @@ def phase_named(task: Task, slug: str | None) -> Phase | None:
 
 
 def no_such_phase(task: Task, slug: str | None) -> str:
-    """What a person is told of a phase the task does not have."""
+    """What a person is told of a phase the task does not have (of a task divided into
+    subtasks, whose phases are theirs: each subtask and its phases)."""
+    if task.is_divided:
+        phases: dict[str, list[str]] = {}
+        for phase in task.every_phase():
+            phases.setdefault(phase.task.slug, []).append(phase.slug)
+        known = "; ".join(f"{subtask}: {', '.join(slugs)}" for subtask, slugs in sorted(phases.items()))
+        return errors.PHASES_OF_SUBTASKS.format(known=known or "none yet")
     return errors.NO_SUCH_PHASE.format(slug=slug, known=", ".join(p.slug for p in task.ordered_phases()) or "none")
 
 

@@ -232,3 +232,16 @@ def test_the_organisers_pages_of_a_divided_task_hold_every_subtask_s_runs(family
             f"/tasks/{subtask.slug}/phases/evaluation/runs.zip",
         ):
             assert f'href="{path}"' in archive and client.get(path).status_code == 200
+
+
+def test_a_divided_task_asked_for_a_phase_names_its_subtasks_phases(family, organiser, client):
+    """Its phases are its subtasks': the API's runs, the command line and its pages say where they are."""
+    root, a, b = family
+    client.force_login(organiser)
+    answer = client.get(f"/api/tasks/{root.slug}/submissions.zip").json()
+    assert answer["code"] == "NO_SUCH_PHASE"
+    assert answer["message"] == errors.PHASES_OF_SUBTASKS.format(known=f"{a.slug}: evaluation; {b.slug}: evaluation")
+    page = client.get(f"/tasks/{root.slug}/leaderboard/")
+    assert page.status_code == 404 and f"{a.slug}: evaluation" in page.content.decode()
+    nowhere = client.get("/no/such/page/")
+    assert nowhere.status_code == 404 and "Nothing is at <code>/no/such/page/</code>" in nowhere.content.decode()
