@@ -306,7 +306,8 @@ def task_archive(request: HttpRequest, slug: str) -> HttpResponse:
     """The task as a bundle (with or without its teams and runs), and every run of each phase (of
     each subtask)."""
     task = organiser_task(request, slug)
-    return render(request, "leaderboard/task_archive.html", {"task": task, "phases": task.every_phase()})
+    phases = sorted(task.every_phase(), key=lambda phase: (phase.task.slug, phase.opens_at))  # subtask by subtask
+    return render(request, "leaderboard/task_archive.html", {"task": task, "phases": phases})
 
 
 @login_required
