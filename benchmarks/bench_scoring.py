@@ -63,7 +63,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from scoring.engine.confusion import hard_confusion, soft_confusion  # noqa: E402
-from scoring.engine.ids import available_cores  # noqa: E402
+from scoring.engine.cores import available_cores  # noqa: E402
 from scoring.engine.suite import Report, score_matrix  # noqa: E402
 
 DEFAULT_LINES = 10_000_000

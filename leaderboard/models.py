@@ -1117,6 +1117,13 @@ class PhaseStability(models.Model):
     requested_at = models.DateTimeField(
         null=True, blank=True, help_text="when a computation was last handed to the queue; cleared when it ends"
     )
+    failure = models.CharField(
+        max_length=200, blank=True, help_text="why the last computation failed; empty once one succeeds"
+    )
+    failed_stamp = models.CharField(
+        max_length=64, blank=True, help_text="digest of the scores the last failed computation was asked for"
+    )
+    failed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"intervals of {self.phase}"

@@ -44,7 +44,6 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,16 +54,13 @@ from django.db import connections, transaction
 from django.utils import timezone
 from django_tasks import task
 
+from leaderboard import stability_job
 from leaderboard.analysis import analysis_request
 from leaderboard.models import ALL_ITEMS, Phase, PhaseStability, Submission, Team
 from leaderboard.results_cache import results_changed
 from leaderboard.selectors.boards import BoardData, board_data, counting_submissions, scores_digest
 from leaderboard.uploads import kept_gold
-from scoring.engine.aggregate import METHODS, Aggregate, column_sets
-from scoring.engine.board import Board as EngineBoard
-from scoring.engine.board import interval_json
-from scoring.engine.bootstrap import bootstrap
-from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.columns import Column
 from scoring.engine.io import InputFileError, LabelFile, read_predictions
 from scoring.engine.items import pack_items, reproduces
 from scoring.engine.scorer import aligned_items
@@ -78,8 +74,10 @@ RESULT_KEPT_S = 60 * 60
 LOST_AFTER = dt.timedelta(minutes=10)
 """A computation asked for this long ago and not finished is taken for lost and asked again."""
 
-CURRENT, RECOMPUTING, UNAVAILABLE = "current", "recomputing", "unavailable"
-"""The states of a phase's intervals, as pages and the API name them."""
+CURRENT, RECOMPUTING, UNAVAILABLE, FAILED = "current", "recomputing", "unavailable", "failed"
+"""The states of a phase's intervals, as pages and the API name them: ``failed`` when the
+computation for the current scores failed (the reason is given; the next change of the scores
+asks again)."""
 
 SKIPPED_RESCORING = "being re-scored against the new gold file"
 SKIPPED_UNREADABLE = "its file no longer reads against the gold file"
@@ -90,80 +88,26 @@ SKIPPED_NO_ITEMS = "no per-item predictions stored"
 # --- computing ---------------------------------------------------------------------------------
 
 
-def _items_of(submission: Submission, *, gold: LabelFile) -> tuple[np.ndarray | None, str]:
-    """A counting submission's per-item predictions, or why there are none. Items missing
-    (scored before they were kept) are read from the stored file and kept on the row."""
-    items = submission.item_predictions()
-    if items is None:
-        content = bytes(submission.file.content) if submission.file_id else b""
-        try:
-            items = aligned_items(read_predictions(content, gold=gold, name=submission.file.name))
-        except InputFileError:
-            return None, SKIPPED_UNREADABLE
-        if reproduces(gold.codes, items, submission.confusion_matrix):
-            # Only onto the scores these items were checked against: a re-score since wins.
-            Submission.objects.filter(
-                pk=submission.pk,
-                scored_gold_version=submission.scored_gold_version,
-                score_count=submission.score_count,
-            ).update(items=pack_items(items, len(gold.labels)))
-    if not reproduces(gold.codes, items, submission.confusion_matrix):
-        return None, SKIPPED_MISMATCH
-    return items, ""
-
-
-def stability_result(
-    *,
-    gold: LabelFile,
-    teams: Mapping[int, str],
-    items: Mapping[int, np.ndarray],
-    replicates: int,
-    seed: int,
-    keep: np.ndarray | None = None,
-    ordinal: bool = False,
-    primary: str = "macro_f1",
-) -> dict[str, Any]:
-    """The stored result: the bootstrap's part of the CLI's board JSON (teams keyed by their id,
-    as text), the names of the teams, and the items' count. ``keep`` (a mask over the gold
-    items): resample only those, the part of a split test set the board is computed on;
-    ``ordinal``: the labels are an ordered scale (the ordinal errors are columns too). With
-    the intervals of every column, those of the overall rankings of
-    :func:`~scoring.engine.aggregate.column_sets` (``primary``: the task's primary metric)."""
-    labels = list(gold.labels)
-    heatmap = paired_columns(labels, ordinal=ordinal)
-    team_ids = [str(team) for team in items]
-    gold_codes = gold.codes if keep is None else gold.codes[keep]
-    result: dict[str, Any] = {
-        "teams": {str(team): name for team, name in teams.items()},
-        "n_items": len(gold_codes),
-        "spearman_columns": [column.id for column in heatmap],
-        # A list keeps its order in every database; a JSON object's keys do not in PostgreSQL's jsonb.
-        "columns": [column.id for column in ranking_columns(labels, calibrated=False, ordinal=ordinal)],
-    }
-    if not items:
-        return result
-    stability = bootstrap(
-        gold_codes,
-        [found if keep is None else found[keep] for found in items.values()],
-        labels=labels,
-        replicates=replicates,
-        seed=seed,
-        columns=ranking_columns(labels, calibrated=None, ordinal=ordinal),
-        heatmap=heatmap,
-    )
-    board = EngineBoard(
-        labels=tuple(labels), n_items=len(gold_codes), teams=tuple(team_ids), reports={}, ordinal=ordinal
-    )
-    raw = ranking_columns(labels, calibrated=False, ordinal=ordinal)
-    overall: dict[str, dict] = {}
-    for method in METHODS:
-        for name, columns in column_sets(labels, primary=primary, ordinal=ordinal).items():
-            values, ranks = stability.aggregate_intervals(Aggregate(method, tuple(columns)))
-            overall.setdefault(method, {})[name] = {
-                team: {"value": interval_json(values[t]), "rank": interval_json(ranks[t], integral=True)}
-                for t, team in enumerate(team_ids)
-            }
-    return {**result, **board.stability_json(stability, raw), "aggregate_intervals": overall}
+def _packed_items(submission: Submission, *, gold: LabelFile) -> bytes | None:
+    """A counting submission's per-item predictions, packed as stored, or ``None`` when its
+    file no longer reads against the gold. Items missing (scored before they were kept) are
+    read from the stored file, and kept on the row when they give its matrix."""
+    if submission.items is not None:
+        return bytes(submission.items)
+    content = bytes(submission.file.content) if submission.file_id else b""
+    try:
+        items = aligned_items(read_predictions(content, gold=gold, name=submission.file.name))
+    except InputFileError:
+        return None
+    packed = pack_items(items, len(gold.labels))
+    if reproduces(gold.codes, items, submission.confusion_matrix):
+        # Only onto the scores these items were checked against: a re-score since wins.
+        Submission.objects.filter(
+            pk=submission.pk,
+            scored_gold_version=submission.scored_gold_version,
+            score_count=submission.score_count,
+        ).update(items=packed)
+    return packed
 
 
 def inputs_digest(phase: Phase, data: BoardData | None = None) -> str:
@@ -186,9 +130,11 @@ def inputs_digest(phase: Phase, data: BoardData | None = None) -> str:
 
 def stability_compute(*, phase_id: int) -> str:
     """Compute and store the intervals of the phase's current scores (idempotent: nothing to
-    do when the stored ones are current); returns what happened, for the logs. If the scores
-    changed while it ran, it asks for the intervals again. With ``BOOTSTRAP_REPLICATES`` 0 the
-    intervals are off and nothing is computed."""
+    do when the stored ones are current), in a process of their own
+    (:mod:`leaderboard.stability_job`); returns what happened, for the logs. If the scores
+    changed while it ran, it asks for the intervals again. A computation that fails leaves the
+    previous result in place, marked stale with the reason. With ``BOOTSTRAP_REPLICATES`` 0
+    the intervals are off and nothing is computed."""
     phase = Phase.objects.select_related("task").filter(pk=phase_id).first()
     if phase is None:
         return "gone"
@@ -206,42 +152,55 @@ def stability_compute(*, phase_id: int) -> str:
     fields = ("confusion_matrix", "items", "kind", "file", "score_count")
     counting = sorted(counting_submissions(phase, fields=fields).items())
     gold = kept_gold(phase)
-    items: dict[int, np.ndarray] = {}
+    runs: list[tuple[int, bytes, list]] = []
     skipped: dict[str, str] = {}
     for team_id, submission in counting:
+        packed = None
         if submission.scored_gold_version != phase.gold_version:
-            found, reason = None, SKIPPED_RESCORING
+            skipped[str(team_id)] = SKIPPED_RESCORING
+        elif (packed := _packed_items(submission, gold=gold)) is None:
+            skipped[str(team_id)] = SKIPPED_UNREADABLE
         else:
-            found, reason = _items_of(submission, gold=gold)
-        if found is None:
-            skipped[str(team_id)] = reason
-        else:
-            items[team_id] = found
+            runs.append((team_id, packed, submission.confusion_matrix))
     names = dict(Team.objects.filter(pk__in=[team for team, _ in counting]).values_list("pk", "name"))
+    del counting  # the runs' items are in ``runs``, packed
     part = phase.shown_part()
     keep = None
     if part != ALL_ITEMS:
         keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[part]
-    result = stability_result(
-        gold=gold,
-        teams=names,
-        items=items,
-        replicates=replicates,
-        seed=seed,
-        keep=keep,
-        ordinal=phase.task.ordinal,
-        primary=phase.task.primary_metric,
-    )
-    result["skipped"] = skipped
+    job = {
+        "labels": list(gold.labels),
+        "ordinal": phase.task.ordinal,
+        "primary": phase.task.primary_metric,
+        "replicates": replicates,
+        "seed": seed,
+        "store": str(stability_job.store_dir(phase.pk)),
+        "skipped": skipped,
+        "mismatch": SKIPPED_MISMATCH,
+    }
+    outcome = stability_job.run(gold=gold.codes, keep=keep, runs=runs, teams=names, job=job)
     with transaction.atomic():
-        row, _ = PhaseStability.objects.select_for_update().get_or_create(phase=phase)
-        row.stamp, row.result, row.replicates, row.seed = digest, result, replicates, seed
-        row.computed_at, row.requested_at = timezone.now(), None
-        row.save()
+        row, _ = PhaseStability.objects.select_for_update().only(*_ROW_STATE).get_or_create(phase=phase)
+        if outcome.failure:
+            changes = {"failure": outcome.failure, "failed_stamp": digest, "failed_at": timezone.now()}
+        else:
+            changes = {
+                "result": stability_job.json_text(outcome.result),
+                "stamp": digest,
+                "replicates": replicates,
+                "seed": seed,
+                "computed_at": timezone.now(),
+                "failure": "",
+                "failed_stamp": "",
+                "failed_at": None,
+            }
+        PhaseStability.objects.filter(pk=row.pk).update(requested_at=None, **changes)
         results_changed(phase.task_id, scores_only=True)
-        if inputs_digest(phase) != digest:
+        if not outcome.failure and inputs_digest(phase) != digest:
             stability_request(phase=phase)
-    return f"{len(items)} teams, {len(skipped)} left out, {replicates} replicates"
+    if outcome.failure:
+        return f"failed: {outcome.failure}"
+    return f"{outcome.teams} teams, {outcome.skipped} left out, {replicates} replicates"
 
 
 @task()
@@ -322,9 +281,10 @@ def scores_changed(*, phase: Phase, new_score: bool = False) -> None:
 
 def intervals_due(*, now: dt.datetime | None = None) -> int:
     """Ask for the intervals of every phase whose stored ones are not computed from its current
-    inputs, that no job is computing, and whose pause since the last computation is over (the
-    recovery sweep of the workers runs this); how many were asked for. Phases closed more than
-    a day ago are left alone: their scores no longer change."""
+    inputs, that no job is computing, whose pause since the last computation is over, and whose
+    last computation did not fail on these same inputs (the recovery sweep of the workers runs
+    this); how many were asked for. Phases closed more than a day ago are left alone: their
+    scores no longer change."""
     if settings.BOOTSTRAP_REPLICATES < 1:
         return 0
     now = now or timezone.now()
@@ -336,8 +296,8 @@ def intervals_due(*, now: dt.datetime | None = None) -> int:
         row = PhaseStability.objects.filter(phase=phase).only(*_ROW_STATE).first()
         if row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER:
             continue
-        if _wait_s(row, now) > 0 or (row is not None and row.stamp == inputs_digest(phase)):
-            continue
+        if _wait_s(row, now) > 0 or (row is not None and inputs_digest(phase) in (row.stamp, row.failed_stamp)):
+            continue  # paused, current, or failed on these very scores (a new score asks again)
         with transaction.atomic():
             stability_request(phase=phase)
         asked += 1
@@ -362,6 +322,8 @@ class IntervalsNote:
     skipped: dict[str, str] = field(default_factory=dict)
     result: bool = False
     """Whether a result is stored at all."""
+    failure: str = ""
+    """Why the computation for the current scores failed (status ``failed``)."""
 
 
 SECTIONS = ("raw", "calibrated")
@@ -454,10 +416,12 @@ class IntervalsData:
 @dataclass(frozen=True)
 class Intervals:
     """A phase's intervals as the pages and the API show them: the state (``current``,
-    ``recomputing`` or ``unavailable``) and the stored result, current or, while the intervals
-    are recomputed, the previous one (``stale``)."""
+    ``recomputing``, ``failed`` or ``unavailable``) and the stored result, current or, while the
+    intervals are recomputed or when their computation failed, the previous one (``stale``)."""
 
     status: str
+    failure: str = ""
+    """Why the computation for the current scores failed (status ``failed``)."""
     data: IntervalsData | None = None
     stale: bool = False
     computed_at: dt.datetime | None = None
@@ -485,6 +449,7 @@ class Intervals:
             every=self.every,
             skipped=self.skipped(),
             result=self.stored,
+            failure=self.failure,
         )
 
     @property
@@ -632,6 +597,8 @@ class Intervals:
         found: dict[str, Any] = {"status": self.status}
         if self.due_at is not None:
             found["due_at"] = self.due_at.isoformat()
+        if self.failure:
+            found["failure"] = self.failure
         if self.status != CURRENT or not self.shown:
             return found
         data, names = self.data, self.data.teams
@@ -705,15 +672,27 @@ class Intervals:
         }
 
 
-_ROW_STATE = ("phase", "stamp", "replicates", "seed", "computed_at", "requested_at")
+_ROW_STATE = (
+    "phase",
+    "stamp",
+    "replicates",
+    "seed",
+    "computed_at",
+    "requested_at",
+    "failure",
+    "failed_stamp",
+    "failed_at",
+)
 """The row's fields the state is decided from (its result, up to megabytes, is read apart)."""
 
 
 def _due_at(row: PhaseStability | None) -> dt.datetime | None:
-    """When the next computation may start: ``settings.BOOTSTRAP_EVERY_S`` after the last."""
-    if row is None or row.computed_at is None or settings.BOOTSTRAP_EVERY_S <= 0:
+    """When the next computation may start: ``settings.BOOTSTRAP_EVERY_S`` after the end of the
+    last, whether it succeeded or failed."""
+    ends = [at for at in (row.computed_at, row.failed_at) if at is not None] if row is not None else []
+    if not ends or settings.BOOTSTRAP_EVERY_S <= 0:
         return None
-    return row.computed_at + dt.timedelta(seconds=settings.BOOTSTRAP_EVERY_S)
+    return max(ends) + dt.timedelta(seconds=settings.BOOTSTRAP_EVERY_S)
 
 
 def _data_of(phase: Phase, row: PhaseStability) -> IntervalsData | None:
@@ -741,20 +720,23 @@ def intervals_of(*, phase: Phase, data: BoardData | None = None) -> Intervals:
     if settings.BOOTSTRAP_REPLICATES < 1:
         return Intervals(status=UNAVAILABLE)
     row = PhaseStability.objects.filter(phase=phase).only(*_ROW_STATE).first()
-    current = row is not None and row.stamp == inputs_digest(phase, data)
+    digest = inputs_digest(phase, data)
+    current = row is not None and row.stamp == digest
+    failure = row.failure if row is not None and not current and row.failed_stamp == digest else ""
     due_at = None
-    if not current:
+    if not current and not failure:
         now = timezone.now()
         pending = row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER
         due_at = None if pending else _due_at(row)
         due_at = due_at if due_at is not None and due_at > now else None
     stored = row is not None and row.computed_at is not None
     found = _data_of(phase, row) if stored else None
-    status = (CURRENT if found is not None else UNAVAILABLE) if current else RECOMPUTING
+    status = (CURRENT if found is not None else UNAVAILABLE) if current else (FAILED if failure else RECOMPUTING)
     if not stored:
-        return Intervals(status=status, due_at=due_at)
+        return Intervals(status=status, due_at=due_at, failure=failure)
     return Intervals(
         status=status,
+        failure=failure,
         data=found,
         stale=not current,
         computed_at=row.computed_at,

@@ -522,7 +522,14 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
     if scenario is not None and not what_if_columns:
         return fail("--prevalence re-estimates raw columns, and --metrics names only calibrated ones")
     if args.format == "json":
-        stability = None if args.bootstrap is None else scored.stability(replicates=args.bootstrap, seed=args.seed)
+        stability = None
+        if args.bootstrap is not None:
+            stability = scored.stability(
+                replicates=args.bootstrap,
+                seed=args.seed,
+                aggregates=[aggregate] if aggregate else [],
+                keep_replicates=bool(args.bootstrap_replicates),
+            )
         if stability is not None and args.bootstrap_replicates:
             try:
                 write_replicates(args.bootstrap_replicates, stability, teams=scored.teams)

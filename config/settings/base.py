@@ -141,10 +141,25 @@ BOOTSTRAP_REPLICATES = int(os.environ.get("BOOTSTRAP_REPLICATES", "1000"))
 """Replicates per phase; 0 turns the intervals off."""
 BOOTSTRAP_SEED = int(os.environ.get("BOOTSTRAP_SEED", "1"))
 """The seed stored with every result: the CLI's ``--seed`` gives the same intervals."""
-BOOTSTRAP_EVERY_S = float(os.environ.get("BOOTSTRAP_EVERY_S", "120"))
-"""A phase's intervals are recomputed at most this often (from the end of the last computation):
-a 500-team phase takes a core for about 6 s, which during a rush would run back to back beside
-the scoring. Meanwhile pages show the previous intervals marked stale, with when they are due."""
+BOOTSTRAP_EVERY_S = float(os.environ.get("BOOTSTRAP_EVERY_S", "30"))
+"""A phase's intervals are recomputed at most this often (from the end of the last computation),
+so that during a rush, when the scores change every second, they take a bounded share of a core
+beside the scoring. Meanwhile pages show the previous intervals marked stale, with when they are
+due. Once the pause is over, a new score is reflected in the time one computation takes."""
+BOOTSTRAP_MEMORY_MB = int(os.environ.get("BOOTSTRAP_MEMORY_MB", "4096"))
+"""The address space a computation of intervals may take (it runs in a process of its own,
+leaderboard.stability_job); one that needs more fails, and pages keep the previous intervals,
+marked stale with the reason. Address space, not resident memory: the numerical libraries
+reserve more than they touch."""
+BOOTSTRAP_TIMEOUT_S = float(os.environ.get("BOOTSTRAP_TIMEOUT_S", "600"))
+"""The time a computation of intervals may take before it is stopped (and the same as above)."""
+BOOTSTRAP_NICENESS = int(os.environ.get("BOOTSTRAP_NICENESS", "10"))
+"""How much a computation of intervals lowers its CPU priority (``os.nice``): it is background
+work, and yields the cores to the pages and the scoring."""
+BOOTSTRAP_STORE_DIR = Path(os.environ.get("BOOTSTRAP_STORE_DIR", VAR_DIR / "bootstrap"))
+"""Where each phase's replicates are kept between two computations (a cache, one directory a
+phase: a new run's values are computed, the others' read). Any worker machine may have its own:
+one that has none computes every team once."""
 BOOTSTRAP_IN_THREAD = TASKS_BACKEND != "rq"
 """The immediate backend would run the bootstrap inside the request that asked for it: run it
 in a thread of the web process instead, so that no page waits for it. RQ runs it on a worker."""

@@ -143,7 +143,8 @@ class BoardOut(Schema):
     intervals: dict[str, Any] = Field(
         description='95 % paired-bootstrap intervals: "status" (current; recomputing, while the intervals of the '
         'latest scores are computed in the background, with "due_at" when the computation waits for the pause '
-        "between two computations of a phase; or unavailable) and, when current, the CLI's layout: "
+        'between two computations of a phase; failed, when that computation failed, with "failure" saying why; '
+        "or unavailable) and, when current, the CLI's layout: "
         '"raw" and "calibrated", per raw column id, per team, {"score": [lo, hi], "rank": [best, worst]} (null: '
         'undefined), "tied_with_leader", "indistinguishable", "bootstrap" (replicates, seed, ...), "skipped" '
         "(teams without intervals, and why)"
@@ -157,7 +158,9 @@ class CorrelationsOut(Schema):
     teams: int = Field(description="teams on the board")
     rho: list[list[float | None]] = Field(description="Spearman's rho between the columns' rankings; null: undefined")
     n_teams: list[list[int]] = Field(description="the teams each rho rests on (defined under both columns)")
-    intervals_status: str = Field(description="current, recomputing or unavailable (as the leaderboard's intervals)")
+    intervals_status: str = Field(
+        description="current, recomputing, failed or unavailable (as the leaderboard's intervals)"
+    )
     spearman_intervals: list[list[list[float] | None]] | None = Field(
         description="the layout of rho, a 95 % paired-bootstrap [lo, hi] per cell (null: undefined); null unless "
         "the intervals are current"

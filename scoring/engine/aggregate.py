@@ -171,17 +171,29 @@ class Aggregate:
     def description(self) -> str:
         return f"{self.metric.description} Columns: {', '.join(column.symbol for column in self.columns)}."
 
+    def totals(self, ranks: np.ndarray) -> np.ndarray:
+        """The integers the overall values are made of: each team's sum of ranks (mean rank) or
+        its Borda points, from competition ranks (..., columns, teams), 0 where a team has no
+        rank, the columns in :attr:`columns` order: shape (..., teams), -1 for a team without a
+        rank under some column (see the module's rules)."""
+        ranks = np.asarray(ranks, dtype=np.int64)
+        complete = np.all(ranks > 0, axis=-2)
+        totals = ranks.sum(axis=-2) if self.method == MEAN_RANK else beaten(ranks).sum(axis=-2)
+        return np.where(complete, totals, -1)
+
+    def of_totals(self, totals: np.ndarray) -> np.ndarray:
+        """The overall values of :meth:`totals` (NaN where -1): a mean rank is its sum divided
+        once by the number of columns, so two teams whose sums are equal tie; Borda points are
+        themselves. Increasing in the total: an order statistic of the totals gives the value's."""
+        totals = np.asarray(totals)
+        values = totals / len(self.columns) if self.method == MEAN_RANK else totals.astype(np.float64)
+        return np.where(totals >= 0, values, np.nan)
+
     def of_ranks(self, ranks: np.ndarray) -> np.ndarray:
         """The overall values of competition ranks (..., columns, teams), 0 where a team has no
         rank, the columns in :attr:`columns` order: shape (..., teams), NaN for a team without a
         rank under some column (see the module's rules)."""
-        ranks = np.asarray(ranks, dtype=np.int64)
-        complete = np.all(ranks > 0, axis=-2)
-        if self.method == MEAN_RANK:
-            values = ranks.sum(axis=-2) / len(self.columns)  # an exact integer sum, divided once
-        else:
-            values = beaten(ranks).sum(axis=-2).astype(np.float64)
-        return np.where(complete, values, np.nan)
+        return self.of_totals(self.totals(ranks))
 
     def values(self, ranks: Sequence[Sequence[int | None]]) -> list[Value | int]:
         """The overall values of the board's ranks (one list of team ranks per column, ``None``

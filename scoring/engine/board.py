@@ -74,7 +74,7 @@ for a team without a rank under one of the columns, and ``rank`` its competition
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,11 +84,11 @@ from scoring.engine import bootstrap
 from scoring.engine.aggregate import Aggregate, column_sets
 from scoring.engine.analysis import Analysis, analyse, hard_labels
 from scoring.engine.columns import Column, column_by_id, paired_columns, ranking_columns
+from scoring.engine.intervals_json import aggregate_intervals_json, stability_json
 from scoring.engine.io import InputFileError, LabelFile, read_labels, read_predictions
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import Correlation, competition_ranks, rank_among, spearman_matrix
 from scoring.engine.scorer import report_of
-from scoring.engine.significance import BehindLeader
 from scoring.engine.suite import Report
 
 DUPLICATE_TEAM = "{first} and {second} would both be team {team!r} (a team is named by its file's stem); rename one"
@@ -171,9 +171,13 @@ class Board:
         values = {column.id: self.values(column) for column in columns}
         return spearman_matrix(values, directions={column.id: column.direction for column in columns})
 
-    def stability(self, *, replicates: int, seed: int) -> bootstrap.Stability:
-        """Paired bootstrap intervals of every ranking column (raw and calibrated) and of the
-        heatmap's rho; needs a board scored from items (:func:`score_board`)."""
+    def stability(
+        self, *, replicates: int, seed: int, aggregates: Sequence[Aggregate] = (), keep_replicates: bool = False
+    ) -> bootstrap.Stability:
+        """Paired bootstrap intervals of every ranking column (raw and calibrated), of the
+        heatmap's rho and of the overall rankings ``aggregates``; needs a board scored from
+        items (:func:`score_board`). ``keep_replicates``: with every replicate's values and
+        ranks (:func:`scoring.engine.bootstrap.write_replicates`)."""
         if self.gold_codes is None or self.predicted is None:
             raise ValueError("a bootstrap needs the items: build the board with score_board")
         return bootstrap.bootstrap(
@@ -184,6 +188,8 @@ class Board:
             seed=seed,
             columns=self.ranking_columns(calibrated=None),
             heatmap=self.heatmap_columns(),
+            aggregates=aggregates,
+            keep_replicates=keep_replicates,
         )
 
     def analysis(self) -> Analysis:
@@ -241,22 +247,10 @@ class Board:
             board["aggregate"] = self.aggregate_json(aggregate)
         if stability is None:
             return board
-        board |= self.stability_json(stability, raw)
+        board |= stability_json(stability, self.teams, raw)
         if aggregate is not None:
-            board["aggregate_intervals"] = self.aggregate_intervals_json(stability, aggregate)
+            board["aggregate_intervals"] = aggregate_intervals_json(stability, aggregate, self.teams)
         return board
-
-    def behind_leader_json(self, behind: BehindLeader) -> dict:
-        """One column's ``behind_leader`` object: every team but the leader (see the module
-        docstring)."""
-        return {
-            team: {
-                "difference": interval_json(behind.difference[t]),
-                "p_holm": None if np.isnan(behind.p_holm[t]) else float(behind.p_holm[t]),
-            }
-            for t, team in enumerate(self.teams)
-            if t != behind.leader
-        }
 
     def aggregate_json(self, aggregate: Aggregate) -> dict:
         """The overall ranking's part of the JSON object (see the module docstring)."""
@@ -266,55 +260,6 @@ class Board:
             "value": dict(zip(self.teams, self.values(aggregate), strict=True)),
             "rank": self.ranks(aggregate),
         }
-
-    def aggregate_intervals_json(self, stability: bootstrap.Stability, aggregate: Aggregate) -> dict:
-        """The overall ranking's bootstrap intervals (see the module docstring)."""
-        values, ranks = stability.aggregate_intervals(aggregate)
-        return {
-            team: {"value": interval_json(values[t]), "rank": interval_json(ranks[t], integral=True)}
-            for t, team in enumerate(self.teams)
-        }
-
-    def stability_json(self, stability: bootstrap.Stability, raw: Sequence[Column]) -> dict:
-        """The bootstrap's part of the JSON object (see the module docstring)."""
-
-        def sections(of_column: Callable[[Column], object]) -> dict:
-            return {
-                "raw": {column.id: of_column(column) for column in raw},
-                "calibrated": {column.id: of_column(column.counterpart()) for column in raw},
-            }
-
-        def intervals(column: Column) -> dict:
-            index = stability.index(column)
-            return {
-                team: {
-                    "score": interval_json(stability.scores[index, t]),
-                    "rank": interval_json(stability.ranks[index, t], integral=True),
-                }
-                for t, team in enumerate(self.teams)
-            }
-
-        return {
-            "bootstrap": {
-                "replicates": stability.replicates,
-                "seed": stability.seed,
-                "confidence": stability.confidence,
-                "percentile_method": bootstrap.PERCENTILE_METHOD,
-                "block_size": bootstrap.BLOCK_SIZE,
-            },
-            "intervals": sections(intervals),
-            "tied_with_leader": sections(lambda c: [self.teams[t] for t in stability.tied_with_leader(c)]),
-            "indistinguishable": sections(lambda c: [[self.teams[t] for t in g] for g in stability.groups(c)]),
-            "behind_leader": sections(lambda c: self.behind_leader_json(stability.behind_leader(c))),
-            "spearman_intervals": [[interval_json(cell) for cell in row] for row in stability.rho],
-        }
-
-
-def interval_json(bounds: np.ndarray, *, integral: bool = False) -> list[float] | list[int] | None:
-    """A ``[lo, hi]`` pair for JSON, ``None`` when undefined (NaN)."""
-    if np.isnan(bounds).any():
-        return None
-    return [int(b) for b in bounds] if integral else [float(b) for b in bounds]
 
 
 def score_board(

@@ -2,26 +2,15 @@
 
 A replicate resamples the test items with replacement (N draws from the N items) and scores
 **every** team on the same resampled items (a paired bootstrap: what varies between replicates
-is the test set, not the teams). Per replicate, each team's confusion matrix is a weighted
-count: item ``k`` drawn ``w_k`` times adds ``w_k`` to the cell (predicted, gold), or, for a
-probability output, ``w_k`` times its row of probabilities to the gold column (paper 000,
-footnote 1). So the matrices of all teams for a block of replicates come from one matrix
-product per gold class, ``W[:, items of class g] @ P[items of class g]``, of the resampling
-weights ``W`` (replicates × items) with the teams' prediction masses ``P`` (items × teams·n:
-one-hot rows for hard labels, probability rows for soft ones); then every ranking column, raw
-and calibrated, is computed for all matrices at once (:class:`scoring.engine.canonical.StackValues`).
+is the test set, not the teams): the matrices and values of :mod:`scoring.engine.replicates`,
+the ranks and rho of :mod:`scoring.engine.rank_order`.
 
 Rules (stated here once, used by the CLI and the board's JSON):
 
 * **Randomness.** ``numpy.random.default_rng(seed)``; each block of :data:`BLOCK_SIZE`
   replicates draws its ``BLOCK_SIZE × N`` item indices with ``rng.integers`` and counts them
   (``np.bincount``) into multinomial weights. The block size is fixed, so the same seed and
-  replicate count give the same numbers on any machine, and the working memory (weights,
-  matrices, temporary arrays) is that of one block whatever the replicate count. What is kept
-  across blocks is what exact percentiles need: one value (float64) and one rank (int16) per
-  replicate, column and team, and one rho per replicate and pair of heatmap columns (about
-  50 kB per replicate for 100 teams and 42 columns); the quantiles then copy one column at a
-  time.
+  replicate count give the same numbers on any machine.
 * **Intervals.** Percentile intervals at 2.5 % and 97.5 % (``confidence=0.95``) over the
   replicates, ``numpy.quantile(..., method="inverted_cdf")`` (Hyndman and Fan's type 1, the
   plain empirical quantile), so every bound is a value some replicate took: a rank interval is
@@ -50,204 +39,66 @@ Rules (stated here once, used by the CLI and the board's JSON):
   between the leader on the full test set and every other team in every replicate, their
   intervals as above, and one-sided p-values with Holm's correction across the column's teams
   (method, assumptions and sources: :mod:`scoring.engine.significance`). The full test set is
-  evaluated once with the first block (each item's weight 1, no random draw), so the stream of
-  random numbers is unchanged; its values are the board's (:attr:`Stability.observed`).
+  evaluated like a replicate (each item's weight 1, no random draw), so the stream of random
+  numbers is unchanged; its values are the board's (:attr:`Stability.observed`).
+
+**Memory: the same for 100 teams as for 10,000.** The work goes in three passes, each over
+blocks whose size is fixed by the memory they take, never by the number of teams, with every
+team's values in every replicate on disk (:mod:`scoring.engine.team_rows`), where a phase also
+keeps them between two computations (``store``): a team whose predictions it holds is not
+computed again, since the replicates' weights are fixed by the seed.
+
+1. *Values*, a block of teams at a time (:data:`TEAMS_PER_BLOCK`): their matrices in every
+   replicate (the weights of all replicates, drawn once and kept, times the block's
+   predictions) and every column's value, written team after team. Only teams whose values
+   are not kept yet.
+2. *Ranks*, a block of replicates at a time (as many as :data:`VALUES_PER_BLOCK` values of
+   every team and column): every team's values in them, the competition ranks of each column,
+   rho between the heatmap's columns, the overall rankings; ranks written team after team, rho
+   kept (a few kB a replicate, whatever the teams).
+3. *Intervals*, a block of teams at a time (:data:`TEAMS_PER_BLOCK`): each team's values and
+   ranks in every replicate, read back in one piece, and their order statistics; the
+   differences to each column's leader.
+
+The blocks of a pass are computed on every core side by side, each into its own rows, so the
+numbers are those of one thread; every order statistic is taken from a team's (or a pair's)
+replicates in the order they were drawn, as one array of them would give.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 from scoring.engine.aggregate import Aggregate
-from scoring.engine.canonical import StackValues, nearest_sums, rounded_of_integers
 from scoring.engine.columns import Column, paired_columns, ranking_columns
-from scoring.engine.confusion import mass_parts
-from scoring.engine.ids import available_cores
-from scoring.engine.ranking import Direction, correlation, goodness, signs
-from scoring.engine.significance import BehindLeader, behind_leader
+from scoring.engine.cores import available_cores
+from scoring.engine.items import compact
+from scoring.engine.rank_order import RankOrder, rank_columns
+from scoring.engine.ranking import signs
+from scoring.engine.replicates import ReplicateMatrices, column_values
+from scoring.engine.significance import BehindLeader, Differences, adjusted, differences, leader_of
+from scoring.engine.team_rows import ReplicateStore, TeamRows, team_key
 
 BLOCK_SIZE = 200
-"""Replicates per block: fixes the working memory, and the random stream (see the rules)."""
+"""Replicates drawn at a time: fixes the stream of random numbers (see the rules)."""
+TEAMS_PER_BLOCK = 64
+"""Teams whose values (every replicate, every column) are computed, or whose intervals are
+taken, at a time: about 20 MB of values for 1,000 replicates and 42 columns."""
+VALUES_PER_BLOCK = 2**23
+"""Values (64 MB) of the block of replicates the ranks are computed from: for 100 teams and 42
+columns, 200 replicates (:data:`BLOCK_SIZE`); for 10,000 teams, 19."""
 
 CONFIDENCE = 0.95
 PERCENTILE_METHOD = "inverted_cdf"
-MAX_SOFT_ITEMS = 2**27
-"""Items up to which the weighted sums of probability parts are exact in doubles."""
-EXACT_FLOAT32_COUNTS = 2**24
-"""Below this many items, float32 holds every weighted count of hard labels exactly (the
-weights are integers summing to N), so hard-label products run in single precision."""
-
-
-def prediction_masses(predicted: np.ndarray, n_classes: int) -> np.ndarray:
-    """Each item's prediction as a row of class masses: one-hot for a vector of class codes,
-    the probability rows themselves for a (items × classes) matrix."""
-    predicted = np.asarray(predicted)
-    if predicted.ndim == 2:
-        if predicted.shape[1] != n_classes:
-            raise ValueError(f"probability rows need {n_classes} columns, got {predicted.shape[1]}")
-        return predicted.astype(np.float64)
-    masses = np.zeros((len(predicted), n_classes))
-    masses[np.arange(len(predicted)), predicted] = 1.0
-    return masses
-
-
-class ReplicateMatrices:
-    """The teams' confusion matrices on resampled test sets, a block of replicates at a time.
-
-    ``gold`` holds the items' gold codes; ``predicted`` one entry per team, class codes (hard)
-    or probability rows (soft), aligned to ``gold``.
-    """
-
-    def __init__(self, gold: np.ndarray, predicted: Sequence[np.ndarray], *, n_classes: int) -> None:
-        gold = np.asarray(gold)
-        self.n_items = len(gold)
-        self.n_classes = n_classes
-        self.n_teams = len(predicted)
-        hard = all(np.asarray(p).ndim == 1 for p in predicted)
-        self.dtype = np.float32 if hard and self.n_items < EXACT_FLOAT32_COUNTS else np.float64
-        # Items sorted by gold class, so that each class's items are one contiguous slice.
-        self.order = np.argsort(gold, kind="stable")
-        bounds = np.searchsorted(gold[self.order], np.arange(n_classes + 1))
-        self.slices = [slice(int(bounds[g]), int(bounds[g + 1])) for g in range(n_classes)]
-        masses = np.stack([prediction_masses(p, n_classes)[self.order] for p in predicted], axis=1)
-        masses = masses.reshape(self.n_items, self.n_teams * n_classes)
-        # Probability masses in parts on fixed grids (scoring.engine.confusion): each product of
-        # integer weights with a part sums exactly, so a replicate's soft cell is the double
-        # nearest to its exact sum, as in a scored file, whatever the order of the items.
-        if not hard and self.n_items >= MAX_SOFT_ITEMS:
-            raise ValueError(f"a bootstrap of probability rows sums exactly up to {MAX_SOFT_ITEMS:,} items")
-        parts = [masses] if hard else mass_parts(masses)
-        self.parts = [np.ascontiguousarray(part, dtype=self.dtype) for part in parts]
-
-    def weights(self, rng: np.random.Generator, n_replicates: int) -> np.ndarray:
-        """Multinomial resampling weights (replicates × items): how often each item is drawn in
-        N draws with replacement. Items are numbered in :attr:`order` (sorted by gold class),
-        which changes nothing in the distribution and saves a permutation per block."""
-        draws = rng.integers(0, self.n_items, size=(n_replicates, self.n_items))
-        draws += np.arange(n_replicates)[:, None] * self.n_items
-        counts = np.bincount(draws.ravel(), minlength=n_replicates * self.n_items)
-        return counts.reshape(n_replicates, self.n_items).astype(self.dtype)
-
-    def of_weights(self, weights: np.ndarray) -> np.ndarray:
-        """Every team's matrix under each row of weights (items in :attr:`order`): shape
-        (replicates, teams, n, n)."""
-        n, b = self.n_classes, len(weights)
-        out = np.empty((n, b, self.n_teams, n))
-        for g, items in enumerate(self.slices):
-            sums = [weights[:, items] @ part[items] for part in self.parts]
-            out[g] = (sums[0] if len(sums) == 1 else nearest_sums(sums)).reshape(b, self.n_teams, n)
-        return np.moveaxis(out, 0, -1)
-
-
-def column_values(matrices: np.ndarray, columns: Sequence[Column], labels: Sequence[str]) -> np.ndarray:
-    """Each column's value for each matrix (..., n, n), correctly rounded: shape (columns, ...);
-    NaN where undefined (every calibrated value of a matrix whose calibration is undefined)."""
-    stack = StackValues(matrices)
-    out = np.empty((len(columns), *matrices.shape[:-2]))
-    for index, column in enumerate(columns):
-        label = None if column.label is None else list(labels).index(column.label)
-        out[index] = stack.values(column.metric.formula, scaled=column.calibrated, label=label)
-    return out
-
-
-@dataclass(frozen=True)
-class RankOrder:
-    """One sort of each row of values (last axis = teams), best first (by the direction of
-    each row's metric, :func:`scoring.engine.ranking.goodness`), undefined last; from it
-    competition ranks and average ranks, restricted to any subset of the teams."""
-
-    order: np.ndarray
-    group_start: np.ndarray
-    group_end: np.ndarray
-    defined: np.ndarray
-
-    @classmethod
-    def of(cls, values: np.ndarray, direction: Direction | np.ndarray = Direction.HIGHER) -> RankOrder:
-        """The sort of ``values``; ``direction`` of every row, or :func:`scoring.engine.ranking.signs`
-        broadcast against ``values`` (one per column of a (replicates, columns, teams) stack)."""
-        defined = ~np.isnan(values)
-        key = np.where(defined, -goodness(values, direction), np.inf)
-        order = np.argsort(key, axis=-1, kind="stable")
-        ordered = np.take_along_axis(key, order, axis=-1)
-        positions = np.arange(values.shape[-1])
-        differs = ordered[..., 1:] != ordered[..., :-1]
-        edge = np.ones((*values.shape[:-1], 1), dtype=bool)
-        starts = np.concatenate([edge, differs], axis=-1)
-        ends = np.concatenate([differs, edge], axis=-1)
-        group_start = np.maximum.accumulate(np.where(starts, positions, 0), axis=-1)
-        group_end = np.flip(np.minimum.accumulate(np.flip(np.where(ends, positions, positions[-1]), -1), axis=-1), -1)
-        return cls(order=order, group_start=group_start, group_end=group_end, defined=defined)
-
-    def columns(self, index: Sequence[int] | int) -> RankOrder:
-        """The sort of the chosen columns only (axis 1 of a (replicates, columns, teams) sort)."""
-        return RankOrder(*(part[:, index] for part in (self.order, self.group_start, self.group_end, self.defined)))
-
-    def within(self, subset: np.ndarray) -> RankOrder:
-        """The same sort, ranking only the teams of ``subset``."""
-        return RankOrder(self.order, self.group_start, self.group_end, subset)
-
-    def _unsort(self, ordered: np.ndarray) -> np.ndarray:
-        out = np.empty_like(ordered)
-        np.put_along_axis(out, self.order, ordered, axis=-1)
-        return out
-
-    def competition(self) -> np.ndarray:
-        """Competition ranks (1, 2, 2, 4), 0 where undefined."""
-        return np.where(self.defined, self._unsort(self.group_start + 1), 0)
-
-    def average(self, subset: np.ndarray | None = None) -> np.ndarray:
-        """Average ranks among the teams of ``subset`` (default: the defined ones); NaN outside."""
-        subset = self.defined if subset is None else subset
-        inside = np.take_along_axis(subset, self.order, axis=-1)
-        through = np.cumsum(inside, axis=-1)
-        before_start = np.take_along_axis(through - inside, self.group_start, axis=-1)
-        through_end = np.take_along_axis(through, self.group_end, axis=-1)
-        return np.where(subset, self._unsort((before_start + 1 + through_end) / 2.0), np.nan)
-
-
-def _correlations(centred: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """rho of each pair of columns (rows, cols) in every replicate, from centred doubled ranks
-    (replicates, columns, teams; integers, 0 for a team left out): correctly rounded."""
-    products = np.matmul(centred, np.swapaxes(centred, 1, 2))  # integer sums: exact in doubles
-    variances = np.diagonal(products, axis1=1, axis2=2)
-    rows, cols = pairs
-    return rounded_of_integers(correlation, products[:, rows, cols], variances[:, rows], variances[:, cols])
-
-
-def _centred(ranks: np.ndarray, subset: np.ndarray) -> np.ndarray:
-    """2 r - (k + 1) over the k teams of ``subset`` (last axis), 0 outside: integers."""
-    count = subset.sum(axis=-1, keepdims=True)
-    return np.where(subset, np.rint(2.0 * np.where(subset, ranks, 0.0)) - (count + 1), 0.0)
-
-
-def spearman_replicates(order: RankOrder, columns: Sequence[int] | None = None) -> np.ndarray:
-    """Spearman's rho between every pair of ``columns`` (default: all) in every replicate,
-    correctly rounded (:func:`scoring.engine.ranking.correlation`: rho of identical rankings is
-    exactly 1).
-
-    ``order`` sorts values of shape (replicates, columns, teams); the result (replicates, pairs)
-    follows ``numpy.triu_indices(len(columns))``. Columns defined for every team take one matrix
-    product of their centred doubled ranks; a pair with an undefined team is ranked again over
-    the teams defined under both.
-    """
-    columns = np.arange(order.order.shape[1]) if columns is None else np.asarray(columns)
-    defined = order.defined[:, columns]
-    centred = _centred(order.average()[:, columns], defined)
-    rows, cols = np.triu_indices(len(columns))
-    out = _correlations(centred, (rows, cols))
-    complete = defined.all(axis=(0, 2))
-    for pair in np.flatnonzero(~(complete[rows] & complete[cols])):
-        first, second = order.columns(columns[rows[pair]]), order.columns(columns[cols[pair]])
-        both = first.defined & second.defined
-        two = np.stack([_centred(part.within(both).average(), both) for part in (first, second)], axis=1)
-        out[:, pair] = _correlations(two, (np.array([0]), np.array([1])))[:, 0]
-    return out
 
 
 def order_statistics(replicates: int, confidence: float | Fraction) -> tuple[int, int]:
@@ -263,25 +114,23 @@ def order_statistics(replicates: int, confidence: float | Fraction) -> tuple[int
     return low, high
 
 
-def percentile_interval(samples: np.ndarray, *, undefined: np.ndarray, confidence: float = CONFIDENCE) -> np.ndarray:
-    """The central ``confidence`` percentile interval over axis 0 (:func:`order_statistics`):
-    shape (*rest, 2); NaN where ``undefined`` (same shape as ``samples``) holds in any
-    replicate."""
-    low, high = order_statistics(len(samples), confidence)
-    ordered = np.partition(samples, [low - 1, high - 1], axis=0)
-    bounds = np.stack([ordered[low - 1], ordered[high - 1]], axis=-1).astype(np.float64)
-    return np.where(undefined.any(axis=0)[..., None], np.nan, bounds)
-
-
-def _by_column(samples: np.ndarray) -> list[np.ndarray]:
-    """The (replicates, teams) slices of (replicates, columns, teams) samples."""
-    return [samples[:, column] for column in range(samples.shape[1])]
+def percentile_interval(
+    samples: np.ndarray, *, undefined: np.ndarray, confidence: float = CONFIDENCE, axis: int = 0
+) -> np.ndarray:
+    """The central ``confidence`` percentile interval over the replicates' ``axis``
+    (:func:`order_statistics`): shape (*rest, 2); NaN where ``undefined`` (same shape as
+    ``samples``) holds in any replicate."""
+    low, high = order_statistics(samples.shape[axis], confidence)
+    ordered = np.partition(samples, [low - 1, high - 1], axis=axis)
+    bounds = np.stack([np.take(ordered, low - 1, axis=axis), np.take(ordered, high - 1, axis=axis)], axis=-1)
+    return np.where(undefined.any(axis=axis)[..., None], np.nan, bounds.astype(np.float64))
 
 
 @dataclass(frozen=True)
 class Stability:
     """Bootstrap intervals of a board: per column and team, of the score and of the rank; per
-    pair of heatmap columns, of rho. Intervals are (lo, hi) pairs, NaN where undefined."""
+    pair of heatmap columns, of rho; per overall ranking asked for, of its value and rank.
+    Intervals are (lo, hi) pairs, NaN where undefined."""
 
     replicates: int
     seed: int
@@ -294,15 +143,19 @@ class Stability:
     heatmap: tuple[Column, ...]
     rho: np.ndarray
     """(heatmap, heatmap, 2) rho intervals, symmetric."""
-    replicate_values: np.ndarray | None = field(default=None, repr=False, compare=False)
-    """(replicates, columns, teams) every replicate's values, NaN where undefined."""
-    replicate_ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
-    """(replicates, columns, teams) every replicate's competition ranks, 0 where undefined."""
     observed: np.ndarray | None = field(default=None, repr=False, compare=False)
     """(columns, teams) the values on the full test set (each item once), NaN where undefined:
     the board's values."""
     behind: tuple[BehindLeader, ...] = field(default=(), repr=False, compare=False)
     """Per column, the comparisons with its leader (:mod:`scoring.engine.significance`)."""
+    aggregates: dict[Aggregate, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
+    """Per overall ranking asked for, its (teams, 2) value and rank intervals."""
+    replicate_values: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """With ``keep_replicates``: (replicates, columns, teams) every replicate's values, NaN
+    where undefined."""
+    replicate_ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """With ``keep_replicates``: (replicates, columns, teams) every replicate's competition
+    ranks, 0 where undefined."""
 
     def behind_leader(self, column: Column) -> BehindLeader:
         """The column's leader, and each team's difference to it and adjusted p-value."""
@@ -316,14 +169,10 @@ class Stability:
         :mod:`scoring.engine.aggregate`): its value in every replicate from the replicate's
         competition ranks under the aggregate's columns, its rank among the teams in that
         replicate; (teams, 2) value intervals and (teams, 2) rank intervals [best, worst], NaN
-        where undefined."""
-        ranks = self.replicate_ranks[:, [self.index(column) for column in aggregate.columns]]
-        values = aggregate.of_ranks(ranks)
-        overall = RankOrder.of(values, aggregate.direction).competition()
-        return (
-            percentile_interval(values, undefined=np.isnan(values), confidence=self.confidence),
-            percentile_interval(overall, undefined=overall == 0, confidence=self.confidence),
-        )
+        where undefined. The ranking must have been asked of :func:`bootstrap`."""
+        if aggregate not in self.aggregates:
+            raise KeyError(f"the bootstrap was not asked for the overall ranking {aggregate.id} of {aggregate.name}")
+        return self.aggregates[aggregate]
 
     def tied_with_leader(self, column: Column) -> list[int]:
         """The teams (indexes) whose rank interval includes 1 (see the module's rules)."""
@@ -346,12 +195,83 @@ class Stability:
         return groups
 
 
-def _unfinished(jobs: list[Future]) -> list[Future]:
-    """The jobs still running; a finished one's error is raised here."""
-    finished = [job for job in jobs if job.done()]
-    for job in finished:
-        job.result()
-    return [job for job in jobs if job not in finished]
+def _on_all_cores(work: Callable[[object], None], blocks: Iterable[object]) -> None:
+    """``work`` of every block, on every core (numpy lets go of the interpreter lock while it
+    computes); the first error is raised."""
+    with ThreadPoolExecutor(max_workers=available_cores()) as pool:
+        for done in [pool.submit(work, block) for block in blocks]:
+            done.result()
+
+
+def _blocks(count: int, size: int) -> list[range]:
+    return [range(start, min(start + size, count)) for start in range(0, count, size)]
+
+
+def store_stamp(
+    gold: np.ndarray, *, labels: Sequence[str], columns: Sequence[Column], replicates: int, seed: int
+) -> str:
+    """A digest of what every team's replicate values depend on besides its predictions."""
+    digest = hashlib.sha256(repr((list(labels), [c.id for c in columns], replicates, seed, BLOCK_SIZE)).encode())
+    digest.update(np.ascontiguousarray(gold, dtype=np.int64).tobytes())
+    return digest.hexdigest()
+
+
+class _Replicates:
+    """One computation's view of its store: the slot of each team, the weights, and the three
+    passes of the module docstring."""
+
+    def __init__(self, store: ReplicateStore, source: ReplicateMatrices, *, replicates: int, seed: int) -> None:
+        self.store, self.source, self.replicates = store, source, replicates
+
+        def draw() -> np.ndarray:
+            rng = np.random.default_rng(seed)
+            blocks = [source.weights(rng, len(block)) for block in _blocks(replicates, BLOCK_SIZE)]
+            counts = np.concatenate(blocks) if blocks else np.zeros((0, source.n_items), dtype=np.int64)
+            return counts.astype(np.min_scalar_type(int(counts.max(initial=0))))
+
+        self.weights = store.weights(draw)
+
+    def fill(self, predicted: Sequence[np.ndarray], slots: Sequence[int], new: set[int], columns, labels) -> None:
+        """Pass 1: the values of the teams whose slot is in ``new`` (one team per slot)."""
+        todo = {slot: team for team, slot in enumerate(slots) if slot in new}
+        if not todo:
+            return
+        # The full test set (each item once), then every replicate.
+        weights = np.concatenate([np.ones((1, self.source.n_items), np.float32), self.weights.astype(np.float32)])
+
+        def work(block: list[tuple[int, int]]) -> None:
+            parts = self.source.parts([predicted[team] for _, team in block])
+            values = column_values(self.source.of_weights(weights, parts), columns, labels)  # (columns, rows, teams)
+            for index, (slot, _) in enumerate(block):
+                self.store.values.write(slot, values[:, :, index].T)
+
+        items = sorted(todo.items())
+        _on_all_cores(work, [items[part.start : part.stop] for part in _blocks(len(items), TEAMS_PER_BLOCK)])
+
+    def rank(self, slots: Sequence[int], signs_: np.ndarray, heatmap: Sequence[int], aggregates, ranks: TeamRows):
+        """Pass 2: each replicate's ranks (and overall totals and ranks) into ``ranks``, team
+        after team; rho of every pair of heatmap columns in each replicate: (replicates, pairs)."""
+        n_columns = self.store.values.width
+        rho = np.empty((self.replicates, len(heatmap) * (len(heatmap) + 1) // 2))
+        size = max(1, min(BLOCK_SIZE, VALUES_PER_BLOCK // max(1, n_columns * len(slots))))
+
+        def work(block: range) -> None:
+            by_slot = self.store.values.read(slots, 1 + block.start, 1 + block.stop)
+            values = np.ascontiguousarray(by_slot.transpose(1, 2, 0))  # (replicates, columns, teams)
+            del by_slot
+            column_ranks, block_rho = rank_columns(values, signs_, heatmap)
+            rho[block.start : block.stop] = block_rho
+            found = [column_ranks]
+            for aggregate, indexes in aggregates:
+                totals = aggregate.totals(column_ranks[:, indexes])
+                overall = RankOrder.of(aggregate.of_totals(totals), aggregate.direction).competition()
+                found += [totals[:, None], overall[:, None]]
+            by_team = np.ascontiguousarray(np.concatenate(found, axis=1).transpose(2, 0, 1))
+            for team, slot_rows in enumerate(by_team):
+                ranks.write(team, slot_rows, first_row=block.start)
+
+        _on_all_cores(work, _blocks(self.replicates, size))
+        return rho
 
 
 def bootstrap(
@@ -364,60 +284,45 @@ def bootstrap(
     confidence: float = CONFIDENCE,
     columns: Sequence[Column] | None = None,
     heatmap: Sequence[Column] | None = None,
+    aggregates: Sequence[Aggregate] = (),
+    keep_replicates: bool = False,
+    store: Path | str | None = None,
 ) -> Stability:
     """Paired bootstrap intervals of every ranking column (default: raw and calibrated, as the
-    board ranks them) and of rho between every pair of ``heatmap`` columns (default: the site's
-    heatmap). ``gold`` holds gold codes; ``predicted`` one entry per team, codes or probability
-    rows aligned to ``gold``."""
+    board ranks them), of rho between every pair of ``heatmap`` columns (default: the site's
+    heatmap) and of the overall rankings ``aggregates``. ``gold`` holds gold codes;
+    ``predicted`` one entry per team, codes or probability rows aligned to ``gold`` (any
+    sequence: an entry is read when its team's values are computed, and to name them).
+
+    ``store``: a directory where the replicates are kept for the next computation (see the
+    module docstring), one computation at a time; by default a temporary one.
+    ``keep_replicates``: also return every replicate's values and ranks (their memory grows
+    with the teams)."""
     if replicates < 1:
         raise ValueError("the bootstrap needs at least one replicate")
     labels = list(labels)
     columns = tuple(ranking_columns(labels, calibrated=None) if columns is None else columns)
     heatmap = tuple(paired_columns(labels) if heatmap is None else heatmap)
-    heatmap_index = [columns.index(column) for column in heatmap]
-    column_signs = signs([column.direction for column in columns])[:, np.newaxis]
-    source = ReplicateMatrices(gold, predicted, n_classes=len(labels))
-    rng = np.random.default_rng(seed)
+    column_signs = signs([column.direction for column in columns])
+    aggregates = tuple(dict.fromkeys(aggregates))
+    aggregate_columns = [(a, [columns.index(column) for column in a.columns]) for a in aggregates]
+    source = ReplicateMatrices(gold, n_classes=len(labels))
+    stamp = store_stamp(gold, labels=labels, columns=columns, replicates=replicates, seed=seed)
     n_teams = len(predicted)
-    values = np.empty((replicates, len(columns), n_teams))
-    ranks = np.empty((replicates, len(columns), n_teams), dtype=np.int16 if n_teams < 2**15 else np.int32)
-    rho = np.empty((replicates, len(heatmap) * (len(heatmap) + 1) // 2))
-    observed = np.empty((len(columns), n_teams))
-
-    def evaluate(start: int, weights: np.ndarray) -> None:
-        """A block's values, ranks and rhos into their rows; the first block's weights begin
-        with the full test set (each item once), whose values are the observed ones."""
-        block = np.moveaxis(column_values(source.of_weights(weights), columns, labels), 0, 1)
-        if start == 0:
-            observed[:], block = block[0], block[1:]
-        order = RankOrder.of(block, column_signs)
-        values[start : start + len(block)] = block
-        ranks[start : start + len(block)] = order.competition()
-        rho[start : start + len(block)] = spearman_replicates(order, heatmap_index)
-
-    # The weights are drawn in block order from one stream (the draws are the rules'); the
-    # blocks are evaluated on the other cores meanwhile, each into its own rows (numpy leaves
-    # the interpreter lock while it computes), so the numbers are those of one thread.
-    cores = available_cores()
-    with ThreadPoolExecutor(max_workers=cores) as pool:
-        pending: list[Future] = []
-        for start in range(0, replicates, BLOCK_SIZE):
-            weights = source.weights(rng, min(start + BLOCK_SIZE, replicates) - start)
-            if start == 0:
-                weights = np.concatenate([np.ones((1, source.n_items), dtype=source.dtype), weights])
-            while len(pending) >= cores:  # at most a block in flight per core: bounded memory
-                wait(pending, return_when=FIRST_COMPLETED)
-                pending = _unfinished(pending)
-            pending.append(pool.submit(evaluate, start, weights))
-        wait(pending)
-        _unfinished(pending)
-    # One column (or a few pairs) at a time, so that the quantiles copy a slice, not the whole.
-    score_intervals = np.stack(
-        [percentile_interval(v, undefined=np.isnan(v), confidence=confidence) for v in _by_column(values)]
-    )
-    rank_intervals = np.stack(
-        [percentile_interval(r, undefined=r == 0, confidence=confidence) for r in _by_column(ranks)]
-    )
+    with ReplicateStore.open(store, stamp=stamp, rows=replicates + 1, width=len(columns)) as kept:
+        slots, new = kept.assign([team_key(compact(predicted[t], len(labels))) for t in range(n_teams)])
+        passes = _Replicates(kept, source, replicates=replicates, seed=seed)
+        passes.fill(predicted, slots, set(new.values()), columns, labels)
+        kept.commit()
+        with tempfile.TemporaryDirectory(prefix="bootstrap-ranks-") as scratch:
+            width = len(columns) + 2 * len(aggregates)
+            ranks = TeamRows(Path(scratch) / "ranks", rows=replicates, width=width, dtype=np.int32)
+            try:
+                heatmap_index = [columns.index(column) for column in heatmap]
+                rho = passes.rank(slots, column_signs, heatmap_index, aggregate_columns, ranks)
+                found = _intervals(kept.values, ranks, slots, columns, aggregates, confidence, keep_replicates)
+            finally:
+                ranks.close()
     pair_intervals = np.concatenate(
         [percentile_interval(r, undefined=np.isnan(r), confidence=confidence) for r in np.array_split(rho, 32, axis=1)]
     )
@@ -425,25 +330,81 @@ def bootstrap(
     rho_intervals = np.empty((len(heatmap), len(heatmap), 2))
     rho_intervals[rows, cols] = pair_intervals
     rho_intervals[cols, rows] = pair_intervals
-    bounds = order_statistics(replicates, confidence)
-    behind = tuple(
-        behind_leader(observed[c], values[:, c], direction=column.direction, bounds=bounds)
-        for c, column in enumerate(columns)
-    )
     return Stability(
         replicates=replicates,
         seed=seed,
         confidence=confidence,
         columns=columns,
-        scores=score_intervals,
-        ranks=rank_intervals,
         heatmap=heatmap,
         rho=rho_intervals,
-        replicate_values=values,
-        replicate_ranks=ranks,
-        observed=observed,
-        behind=behind,
+        **found,
     )
+
+
+def _intervals(values, ranks, slots, columns, aggregates, confidence, keep_replicates) -> dict:
+    """Pass 3: every interval of the teams, a block of teams at a time."""
+    n_teams, n_columns, replicates = len(slots), len(columns), ranks.rows
+    bounds = order_statistics(replicates, confidence)
+    observed = values.read(slots, 0, 1)[:, 0].T.copy()  # (columns, teams)
+    leaders = [leader_of(observed[c], column.direction) for c, column in enumerate(columns)]
+    of_leaders = {leader: values.read([slots[leader]], 1)[0] for leader in set(leaders) if leader is not None}
+    leader_values = [None if leader is None else of_leaders[leader][:, c] for c, leader in enumerate(leaders)]
+    scores = np.empty((n_columns, n_teams, 2))
+    rank_intervals = np.empty((n_columns, n_teams, 2))
+    overall = np.empty((2 * len(aggregates), n_teams, 2))
+    d_interval = np.empty((n_columns, n_teams, 2))
+    not_better = np.zeros((n_columns, n_teams), dtype=np.int64)
+    d_defined = np.zeros((n_columns, n_teams), dtype=bool)
+    kept_values = np.empty((replicates, n_columns, n_teams)) if keep_replicates else None
+    kept_ranks = (
+        np.empty((replicates, n_columns, n_teams), np.int16 if n_teams < 2**15 else np.int32)
+        if keep_replicates
+        else None
+    )
+
+    def work(block: range) -> None:
+        # (columns, teams, replicates): each team's replicates of a column in one row, in the order drawn
+        team_values = np.ascontiguousarray(values.read([slots[t] for t in block], 1).transpose(2, 0, 1))
+        team_ranks = np.ascontiguousarray(ranks.read(list(block)).transpose(2, 0, 1))
+        scores[:, block] = percentile_interval(
+            team_values, undefined=np.isnan(team_values), confidence=confidence, axis=-1
+        )
+        rank_intervals[:, block] = percentile_interval(
+            team_ranks[:n_columns], undefined=team_ranks[:n_columns] == 0, confidence=confidence, axis=-1
+        )
+        for a, aggregate in enumerate(aggregates):
+            totals, places = team_ranks[n_columns + 2 * a], team_ranks[n_columns + 2 * a + 1]
+            total = percentile_interval(totals, undefined=totals < 0, confidence=confidence, axis=-1)
+            overall[2 * a, block] = aggregate.of_totals(np.nan_to_num(total, nan=-1).astype(np.int64))
+            overall[2 * a + 1, block] = percentile_interval(
+                places, undefined=places == 0, confidence=confidence, axis=-1
+            )
+        for c, column in enumerate(columns):
+            if leader_values[c] is not None:
+                found = differences(leader_values[c], team_values[c], direction=column.direction, bounds=bounds)
+                d_interval[c, block], not_better[c, block], d_defined[c, block] = (
+                    found.interval,
+                    found.not_better,
+                    found.defined,
+                )
+        if keep_replicates:
+            kept_values[:, :, block] = team_values.transpose(2, 0, 1)
+            kept_ranks[:, :, block] = team_ranks[:n_columns].transpose(2, 0, 1)
+
+    _on_all_cores(work, _blocks(n_teams, TEAMS_PER_BLOCK))
+    behind = tuple(
+        adjusted(leaders[c], Differences(d_interval[c], not_better[c], d_defined[c]), replicates)
+        for c in range(n_columns)
+    )
+    return {
+        "scores": scores,
+        "ranks": rank_intervals,
+        "observed": observed,
+        "behind": behind,
+        "aggregates": {a: (overall[2 * i], overall[2 * i + 1]) for i, a in enumerate(aggregates)},
+        "replicate_values": kept_values,
+        "replicate_ranks": kept_ranks,
+    }
 
 
 def write_replicates(path: str, stability: Stability, *, teams: Sequence[str]) -> None:
@@ -452,7 +413,8 @@ def write_replicates(path: str, stability: Stability, *, teams: Sequence[str]) -
     order they were drawn, columns by id (``kappa_c`` calibrated), values as the shortest
     decimals that read back as the same doubles, empty where undefined (no rank either). The
     intervals are order statistics of these (:func:`order_statistics`), and rho of a replicate
-    is Spearman's over average ranks of the values (:func:`spearman_replicates`)."""
+    is Spearman's over average ranks of the values (:func:`scoring.engine.rank_order.spearman_replicates`).
+    Needs the replicates kept (``bootstrap(..., keep_replicates=True)``)."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 

@@ -12,7 +12,6 @@ wrong answer.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -21,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scoring.engine import arrays
+from scoring.engine.cores import available_cores
 
 WORD = 8
 """Bytes of an id read at a time: one little-endian 64-bit word."""
@@ -171,14 +171,6 @@ def key_order(ids: pa.ChunkedArray) -> np.ndarray:
 
 PARALLEL_SORT_ROWS = 1 << 20
 """Fewer values than this are sorted in one go: threads would cost more than they save."""
-
-
-def available_cores() -> int:
-    """The CPUs this process may run on (what ``nproc`` prints)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def sort_on_all_cores(values: np.ndarray) -> None:

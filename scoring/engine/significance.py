@@ -76,7 +76,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from scoring.engine.ranking import Direction, competition_ranks, goodness
+from scoring.engine.ranking import Direction, goodness
 
 LEVEL = 0.05
 """The level at which a team is called significantly behind the leader (adjusted p <= LEVEL)."""
@@ -123,6 +123,62 @@ class BehindLeader:
         return [self.leader, *(int(t) for t in np.flatnonzero(self.p_holm > level))]
 
 
+def leader_of(observed: np.ndarray, direction: Direction) -> int | None:
+    """The leader of a column: the first team ranked 1 on the full test set (``observed``,
+    NaN where undefined), that is the first whose value is the best (equal doubles tie);
+    ``None`` without a defined value."""
+    oriented = goodness(observed, direction)
+    defined = ~np.isnan(oriented)
+    if not defined.any():
+        return None
+    return int(np.flatnonzero(defined & (oriented == oriented[defined].max()))[0])
+
+
+@dataclass(frozen=True)
+class Differences:
+    """Some teams' paired differences to the leader over every replicate: ``interval`` the
+    (lo, hi) percentile interval of d = leader − team, ``not_better`` how many replicates have
+    d <= 0, ``defined`` whether d is defined in every replicate (the others' rows are NaN and
+    0)."""
+
+    interval: np.ndarray
+    not_better: np.ndarray
+    defined: np.ndarray
+
+
+def differences(leader: np.ndarray, teams: np.ndarray, *, direction: Direction, bounds: tuple[int, int]) -> Differences:
+    """The :class:`Differences` of ``teams`` (teams × replicates) to the ``leader`` (its
+    values in the same replicates), by the column's ``direction``; ``bounds`` the 1-based
+    order statistics of the interval (:func:`scoring.engine.bootstrap.order_statistics`)."""
+    d = goodness(leader, direction) - goodness(teams, direction)
+    defined = ~np.isnan(d).any(axis=1)
+    interval = np.full((len(teams), 2), np.nan)
+    not_better = np.zeros(len(teams), dtype=np.int64)
+    if defined.any():
+        low, high = bounds
+        d = d[defined]
+        interval[defined] = np.partition(d, [low - 1, high - 1], axis=1)[:, [low - 1, high - 1]]
+        not_better[defined] = np.count_nonzero(d <= 0, axis=1)
+    return Differences(interval=interval, not_better=not_better, defined=defined)
+
+
+def adjusted(leader: int | None, found: Differences, replicates: int) -> BehindLeader:
+    """A column's :class:`BehindLeader` from every team's :class:`Differences` (the leader's
+    own row is left out): Holm's step-down over the teams whose difference is defined."""
+    teams = len(found.defined)
+    difference = np.full((teams, 2), np.nan)
+    p_holm = np.full(teams, np.nan)
+    if leader is None:
+        return BehindLeader(leader=None, difference=difference, p_holm=p_holm)
+    defined = found.defined.copy()
+    defined[leader] = False
+    if defined.any():
+        difference[defined] = found.interval[defined]
+        numerators = holm_step_down((1 + found.not_better[defined]).astype(np.int64), 1 + replicates)
+        p_holm[defined] = numerators / (1 + replicates)  # exact integers, divided once
+    return BehindLeader(leader=leader, difference=difference, p_holm=p_holm)
+
+
 def behind_leader(
     observed: np.ndarray,
     replicates: np.ndarray,
@@ -134,22 +190,7 @@ def behind_leader(
     the teams' values on the full test set (NaN where undefined), ``replicates`` their values
     in every replicate (replicates × teams), ``bounds`` the 1-based order statistics of the
     interval (:func:`scoring.engine.bootstrap.order_statistics`)."""
-    count, teams = replicates.shape
-    difference = np.full((teams, 2), np.nan)
-    p_holm = np.full(teams, np.nan)
-    ranks = competition_ranks([None if np.isnan(v) else float(v) for v in observed], direction)
-    leader = next((t for t, rank in enumerate(ranks) if rank == 1), None)
-    if leader is None:
-        return BehindLeader(leader=None, difference=difference, p_holm=p_holm)
-    by_team = np.ascontiguousarray(goodness(replicates, direction).T)  # teams × replicates, one row each
-    d = by_team[leader] - by_team  # the leader's row is 0
-    defined = ~np.isnan(d).any(axis=1)
-    defined[leader] = False
-    if defined.any():
-        low, high = bounds
-        d = d[defined]
-        difference[defined] = np.partition(d, [low - 1, high - 1], axis=1)[:, [low - 1, high - 1]]
-        not_better = np.count_nonzero(d <= 0, axis=1)
-        adjusted = holm_step_down((1 + not_better).astype(np.int64), 1 + count)
-        p_holm[defined] = adjusted / (1 + count)  # exact integers, divided once
-    return BehindLeader(leader=leader, difference=difference, p_holm=p_holm)
+    leader = leader_of(observed, direction)
+    by_team = np.ascontiguousarray(replicates.T)  # teams × replicates, one row each
+    found = differences(by_team[leader or 0], by_team, direction=direction, bounds=bounds)
+    return adjusted(leader, found, len(replicates))

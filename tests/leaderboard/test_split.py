@@ -19,9 +19,9 @@ from leaderboard.models import Phase, PhaseStability, Submission
 from leaderboard.selectors.boards import leaderboard
 from leaderboard.services.tasks import phase_update
 from leaderboard.services.teams import team_create
-from scoring.engine.board import interval_json
 from scoring.engine.bootstrap import bootstrap
 from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.intervals_json import interval_json
 from scoring.engine.scorer import score_files
 from scoring.engine.split import part_masks, private_mask
 

@@ -17,9 +17,9 @@ from leaderboard import stability
 from leaderboard.models import Phase, PhaseStability, StoredFile, Submission
 from leaderboard.services.teams import team_create
 from leaderboard.uploads import stored_gold
-from scoring.engine.board import interval_json
 from scoring.engine.bootstrap import bootstrap
 from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.intervals_json import interval_json
 from scoring.engine.items import items_confusion, pack_items, unpack_items
 from scoring.engine.split import part_masks
 from tests.conftest import MOSTLY_A, PERFECT

@@ -114,8 +114,23 @@ def test_the_overall_ranking_of_the_bootstrap_is_the_method_in_every_replicate()
     teams[3][:] = 0  # one predicted class: MCC undefined in every replicate
     labels = ["a", "b", "c"]
     columns = [*ranking_columns(labels), Column("kappa", calibrated=True)]
-    stability = bootstrap(gold, teams, labels=labels, replicates=120, seed=2, columns=columns, heatmap=columns[:1])
     chosen = (Column("accuracy"), Column("kappa", calibrated=True), Column("recall", "b"))
+    overall_rankings = [
+        ag.Aggregate(method, columns_of)
+        for method in ag.METHODS
+        for columns_of in (chosen, (Column("accuracy"), Column("mcc")))
+    ]
+    stability = bootstrap(
+        gold,
+        teams,
+        labels=labels,
+        replicates=120,
+        seed=2,
+        columns=columns,
+        heatmap=columns[:1],
+        aggregates=overall_rankings,
+        keep_replicates=True,
+    )
     for method, direction in ((ag.MEAN_RANK, LOWER), (ag.BORDA, HIGHER)):
         overall = ag.Aggregate(method, chosen)
         values_interval, rank_interval = stability.aggregate_intervals(overall)

@@ -34,7 +34,9 @@ from scoring.__main__ import main
 from scoring.engine import bootstrap as bs
 from scoring.engine.calibration import calibrate
 from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.rank_order import RankOrder, rank_columns
 from scoring.engine.ranking import competition_ranks, spearman
+from scoring.engine.replicates import ReplicateMatrices, column_values
 
 LABELS = ("negative", "neutral", "positive")
 PREVALENCE = np.array([0.32, 0.48, 0.20])
@@ -56,9 +58,9 @@ def test_replicate_matrices_equal_one_bincount_per_team_and_replicate() -> None:
     gold, hard = simulate(rng, 500, n_teams=3)
     soft = rng.dirichlet(np.ones(3), size=500)
     for predicted in (hard, [*hard, soft]):
-        source = bs.ReplicateMatrices(gold, predicted, n_classes=3)
+        source = ReplicateMatrices(gold, n_classes=3)
         weights = source.weights(np.random.default_rng(0), 7)
-        matrices = source.of_weights(weights)
+        matrices = source.of_weights(weights, source.parts(predicted))
         in_gold_order = np.empty_like(weights, dtype=np.float64)
         in_gold_order[:, source.order] = weights  # weights are numbered in sorted-item order
         assert in_gold_order.sum(axis=1).tolist() == [500] * 7
@@ -82,9 +84,7 @@ def test_ranks_and_rho_per_replicate_are_the_engines() -> None:
     values[rng.random(values.shape) < 0.15] = np.nan  # undefined values
     values[0, 1] = np.nan  # a column undefined for every team
     values[1, 2] = 2.0  # a ranking that is all ties
-    order = bs.RankOrder.of(values)
-    ranks = order.competition()
-    rho = bs.spearman_replicates(order)
+    ranks, rho = rank_columns(values, np.ones(4), [0, 1, 2, 3])
     rows, cols = np.triu_indices(4)
     for b in range(30):
         for c in range(4):
@@ -157,9 +157,9 @@ def test_identical_teams_are_always_tied() -> None:
     predicted = [teams[0], teams[1], teams[0].copy(), teams[2], teams[3], soft, soft.copy()]
     twins = [(0, 2), (5, 6)]
     columns = ranking_columns(LABELS, calibrated=None)
-    source = bs.ReplicateMatrices(gold, predicted, n_classes=3)
-    matrices = source.of_weights(source.weights(np.random.default_rng(0), 150))
-    ranks = bs.RankOrder.of(np.moveaxis(bs.column_values(matrices, columns, LABELS), 0, 1)).competition()
+    source = ReplicateMatrices(gold, n_classes=3)
+    matrices = source.of_weights(source.weights(np.random.default_rng(0), 150), source.parts(predicted))
+    ranks = RankOrder.of(np.moveaxis(column_values(matrices, columns, LABELS), 0, 1)).competition()
     stability = bs.bootstrap(gold, predicted, labels=LABELS, replicates=300, seed=4)
     for first, second in twins:
         np.testing.assert_array_equal(ranks[:, :, first], ranks[:, :, second])
@@ -190,7 +190,9 @@ def test_equal_values_are_equal_doubles_in_every_replicate() -> None:
     gold, teams = simulate(np.random.default_rng(21), 400, n_teams=6)
     columns = [Column("accuracy"), Column("weighted_recall"), Column("accuracy", calibrated=True)]
     columns.append(Column("macro_recall"))
-    stability = bs.bootstrap(gold, teams, labels=LABELS, replicates=200, seed=3, columns=columns, heatmap=columns)
+    stability = bs.bootstrap(
+        gold, teams, labels=LABELS, replicates=200, seed=3, columns=columns, heatmap=columns, keep_replicates=True
+    )
     values = stability.replicate_values
     np.testing.assert_array_equal(values[:, 0], values[:, 1])
     np.testing.assert_array_equal(values[:, 2], values[:, 3])  # calibrated accuracy is macro recall
@@ -216,9 +218,9 @@ def test_the_blocks_evaluated_side_by_side_give_the_numbers_of_one_thread(monkey
     ranks, and the observed values, are those of evaluating them one after the other."""
     gold, teams = simulate(np.random.default_rng(9), 300, n_teams=4)
     monkeypatch.setattr(bs, "available_cores", lambda: 1)
-    alone = bs.bootstrap(gold, teams, labels=LABELS, replicates=3 * bs.BLOCK_SIZE + 7, seed=5)
+    alone = bs.bootstrap(gold, teams, labels=LABELS, replicates=3 * bs.BLOCK_SIZE + 7, seed=5, keep_replicates=True)
     monkeypatch.setattr(bs, "available_cores", lambda: cores + 1)
-    together = bs.bootstrap(gold, teams, labels=LABELS, replicates=3 * bs.BLOCK_SIZE + 7, seed=5)
+    together = bs.bootstrap(gold, teams, labels=LABELS, replicates=3 * bs.BLOCK_SIZE + 7, seed=5, keep_replicates=True)
     for field in ("replicate_values", "replicate_ranks", "observed", "scores", "ranks", "rho"):
         np.testing.assert_array_equal(getattr(alone, field), getattr(together, field))
 

@@ -187,7 +187,9 @@ def test_the_bootstrap_and_the_what_if_score_and_rank_the_errors() -> None:
     gold = rng.integers(0, 4, size=120)
     teams = [np.where(rng.random(120) < share, gold, rng.integers(0, 4, size=120)) for share in (0.8, 0.5, 0.3)]
     columns = [Column("macro_mae"), Column("mae"), Column("mae", calibrated=True)]
-    stability = bootstrap(gold, teams, labels=list("abcd"), replicates=40, seed=1, columns=columns, heatmap=columns)
+    stability = bootstrap(
+        gold, teams, labels=list("abcd"), replicates=40, seed=1, columns=columns, heatmap=columns, keep_replicates=True
+    )
     matrices = np.array([hard_confusion(team, gold, 4) for team in teams])
     stack = StackValues(matrices)
     assert stack.values(MACRO_MAE.formula, scaled=False).tolist() == [MACRO_MAE(m) for m in matrices]

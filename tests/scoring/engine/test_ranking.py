@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
 from scoring.engine import ranking
-from scoring.engine.bootstrap import RankOrder
+from scoring.engine.rank_order import RankOrder
 from scoring.engine.ranking import HIGHER, LOWER
 from tests.scoring.strategies import PROPERTY
 

@@ -178,7 +178,9 @@ def test_the_bootstrap_compares_every_column_with_its_leader(soft: bool) -> None
     if soft:
         teams[2] = rng.dirichlet(np.ones(3), size=200)
     columns = [*ranking_columns(labels, calibrated=None), Column("mae"), Column("macro_mae", calibrated=True)]
-    stability = bootstrap(gold, teams, labels=labels, replicates=150, seed=5, columns=columns, heatmap=columns[:1])
+    stability = bootstrap(
+        gold, teams, labels=labels, replicates=150, seed=5, columns=columns, heatmap=columns[:1], keep_replicates=True
+    )
     reports = [
         score_matrix(
             soft_confusion(t, gold) if t.ndim == 2 else hard_confusion(t, gold, 3), labels=labels, ordinal=True

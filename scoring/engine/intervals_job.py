@@ -1,0 +1,175 @@
+"""A phase's bootstrap intervals as the site stores them, computed in a process of their own.
+
+The site (``leaderboard.stability``) writes what the job needs into a directory
+(:func:`write_job`) and runs ``python -m scoring.engine.intervals_job DIRECTORY --memory-mb M --niceness K``:
+a process with no web request, no database and at most ``M`` MiB of address space, so that a
+computation that needs more fails alone (``MemoryError``, exit status 3) and takes nothing
+else down. It writes the result, the bootstrap's part of the CLI's board JSON
+(:func:`result_of`), to ``DIRECTORY/result.json`` as text that the site stores as it is, and
+prints a summary line (JSON) on its standard output.
+
+What the job receives: the phase's gold codes and, for a split test set, the mask of the part
+shown; per counting run, its team, its stored per-item predictions (packed,
+:func:`scoring.engine.items.pack_items`) and its stored confusion matrix, against which the
+items are checked before they are used; the replicates, the seed, the task's labels, whether
+they are a scale, its primary metric; the directory where the phase's replicates are kept
+between two computations (:mod:`scoring.engine.team_rows`); the teams the site left out
+already, and the reason to give a run whose items do not give its matrix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scoring.engine.aggregate import METHODS, Aggregate, column_sets
+from scoring.engine.bootstrap import bootstrap
+from scoring.engine.columns import paired_columns, ranking_columns
+from scoring.engine.intervals_json import aggregate_intervals_json, stability_json
+from scoring.engine.items import reproduces, unpack_items
+
+JOB, GOLD, KEEP, ITEMS, RESULT = "job.json", "gold.npy", "keep.npy", "items", "result.json"
+OUT_OF_MEMORY = 3
+"""The exit status of a job that needed more memory than it may take."""
+
+
+def result_of(
+    *,
+    gold: np.ndarray,
+    labels: Sequence[str],
+    teams: Mapping[int, str],
+    items: Mapping[int, np.ndarray],
+    replicates: int,
+    seed: int,
+    ordinal: bool = False,
+    primary: str = "macro_f1",
+    store: Path | str | None = None,
+) -> dict[str, Any]:
+    """The stored result: the bootstrap's part of the CLI's board JSON (teams keyed by their id,
+    as text), the names of the teams (``teams``: every counting team, with or without
+    intervals), and the items' count. ``items``: each team's predictions aligned to ``gold``;
+    ``ordinal``: the labels are an ordered scale (the ordinal errors are columns too). With the
+    intervals of every column, those of the overall rankings of
+    :func:`~scoring.engine.aggregate.column_sets` (``primary``: the task's primary metric).
+    ``store``: where the replicates are kept between computations."""
+    labels = list(labels)
+    heatmap = paired_columns(labels, ordinal=ordinal)
+    team_ids = [str(team) for team in items]
+    raw = ranking_columns(labels, calibrated=False, ordinal=ordinal)
+    result: dict[str, Any] = {
+        "teams": {str(team): name for team, name in teams.items()},
+        "n_items": len(gold),
+        "spearman_columns": [column.id for column in heatmap],
+        # A list keeps its order in every database; a JSON object's keys do not in PostgreSQL's jsonb.
+        "columns": [column.id for column in raw],
+    }
+    if not items:
+        return result
+    sets = column_sets(labels, primary=primary, ordinal=ordinal)
+    overall_rankings = {
+        (method, name): Aggregate(method, tuple(columns)) for method in METHODS for name, columns in sets.items()
+    }
+    stability = bootstrap(
+        gold,
+        list(items.values()),
+        labels=labels,
+        replicates=replicates,
+        seed=seed,
+        columns=ranking_columns(labels, calibrated=None, ordinal=ordinal),
+        heatmap=heatmap,
+        aggregates=list(overall_rankings.values()),
+        store=store,
+    )
+    overall: dict[str, dict] = {}
+    for (method, name), aggregate in overall_rankings.items():
+        overall.setdefault(method, {})[name] = aggregate_intervals_json(stability, aggregate, team_ids)
+    return {**result, **stability_json(stability, team_ids, raw), "aggregate_intervals": overall}
+
+
+def write_job(
+    directory: Path,
+    *,
+    gold: np.ndarray,
+    keep: np.ndarray | None,
+    runs: Sequence[tuple[int, bytes, list]],
+    teams: Mapping[int, str],
+    settings: Mapping[str, Any],
+) -> None:
+    """The job's inputs in ``directory``: ``runs`` one (team id, packed items, stored matrix) per
+    counting run to use; ``teams`` every counting team's name, in the result's order;
+    ``settings`` the rest (labels, ordinal, primary, replicates, seed, store, skipped, mismatch:
+    see the module docstring)."""
+    np.save(directory / GOLD, np.asarray(gold), allow_pickle=False)
+    if keep is not None:
+        np.save(directory / KEEP, np.asarray(keep, dtype=bool), allow_pickle=False)
+    with open(directory / ITEMS, "wb") as items:
+        for _, packed, _ in runs:
+            items.write(packed)
+    job = {
+        **settings,
+        "teams": [[team, name] for team, name in teams.items()],
+        "runs": [[team, len(packed), matrix] for team, packed, matrix in runs],
+    }
+    (directory / JOB).write_text(json.dumps(job))
+
+
+def run_job(directory: Path) -> dict[str, Any]:
+    """Compute the result of the job in ``directory`` and write it; a summary for the logs."""
+    job = json.loads((directory / JOB).read_text())
+    gold = np.load(directory / GOLD, allow_pickle=False)
+    keep = np.load(directory / KEEP, allow_pickle=False) if (directory / KEEP).exists() else None
+    skipped = dict(job["skipped"])
+    items: dict[int, np.ndarray] = {}
+    with open(directory / ITEMS, "rb") as packed:
+        for team, length, matrix in job["runs"]:
+            found = unpack_items(packed.read(length))
+            if reproduces(gold, found, matrix):
+                items[team] = found if keep is None else found[keep]
+            else:
+                skipped[str(team)] = job["mismatch"]
+    result = result_of(
+        gold=gold if keep is None else gold[keep],
+        labels=job["labels"],
+        teams={team: name for team, name in job["teams"]},
+        items=items,
+        replicates=job["replicates"],
+        seed=job["seed"],
+        ordinal=job["ordinal"],
+        primary=job["primary"],
+        store=job["store"],
+    )
+    result["skipped"] = dict(sorted(skipped.items(), key=lambda item: int(item[0])))  # in the teams' order
+    (directory / RESULT).write_text(json.dumps(result, allow_nan=False))
+    return {"teams": len(items), "skipped": len(skipped)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("--memory-mb", type=int, help="the most address space the job may take")
+    parser.add_argument("--niceness", type=int, default=0, help="how much to lower the job's CPU priority")
+    args = parser.parse_args(argv)
+    if args.niceness:
+        os.nice(args.niceness)
+    if args.memory_mb:
+        limit = args.memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        summary = run_job(args.directory)
+    except MemoryError:
+        print(f"the computation needed more than {args.memory_mb:,} MiB of memory", file=sys.stderr)
+        return OUT_OF_MEMORY
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
