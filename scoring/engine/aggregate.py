@@ -171,15 +171,14 @@ class Aggregate:
     def description(self) -> str:
         return f"{self.metric.description} Columns: {', '.join(column.symbol for column in self.columns)}."
 
-    def totals(self, ranks: np.ndarray) -> np.ndarray:
+    def totals(self, ranks: np.ndarray, *, worse: np.ndarray | None = None) -> np.ndarray:
         """The integers the overall values are made of: each team's sum of ranks (mean rank) or
         its Borda points, from competition ranks (..., columns, teams), 0 where a team has no
         rank, the columns in :attr:`columns` order: shape (..., teams), -1 for a team without a
-        rank under some column (see the module's rules)."""
-        ranks = np.asarray(ranks, dtype=np.int64)
-        complete = np.all(ranks > 0, axis=-2)
-        totals = ranks.sum(axis=-2) if self.method == MEAN_RANK else beaten(ranks).sum(axis=-2)
-        return np.where(complete, totals, -1)
+        rank under some column (see the module's rules). ``worse``: the teams' points under each
+        column (:func:`beaten` of ``ranks``), when they are known already."""
+        ranks = np.asarray(ranks)
+        return totals_of(ranks, beaten(ranks) if worse is None else worse, methods=(self.method,))[self.method]
 
     def of_totals(self, totals: np.ndarray) -> np.ndarray:
         """The overall values of :meth:`totals` (NaN where -1): a mean rank is its sum divided
@@ -205,6 +204,17 @@ class Aggregate:
     def ranks(self, values: Sequence[Value]) -> list[int | None]:
         """The overall competition ranks of the overall values, by the method's direction."""
         return competition_ranks(values, self.direction)
+
+
+def totals_of(
+    ranks: np.ndarray, worse: np.ndarray, *, methods: Sequence[str] = tuple(METHODS)
+) -> dict[str, np.ndarray]:
+    """Each method's totals (:meth:`Aggregate.totals`) of one set of columns, from competition
+    ranks and the points under each column (:func:`beaten`), both (..., columns, teams): the
+    sum of ranks, or of points, -1 for a team without a rank under some column."""
+    complete = np.all(np.asarray(ranks) > 0, axis=-2)
+    sums = {MEAN_RANK: ranks, BORDA: worse}
+    return {method: np.where(complete, np.asarray(sums[method]).sum(axis=-2, dtype=np.int64), -1) for method in methods}
 
 
 def beaten(ranks: np.ndarray) -> np.ndarray:

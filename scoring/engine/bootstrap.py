@@ -69,9 +69,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-import tempfile
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -80,22 +78,19 @@ import numpy as np
 
 from scoring.engine.aggregate import Aggregate
 from scoring.engine.columns import Column, paired_columns, ranking_columns
-from scoring.engine.cores import available_cores
 from scoring.engine.items import compact
-from scoring.engine.rank_order import RankOrder, rank_columns
 from scoring.engine.ranking import signs
-from scoring.engine.replicates import ReplicateMatrices, column_values
-from scoring.engine.significance import BehindLeader, Differences, adjusted, differences, leader_of
-from scoring.engine.team_rows import ReplicateStore, TeamRows, team_key
-
-BLOCK_SIZE = 200
-"""Replicates drawn at a time: fixes the stream of random numbers (see the rules)."""
-TEAMS_PER_BLOCK = 64
-"""Teams whose values (every replicate, every column) are computed, or whose intervals are
-taken, at a time: about 20 MB of values for 1,000 replicates and 42 columns."""
-VALUES_PER_BLOCK = 2**23
-"""Values (64 MB) of the block of replicates the ranks are computed from: for 100 teams and 42
-columns, 200 replicates (:data:`BLOCK_SIZE`); for 10,000 teams, 19."""
+from scoring.engine.replicate_passes import (
+    BLOCK_SIZE,
+    UPDATED_TEAMS,
+    Found,
+    Replicates,
+    interval_of,
+    matching,
+)
+from scoring.engine.replicates import ReplicateMatrices
+from scoring.engine.significance import BehindLeader
+from scoring.engine.team_rows import ReplicateStore, team_key
 
 CONFIDENCE = 0.95
 PERCENTILE_METHOD = "inverted_cdf"
@@ -120,10 +115,8 @@ def percentile_interval(
     """The central ``confidence`` percentile interval over the replicates' ``axis``
     (:func:`order_statistics`): shape (*rest, 2); NaN where ``undefined`` (same shape as
     ``samples``) holds in any replicate."""
-    low, high = order_statistics(samples.shape[axis], confidence)
-    ordered = np.partition(samples, [low - 1, high - 1], axis=axis)
-    bounds = np.stack([np.take(ordered, low - 1, axis=axis), np.take(ordered, high - 1, axis=axis)], axis=-1)
-    return np.where(undefined.any(axis=axis)[..., None], np.nan, bounds.astype(np.float64))
+    bounds = order_statistics(samples.shape[axis], confidence)
+    return interval_of(np.moveaxis(samples, axis, -1), undefined=np.moveaxis(undefined, axis, -1), bounds=bounds)
 
 
 @dataclass(frozen=True)
@@ -195,83 +188,15 @@ class Stability:
         return groups
 
 
-def _on_all_cores(work: Callable[[object], None], blocks: Iterable[object]) -> None:
-    """``work`` of every block, on every core (numpy lets go of the interpreter lock while it
-    computes); the first error is raised."""
-    with ThreadPoolExecutor(max_workers=available_cores()) as pool:
-        for done in [pool.submit(work, block) for block in blocks]:
-            done.result()
-
-
-def _blocks(count: int, size: int) -> list[range]:
-    return [range(start, min(start + size, count)) for start in range(0, count, size)]
-
-
 def store_stamp(
-    gold: np.ndarray, *, labels: Sequence[str], columns: Sequence[Column], replicates: int, seed: int
+    gold: np.ndarray, *, labels: Sequence[str], columns: Sequence[Column], replicates: int, seed: int, bounds: tuple
 ) -> str:
-    """A digest of what every team's replicate values depend on besides its predictions."""
-    digest = hashlib.sha256(repr((list(labels), [c.id for c in columns], replicates, seed, BLOCK_SIZE)).encode())
+    """A digest of what every team's replicate values and score intervals (between the order
+    statistics ``bounds``) depend on besides its predictions."""
+    inputs = (list(labels), [c.id for c in columns], replicates, seed, BLOCK_SIZE, bounds)
+    digest = hashlib.sha256(repr(inputs).encode())
     digest.update(np.ascontiguousarray(gold, dtype=np.int64).tobytes())
     return digest.hexdigest()
-
-
-class _Replicates:
-    """One computation's view of its store: the slot of each team, the weights, and the three
-    passes of the module docstring."""
-
-    def __init__(self, store: ReplicateStore, source: ReplicateMatrices, *, replicates: int, seed: int) -> None:
-        self.store, self.source, self.replicates = store, source, replicates
-
-        def draw() -> np.ndarray:
-            rng = np.random.default_rng(seed)
-            blocks = [source.weights(rng, len(block)) for block in _blocks(replicates, BLOCK_SIZE)]
-            counts = np.concatenate(blocks) if blocks else np.zeros((0, source.n_items), dtype=np.int64)
-            return counts.astype(np.min_scalar_type(int(counts.max(initial=0))))
-
-        self.weights = store.weights(draw)
-
-    def fill(self, predicted: Sequence[np.ndarray], slots: Sequence[int], new: set[int], columns, labels) -> None:
-        """Pass 1: the values of the teams whose slot is in ``new`` (one team per slot)."""
-        todo = {slot: team for team, slot in enumerate(slots) if slot in new}
-        if not todo:
-            return
-        # The full test set (each item once), then every replicate.
-        weights = np.concatenate([np.ones((1, self.source.n_items), np.float32), self.weights.astype(np.float32)])
-
-        def work(block: list[tuple[int, int]]) -> None:
-            parts = self.source.parts([predicted[team] for _, team in block])
-            values = column_values(self.source.of_weights(weights, parts), columns, labels)  # (columns, rows, teams)
-            for index, (slot, _) in enumerate(block):
-                self.store.values.write(slot, values[:, :, index].T)
-
-        items = sorted(todo.items())
-        _on_all_cores(work, [items[part.start : part.stop] for part in _blocks(len(items), TEAMS_PER_BLOCK)])
-
-    def rank(self, slots: Sequence[int], signs_: np.ndarray, heatmap: Sequence[int], aggregates, ranks: TeamRows):
-        """Pass 2: each replicate's ranks (and overall totals and ranks) into ``ranks``, team
-        after team; rho of every pair of heatmap columns in each replicate: (replicates, pairs)."""
-        n_columns = self.store.values.width
-        rho = np.empty((self.replicates, len(heatmap) * (len(heatmap) + 1) // 2))
-        size = max(1, min(BLOCK_SIZE, VALUES_PER_BLOCK // max(1, n_columns * len(slots))))
-
-        def work(block: range) -> None:
-            by_slot = self.store.values.read(slots, 1 + block.start, 1 + block.stop)
-            values = np.ascontiguousarray(by_slot.transpose(1, 2, 0))  # (replicates, columns, teams)
-            del by_slot
-            column_ranks, block_rho = rank_columns(values, signs_, heatmap)
-            rho[block.start : block.stop] = block_rho
-            found = [column_ranks]
-            for aggregate, indexes in aggregates:
-                totals = aggregate.totals(column_ranks[:, indexes])
-                overall = RankOrder.of(aggregate.of_totals(totals), aggregate.direction).competition()
-                found += [totals[:, None], overall[:, None]]
-            by_team = np.ascontiguousarray(np.concatenate(found, axis=1).transpose(2, 0, 1))
-            for team, slot_rows in enumerate(by_team):
-                ranks.write(team, slot_rows, first_row=block.start)
-
-        _on_all_cores(work, _blocks(self.replicates, size))
-        return rho
 
 
 def bootstrap(
@@ -303,30 +228,35 @@ def bootstrap(
     labels = list(labels)
     columns = tuple(ranking_columns(labels, calibrated=None) if columns is None else columns)
     heatmap = tuple(paired_columns(labels) if heatmap is None else heatmap)
-    column_signs = signs([column.direction for column in columns])
     aggregates = tuple(dict.fromkeys(aggregates))
-    aggregate_columns = [(a, [columns.index(column) for column in a.columns]) for a in aggregates]
-    source = ReplicateMatrices(gold, n_classes=len(labels))
-    stamp = store_stamp(gold, labels=labels, columns=columns, replicates=replicates, seed=seed)
+    bounds = order_statistics(replicates, confidence)
+    stamp = store_stamp(gold, labels=labels, columns=columns, replicates=replicates, seed=seed, bounds=bounds)
     n_teams = len(predicted)
     with ReplicateStore.open(store, stamp=stamp, rows=replicates + 1, width=len(columns)) as kept:
         slots, new = kept.assign([team_key(compact(predicted[t], len(labels))) for t in range(n_teams)])
-        passes = _Replicates(kept, source, replicates=replicates, seed=seed)
-        passes.fill(predicted, slots, set(new.values()), columns, labels)
+        passes = Replicates(
+            kept,
+            ReplicateMatrices(gold, n_classes=len(labels)),
+            replicates=replicates,
+            seed=seed,
+            columns=columns,
+            signs=signs([column.direction for column in columns]),
+            heatmap=[columns.index(column) for column in heatmap],
+            aggregates=[(a, [columns.index(column) for column in a.columns]) for a in aggregates],
+            bounds=bounds,
+        )
+        passes.fill(predicted, slots, set(new.values()), labels)
         kept.commit()
-        with tempfile.TemporaryDirectory(prefix="bootstrap-ranks-") as scratch:
-            width = len(columns) + 2 * len(aggregates)
-            ranks = TeamRows(Path(scratch) / "ranks", rows=replicates, width=width, dtype=np.int32)
-            try:
-                heatmap_index = [columns.index(column) for column in heatmap]
-                rho = passes.rank(slots, column_signs, heatmap_index, aggregate_columns, ranks)
-                found = _intervals(kept.values, ranks, slots, columns, aggregates, confidence, keep_replicates)
-            finally:
-                ranks.close()
-    pair_intervals = np.concatenate(
-        [percentile_interval(r, undefined=np.isnan(r), confidence=confidence) for r in np.array_split(rho, 32, axis=1)]
-    )
+        found = _ranked(kept, passes, slots, keep_replicates)
+        if kept.persistent:
+            kept.finish(slots, **found.kept)
     rows, cols = np.triu_indices(len(heatmap))
+    pair_intervals = np.concatenate(
+        [
+            percentile_interval(r, undefined=np.isnan(r), confidence=confidence)
+            for r in np.array_split(found.rho, 32, axis=1)
+        ]
+    )
     rho_intervals = np.empty((len(heatmap), len(heatmap), 2))
     rho_intervals[rows, cols] = pair_intervals
     rho_intervals[cols, rows] = pair_intervals
@@ -337,74 +267,50 @@ def bootstrap(
         columns=columns,
         heatmap=heatmap,
         rho=rho_intervals,
-        **found,
+        scores=found.scores,
+        ranks=found.ranks,
+        observed=found.observed,
+        behind=found.behind,
+        aggregates=found.aggregates,
+        replicate_values=found.replicate_values,
+        replicate_ranks=found.replicate_ranks,
     )
 
 
-def _intervals(values, ranks, slots, columns, aggregates, confidence, keep_replicates) -> dict:
-    """Pass 3: every interval of the teams, a block of teams at a time."""
-    n_teams, n_columns, replicates = len(slots), len(columns), ranks.rows
-    bounds = order_statistics(replicates, confidence)
-    observed = values.read(slots, 0, 1)[:, 0].T.copy()  # (columns, teams)
-    leaders = [leader_of(observed[c], column.direction) for c, column in enumerate(columns)]
-    of_leaders = {leader: values.read([slots[leader]], 1)[0] for leader in set(leaders) if leader is not None}
-    leader_values = [None if leader is None else of_leaders[leader][:, c] for c, leader in enumerate(leaders)]
-    scores = np.empty((n_columns, n_teams, 2))
-    rank_intervals = np.empty((n_columns, n_teams, 2))
-    overall = np.empty((2 * len(aggregates), n_teams, 2))
-    d_interval = np.empty((n_columns, n_teams, 2))
-    not_better = np.zeros((n_columns, n_teams), dtype=np.int64)
-    d_defined = np.zeros((n_columns, n_teams), dtype=bool)
-    kept_values = np.empty((replicates, n_columns, n_teams)) if keep_replicates else None
-    kept_ranks = (
-        np.empty((replicates, n_columns, n_teams), np.int16 if n_teams < 2**15 else np.int32)
-        if keep_replicates
-        else None
-    )
-
-    def work(block: range) -> None:
-        # (columns, teams, replicates): each team's replicates of a column in one row, in the order drawn
-        team_values = np.ascontiguousarray(values.read([slots[t] for t in block], 1).transpose(2, 0, 1))
-        team_ranks = np.ascontiguousarray(ranks.read(list(block)).transpose(2, 0, 1))
-        scores[:, block] = percentile_interval(
-            team_values, undefined=np.isnan(team_values), confidence=confidence, axis=-1
-        )
-        rank_intervals[:, block] = percentile_interval(
-            team_ranks[:n_columns], undefined=team_ranks[:n_columns] == 0, confidence=confidence, axis=-1
-        )
-        for a, aggregate in enumerate(aggregates):
-            totals, places = team_ranks[n_columns + 2 * a], team_ranks[n_columns + 2 * a + 1]
-            total = percentile_interval(totals, undefined=totals < 0, confidence=confidence, axis=-1)
-            overall[2 * a, block] = aggregate.of_totals(np.nan_to_num(total, nan=-1).astype(np.int64))
-            overall[2 * a + 1, block] = percentile_interval(
-                places, undefined=places == 0, confidence=confidence, axis=-1
+def _ranked(kept: ReplicateStore, passes: Replicates, slots: list[int], keep_replicates: bool) -> Found:
+    """Passes 2 and 3 (:mod:`scoring.engine.replicate_passes`): with the last computation's
+    ties when few teams changed since, else from a sort; rho of the pairs with an undefined
+    team ranked again over the teams defined under both."""
+    n_columns, n_teams = len(passes.columns), len(slots)
+    last = kept.last["slots"]
+    changed, before, removed = matching(last, slots)
+    earlier = kept.ties(columns=n_columns, teams=len(last), last=True) if last else None
+    later, _ = kept.ties(columns=n_columns, teams=n_teams, last=False)
+    was = np.full(n_teams, -1)
+    was[changed] = before
+    shared = {"keep_replicates": keep_replicates, "last": earlier[1] if earlier else None, "was": was}
+    try:
+        if earlier is None or len(removed) + n_teams - len(changed) > UPDATED_TEAMS:
+            counts = passes.ties_by_sort(slots, later)
+            same = np.arange(n_teams)
+            found = passes.by_team(
+                slots, earlier=later, later=None, counts=counts, kept=same, before=same, removed=[], **shared
             )
-        for c, column in enumerate(columns):
-            if leader_values[c] is not None:
-                found = differences(leader_values[c], team_values[c], direction=column.direction, bounds=bounds)
-                d_interval[c, block], not_better[c, block], d_defined[c, block] = (
-                    found.interval,
-                    found.not_better,
-                    found.defined,
-                )
-        if keep_replicates:
-            kept_values[:, :, block] = team_values.transpose(2, 0, 1)
-            kept_ranks[:, :, block] = team_ranks[:n_columns].transpose(2, 0, 1)
-
-    _on_all_cores(work, _blocks(n_teams, TEAMS_PER_BLOCK))
-    behind = tuple(
-        adjusted(leaders[c], Differences(d_interval[c], not_better[c], d_defined[c]), replicates)
-        for c in range(n_columns)
-    )
-    return {
-        "scores": scores,
-        "ranks": rank_intervals,
-        "observed": observed,
-        "behind": behind,
-        "aggregates": {a: (overall[2 * i], overall[2 * i + 1]) for i, a in enumerate(aggregates)},
-        "replicate_values": kept_values,
-        "replicate_ranks": kept_ranks,
-    }
+        else:
+            found = passes.by_team(
+                slots, earlier=earlier[0], later=later, counts=earlier[1]["counts"], kept=changed, before=before,
+                removed=[last[i] for i in removed], **shared,
+            )  # fmt: skip
+    finally:
+        later.close()
+        if earlier is not None:
+            earlier[0].close()
+    complete = (found.kept["counts"][:, passes.heatmap] == n_teams).all(axis=0)
+    rows, cols = np.triu_indices(len(passes.heatmap))
+    incomplete = [pair for pair, (a, b) in enumerate(zip(rows, cols, strict=True)) if not (complete[a] and complete[b])]
+    if incomplete:
+        found.rho[:, incomplete] = passes.restricted(slots, [(int(rows[p]), int(cols[p])) for p in incomplete])
+    return found
 
 
 def write_replicates(path: str, stability: Stability, *, teams: Sequence[str]) -> None:

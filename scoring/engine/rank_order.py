@@ -75,64 +75,158 @@ class RankOrder:
         return _centred(self.average(), self.defined)
 
 
+@dataclass(frozen=True)
+class Ties:
+    """Where each team stands in each row of values (replicates, teams): ``better`` how many
+    defined teams are strictly better, ``tied`` how many defined teams have its very value,
+    itself included (both 0 where the team is undefined). Its competition rank is better + 1,
+    and its average rank among the k defined teams (better + 1 + better + tied) / 2, so its
+    centred doubled rank (:meth:`RankOrder.centred`) is 2 better + tied - k: integers that a
+    new or re-scored run changes by one, team by team, without a sort (:meth:`changed`)."""
+
+    better: np.ndarray
+    tied: np.ndarray
+    defined: np.ndarray
+
+    @classmethod
+    def by_column(cls, shape: tuple[int, int, int], of_column: Callable[[int], Ties]) -> Ties:
+        """The ties of a block (replicates, columns, teams), ``of_column(c)`` those of column c
+        (replicates, teams): a column at a time, so that each one's work stays in the
+        processor's caches and the sorts of the block are never all in memory at once."""
+        found = cls(np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int32), np.empty(shape, dtype=bool))
+        for column in range(shape[1]):
+            one = of_column(column)
+            found.better[:, column], found.tied[:, column], found.defined[:, column] = one.better, one.tied, one.defined
+        return found
+
+    @classmethod
+    def of_columns(cls, values: np.ndarray, signs: np.ndarray) -> Ties:
+        """From one sort of each row of each column of a block (replicates, columns, teams)."""
+        return cls.by_column(values.shape, lambda column: cls.of(values[:, column], signs[column]))
+
+    @classmethod
+    def of(cls, values: np.ndarray, sign: float | np.ndarray) -> Ties:
+        """From one sort of each row of ``values`` (..., teams): ``sign`` orients them
+        (:func:`scoring.engine.ranking.signs`, broadcast against ``values``)."""
+        if np.isnan(values).any():
+            order = RankOrder.of(values, sign)
+            inside = np.take_along_axis(order.defined, order.order, axis=-1)
+            through = np.cumsum(inside, axis=-1)
+            before = np.take_along_axis(through - inside, order.group_start, axis=-1)
+            tied = np.take_along_axis(through, order.group_end, axis=-1) - before
+            better, tied = order._unsort(before), order._unsort(tied)
+            return cls(np.where(order.defined, better, 0), np.where(order.defined, tied, 0), order.defined)
+        key = keys(values, sign).reshape(-1, values.shape[-1])
+        rows, teams = key.shape
+        flat = np.argsort(key, axis=-1).astype(np.int32) + (np.arange(rows, dtype=np.int32) * teams)[:, np.newaxis]
+        ordered = key.ravel().take(flat)
+        starts = np.ones(key.shape, dtype=bool)
+        np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
+        positions = np.arange(teams, dtype=np.int32)
+        group_start = np.maximum.accumulate(np.multiply(starts, positions), axis=-1)
+        ends = np.ones(key.shape, dtype=bool)
+        ends[:, :-1] = starts[:, 1:]
+        group_end = np.minimum.accumulate(np.where(ends, positions, np.int32(teams - 1))[:, ::-1], axis=-1)[:, ::-1]
+        better = np.empty(key.shape, dtype=np.int32)
+        better.ravel()[flat.ravel()] = group_start.ravel()
+        tied = np.empty(key.shape, dtype=np.int32)
+        tied.ravel()[flat.ravel()] = (group_end - group_start + 1).ravel()
+        return cls(better.reshape(values.shape), tied.reshape(values.shape), np.ones(values.shape, dtype=bool))
+
+    @classmethod
+    def changed(
+        cls,
+        better: np.ndarray,
+        tied: np.ndarray,
+        *,
+        now: np.ndarray,
+        kept: np.ndarray,
+        before: np.ndarray,
+        removed: np.ndarray,
+    ) -> Ties:
+        """The ties of an earlier computation's teams (``better``, ``tied``: replicates × its
+        teams), after some teams left and others came: ``now`` the keys (:func:`keys`) of the
+        current teams (replicates × teams); ``kept`` the current teams that were there, at
+        ``before`` in the earlier ties; ``removed`` the keys of the teams that left (replicates
+        × m); every other current team is new. Each team that left or came moves the others by
+        one where it was or is better, or tied; comparisons with an undefined key (NaN) are
+        false, so an undefined team is never counted."""
+        new = np.setdiff1d(np.arange(now.shape[-1]), kept)
+        stayed = np.take(now, kept, axis=-1)
+        better = np.take(better, before, axis=-1).astype(np.int32)
+        tied = np.take(tied, before, axis=-1).astype(np.int32)
+        for gone in removed.T:
+            better -= gone[:, np.newaxis] < stayed
+            tied -= gone[:, np.newaxis] == stayed
+        came = now[:, new]
+        for key in came.T:
+            better += key[:, np.newaxis] < stayed
+            tied += key[:, np.newaxis] == stayed
+        new_better = (now[:, np.newaxis, :] < came[:, :, np.newaxis]).sum(axis=-1, dtype=np.int32)
+        new_tied = (now[:, np.newaxis, :] == came[:, :, np.newaxis]).sum(axis=-1, dtype=np.int32)
+        place = np.empty(now.shape[-1], dtype=np.intp)
+        place[kept], place[new] = np.arange(len(kept)), len(kept) + np.arange(len(new))
+        better = np.concatenate([better, new_better], axis=-1).take(place, axis=-1)
+        tied = np.concatenate([tied, new_tied], axis=-1).take(place, axis=-1)
+        defined = ~np.isnan(now)
+        return cls(np.where(defined, better, 0), np.where(defined, tied, 0), defined)
+
+    def competition(self) -> np.ndarray:
+        """Competition ranks (1, 2, 2, 4), 0 where undefined."""
+        return np.where(self.defined, self.better + 1, 0).astype(np.int32)
+
+    def centred(self) -> np.ndarray:
+        """Centred doubled average ranks among the defined teams, 0 for the others: integers."""
+        count = self.defined.sum(axis=-1, keepdims=True, dtype=np.int32)
+        return np.where(self.defined, 2 * self.better + self.tied - count, 0).astype(np.float64)
+
+    def worse(self) -> np.ndarray:
+        """How many defined teams are strictly worse (a Borda count's points), 0 where undefined."""
+        count = self.defined.sum(axis=-1, keepdims=True, dtype=np.int32)
+        return np.where(self.defined, count - self.better - self.tied, 0)
+
+
+def keys(values: np.ndarray, sign: float | np.ndarray) -> np.ndarray:
+    """The sort keys of values, best first (ascending): -goodness, an exact negation; NaN where
+    undefined."""
+    return values * -sign
+
+
+def competition(values: np.ndarray, sign: float) -> np.ndarray:
+    """Competition ranks of rows of values (replicates, teams), 0 where undefined."""
+    return Ties.of(values, sign).competition()
+
+
 def _centred(ranks: np.ndarray, subset: np.ndarray) -> np.ndarray:
     """2 r - (k + 1) over the k teams of ``subset`` (last axis), 0 outside: integers."""
     count = subset.sum(axis=-1, keepdims=True)
     return np.where(subset, np.rint(2.0 * np.where(subset, ranks, 0.0)) - (count + 1), 0.0)
 
 
-def correlations(centred: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """rho of each pair of columns (rows, cols) in every replicate, from centred doubled ranks
-    (replicates, columns, teams; integers, 0 for a team left out): correctly rounded."""
-    products = np.matmul(centred, np.swapaxes(centred, 1, 2))  # integer sums: exact in doubles
+def correlations_of_products(products: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """rho of each pair of columns (rows, cols) in every replicate, from the sums of products of
+    centred doubled ranks (replicates, columns, columns; integers, exact in doubles): correctly
+    rounded (:func:`scoring.engine.ranking.correlation`: rho of identical rankings is exactly 1)."""
     variances = np.diagonal(products, axis1=1, axis2=2)
     rows, cols = pairs
     return rounded_of_integers(correlation, products[:, rows, cols], variances[:, rows], variances[:, cols])
 
 
-def spearman_replicates(centred: np.ndarray, order_of: Callable[[int], RankOrder], incomplete: set[int]) -> np.ndarray:
-    """Spearman's rho between every pair of columns in every replicate, correctly rounded
-    (:func:`scoring.engine.ranking.correlation`: rho of identical rankings is exactly 1).
-
-    ``centred`` holds each column's :meth:`RankOrder.centred` (replicates, columns, teams);
-    ``incomplete`` the columns under which some team is undefined in some replicate, and
-    ``order_of`` gives a column's sort (replicates, teams). The result (replicates, pairs)
-    follows ``numpy.triu_indices(columns)``. Pairs of complete columns take one matrix product
-    of the centred ranks; a pair with an incomplete column is ranked again over the teams
-    defined under both.
-    """
-    rows, cols = np.triu_indices(centred.shape[1])
-    out = correlations(centred, (rows, cols))
-    for pair in np.flatnonzero(np.isin(rows, list(incomplete)) | np.isin(cols, list(incomplete))):
-        first, second = order_of(rows[pair]), order_of(cols[pair])
+def restricted_rho(
+    values: np.ndarray, signs: np.ndarray, heatmap: Sequence[int], pairs: Sequence[tuple[int, int]]
+) -> np.ndarray:
+    """Spearman's rho of ``pairs`` of heatmap columns (places in ``heatmap``, indexes of the
+    columns of ``values``: replicates, columns, teams) in every replicate, over the teams
+    defined under both columns, from average ranks among them: (replicates, pairs)."""
+    orders: dict[int, RankOrder] = {}
+    out = np.empty((values.shape[0], len(pairs)))
+    for index, places in enumerate(pairs):
+        for place in places:
+            if place not in orders:
+                orders[place] = RankOrder.of(values[:, heatmap[place]], signs[heatmap[place]])
+        first, second = orders[places[0]], orders[places[1]]
         both = first.defined & second.defined
-        two = np.stack([_centred(part.within(both).average(), both) for part in (first, second)], axis=1)
-        out[:, pair] = correlations(two, (np.array([0]), np.array([1])))[:, 0]
+        centred = np.stack([_centred(part.within(both).average(), both) for part in (first, second)], axis=1)
+        products = np.matmul(centred, np.swapaxes(centred, 1, 2))  # integer sums: exact in doubles
+        out[:, index] = correlations_of_products(products, (np.array([0]), np.array([1])))[:, 0]
     return out
-
-
-def rank_columns(values: np.ndarray, signs: np.ndarray, heatmap: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Competition ranks of a block of replicates' values (replicates, columns, teams; NaN where
-    undefined), 0 where undefined, and rho between every pair of the ``heatmap`` columns in
-    each replicate (:func:`spearman_replicates`). ``signs`` orients each column
-    (:func:`scoring.engine.ranking.signs`). One column at a time, so that the sorts of the
-    block are never all in memory at once."""
-    ranks = np.empty(values.shape, dtype=np.int32)
-    position = {column: index for index, column in enumerate(heatmap)}
-    centred = np.empty((values.shape[0], len(heatmap), values.shape[2]))
-    orders: dict[int, RankOrder] = {}  # the sorts of incomplete heatmap columns, kept for their pairs
-    for column in range(values.shape[1]):
-        order = RankOrder.of(values[:, column], signs[column])
-        ranks[:, column] = order.competition()
-        if column in position:
-            centred[:, position[column]] = order.centred()
-            if not order.defined.all():
-                orders[position[column]] = order
-    incomplete = set(orders)
-
-    def order_of(index: int) -> RankOrder:
-        if index not in orders:
-            orders[index] = RankOrder.of(values[:, heatmap[index]], signs[heatmap[index]])
-        return orders[index]
-
-    return ranks, spearman_replicates(centred, order_of, incomplete)

@@ -157,7 +157,7 @@ def differences(leader: np.ndarray, teams: np.ndarray, *, direction: Direction, 
     if defined.any():
         low, high = bounds
         d = d[defined]
-        interval[defined] = np.partition(d, [low - 1, high - 1], axis=1)[:, [low - 1, high - 1]]
+        interval[defined] = np.sort(d, axis=1)[:, [low - 1, high - 1]]
         not_better[defined] = np.count_nonzero(d <= 0, axis=1)
     return Differences(interval=interval, not_better=not_better, defined=defined)
 

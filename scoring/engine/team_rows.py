@@ -27,7 +27,6 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -65,14 +64,15 @@ class TeamRows:
     def read(self, slots: Sequence[int], start: int = 0, stop: int | None = None) -> np.ndarray:
         """Rows ``start:stop`` of each of ``slots``: shape (slots, rows, width)."""
         stop = self.rows if stop is None else stop
-        out = np.zeros((len(slots), stop - start, self.width), dtype=self.dtype)
+        out = np.empty((len(slots), stop - start, self.width), dtype=self.dtype)
         for index, slot in enumerate(slots):
             view = memoryview(out[index]).cast("B")
             offset = slot * self.slot_bytes + start * self.row_bytes
             while view:
                 count = os.preadv(self.fd, [view], offset)
-                if count == 0:
-                    break  # past the end: never written, zeros
+                if count == 0:  # past the end: never written, zeros
+                    view[:] = bytes(len(view))
+                    break
                 view, offset = view[count:], offset + count
         return out
 
@@ -91,7 +91,10 @@ class ReplicateStore:
     temporary directory removed on :meth:`close` when ``directory`` is ``None``.
 
     ``stamp`` names what the values depend on; ``rows`` and ``width`` are each team's shape of
-    values (the full test set then every replicate, × columns)."""
+    values (the full test set then every replicate, × columns). Besides the values, the store
+    keeps the last computation's teams (their slots, in order) and its ties (where each team
+    stood in each replicate and column, :class:`scoring.engine.rank_order.Ties`), from which the
+    next computation updates its ranks instead of sorting again."""
 
     def __init__(self, directory: Path | str | None, *, stamp: str, rows: int, width: int) -> None:
         self._temporary = tempfile.TemporaryDirectory(prefix="bootstrap-") if directory is None else None
@@ -101,12 +104,19 @@ class ReplicateStore:
         fcntl.flock(self._lock, fcntl.LOCK_EX)  # one computation at a time per store
         stamp = f"{STORE_VERSION}:{stamp}:{rows}:{width}"
         if self._read_json("stamp.json") != {"stamp": stamp}:
-            for name in ("values", "slots.json", "weights.npy", "stamp.json"):
-                with contextlib.suppress(FileNotFoundError):
-                    (self.directory / name).unlink()
+            for path in self.directory.iterdir():
+                if path.name != "lock":
+                    path.unlink()
             self._write_json("stamp.json", {"stamp": stamp})
+        self.rows, self.width = rows, width
         self.slots: dict[str, int] = self._read_json("slots.json") or {}
+        self.last: dict = self._read_json("run.json") or {"slots": [], "ties": ""}
+        for path in self.directory.glob("ties-*"):  # left by a computation that did not finish
+            if path.name not in (self.last["ties"], f"{self.last['ties']}.npz"):
+                path.unlink()
         self.values = TeamRows(self.directory / "values", rows=rows, width=width, dtype=np.float64)
+        self.scores = TeamRows(self.directory / "scores", rows=1, width=2 * width, dtype=np.float64)
+        """Each team's score intervals (columns × [lo, hi]), written with its values."""
 
     @classmethod
     @contextlib.contextmanager
@@ -118,7 +128,8 @@ class ReplicateStore:
             store.close()
 
     def close(self) -> None:
-        self.values.close()
+        for file in (self.values, self.scores):
+            file.close()
         os.close(self._lock)  # releases the lock
         if self._temporary is not None:
             self._temporary.cleanup()
@@ -147,9 +158,11 @@ class ReplicateStore:
 
     def assign(self, keys: Sequence[str]) -> tuple[list[int], dict[str, int]]:
         """A slot for each of ``keys`` (one per team, equal keys share one), and the slots still
-        to be written, by key. Slots of keys not among ``keys`` are given up first (the index
-        no longer names them), then reused; call :meth:`commit` once the new slots are written."""
-        kept = {key: self.slots[key] for key in dict.fromkeys(keys) if key in self.slots}
+        to be written, by key. Slots of keys neither among ``keys`` nor of the last
+        computation's teams are given up first (the index no longer names them), then reused;
+        call :meth:`commit` once the new slots are written."""
+        last = set(self.last["slots"])
+        kept = {key: slot for key, slot in self.slots.items() if key in set(keys) or slot in last}
         self._write_json("slots.json", kept)
         used = set(kept.values())
         free = (slot for slot in range(len(kept) + len(keys) + 1) if slot not in used)
@@ -161,7 +174,42 @@ class ReplicateStore:
         """Name every assigned slot in the index: their values are written."""
         self._write_json("slots.json", self.slots)
 
+    @property
+    def persistent(self) -> bool:
+        """Whether the store outlives this computation."""
+        return self._temporary is None
 
-def remove_store(directory: Path | str) -> None:
-    """Remove a store's directory, if it exists."""
-    shutil.rmtree(directory, ignore_errors=True)
+    @staticmethod
+    def ties_dtype(teams: int) -> type:
+        return np.int16 if teams < 2**15 else np.int32
+
+    def ties(self, *, columns: int, teams: int, last: bool) -> tuple[TeamRows, dict[str, np.ndarray]] | None:
+        """The last computation's ties (``last``; ``None`` when none are kept) or the file for
+        this computation's: per team (in the computation's order), each replicate a row of
+        ``columns`` counts of better teams then ``columns`` counts of tied ones; with them, the
+        arrays :meth:`finish` kept. The caller closes the file."""
+        if last and not self.last["ties"]:
+            return None
+        number = self.last["number"] if last else self.last.get("number", 0) + 1
+        dtype = self.ties_dtype(teams)
+        file = TeamRows(self.directory / f"ties-{number}", rows=self.rows - 1, width=2 * columns, dtype=dtype)
+        if not last:
+            return file, {}
+        with np.load(self.directory / f"ties-{number}.npz", allow_pickle=False) as kept:
+            return file, dict(kept)
+
+    def finish(self, slots: Sequence[int], **arrays: np.ndarray) -> None:
+        """This computation's teams (their ``slots``), the ties it wrote and ``arrays`` (for
+        the next computation) are now the last ones; the slots of teams no longer there are free
+        for the next computation."""
+        number = self.last.get("number", 0) + 1
+        np.savez(self.directory / f"ties-{number}.npz", **arrays)
+        previous = self.last["ties"]
+        self.last = {"slots": list(slots), "ties": f"ties-{number}", "number": number}
+        self._write_json("run.json", self.last)
+        if previous:
+            for name in (previous, f"{previous}.npz"):
+                (self.directory / name).unlink(missing_ok=True)
+        current = set(slots)
+        self.slots = {key: slot for key, slot in self.slots.items() if slot in current}
+        self._write_json("slots.json", self.slots)

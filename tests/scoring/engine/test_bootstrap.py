@@ -32,9 +32,10 @@ import pytest
 
 from scoring.__main__ import main
 from scoring.engine import bootstrap as bs
+from scoring.engine import replicate_passes as passes
 from scoring.engine.calibration import calibrate
 from scoring.engine.columns import Column, paired_columns, ranking_columns
-from scoring.engine.rank_order import RankOrder, rank_columns
+from scoring.engine.rank_order import RankOrder, Ties, correlations_of_products, keys, restricted_rho
 from scoring.engine.ranking import competition_ranks, spearman
 from scoring.engine.replicates import ReplicateMatrices, column_values
 
@@ -84,8 +85,15 @@ def test_ranks_and_rho_per_replicate_are_the_engines() -> None:
     values[rng.random(values.shape) < 0.15] = np.nan  # undefined values
     values[0, 1] = np.nan  # a column undefined for every team
     values[1, 2] = 2.0  # a ranking that is all ties
-    ranks, rho = rank_columns(values, np.ones(4), [0, 1, 2, 3])
+    ties = Ties.of_columns(values, np.ones(4))
+    ranks = ties.competition()
     rows, cols = np.triu_indices(4)
+    rho = restricted_rho(values, np.ones(4), [0, 1, 2, 3], list(zip(rows, cols, strict=True)))
+    centred = ties.centred()
+    by_products = correlations_of_products(np.matmul(centred, np.swapaxes(centred, 1, 2)), (rows, cols))
+    complete = ties.defined.all(axis=-1)  # (replicates, columns)
+    both = complete[:, rows] & complete[:, cols]
+    np.testing.assert_array_equal(by_products[both], rho[both])  # the sums of products where no team is left out
     for b in range(30):
         for c in range(4):
             column = [None if np.isnan(v) else float(v) for v in values[b, c]]
@@ -98,6 +106,40 @@ def test_ranks_and_rho_per_replicate_are_the_engines() -> None:
                 assert np.isnan(rho[b, pair])
             else:
                 assert rho[b, pair] == expected  # both correctly rounded: the same double
+
+
+def test_ties_updated_for_teams_that_came_and_went_are_those_of_a_sort() -> None:
+    """A team's count of better teams and of teams tied with it, updated for each team that
+    left or came (an undefined one counts for none), equals the count from a sort of the
+    current teams, ties, undefined values and twins included."""
+    rng = np.random.default_rng(17)
+    for _ in range(20):
+        earlier = rng.integers(0, 6, size=(9, 12)).astype(np.float64)
+        earlier[rng.random(earlier.shape) < 0.1] = np.nan
+        gone = rng.choice(12, size=rng.integers(0, 4), replace=False)
+        stay = np.setdiff1d(np.arange(12), gone)
+        came = rng.integers(0, 6, size=(9, rng.integers(0, 4))).astype(np.float64)
+        came[rng.random(came.shape) < 0.1] = np.nan
+        now = np.concatenate([earlier[:, stay], came, earlier[:, stay[:1]]], axis=1)  # a twin of a team that stayed
+        order = rng.permutation(now.shape[1])
+        now = now[:, order]
+        position = {team: index for index, team in enumerate(order)}
+        kept = np.array([position[index] for index in range(len(stay))])
+        sign = rng.choice([-1.0, 1.0])
+        before = Ties.of(earlier, sign)
+        found = Ties.changed(
+            before.better,
+            before.tied,
+            now=keys(now, sign),
+            kept=kept,
+            before=stay,
+            removed=keys(earlier[:, gone], sign),
+        )
+        expected = Ties.of(now, sign)
+        for name in ("better", "tied", "defined"):
+            np.testing.assert_array_equal(getattr(found, name), getattr(expected, name))
+        np.testing.assert_array_equal(found.competition(), RankOrder.of(now, sign).competition())
+        np.testing.assert_array_equal(found.centred(), RankOrder.of(now, sign).centred())
 
 
 COVERAGE_COLUMNS = [
@@ -217,9 +259,9 @@ def test_the_blocks_evaluated_side_by_side_give_the_numbers_of_one_thread(monkey
     """Blocks are drawn in order and evaluated on several threads: every replicate's values and
     ranks, and the observed values, are those of evaluating them one after the other."""
     gold, teams = simulate(np.random.default_rng(9), 300, n_teams=4)
-    monkeypatch.setattr(bs, "available_cores", lambda: 1)
+    monkeypatch.setattr(passes, "available_cores", lambda: 1)
     alone = bs.bootstrap(gold, teams, labels=LABELS, replicates=3 * bs.BLOCK_SIZE + 7, seed=5, keep_replicates=True)
-    monkeypatch.setattr(bs, "available_cores", lambda: cores + 1)
+    monkeypatch.setattr(passes, "available_cores", lambda: cores + 1)
     together = bs.bootstrap(gold, teams, labels=LABELS, replicates=3 * bs.BLOCK_SIZE + 7, seed=5, keep_replicates=True)
     for field in ("replicate_values", "replicate_ranks", "observed", "scores", "ranks", "rho"):
         np.testing.assert_array_equal(getattr(alone, field), getattr(together, field))

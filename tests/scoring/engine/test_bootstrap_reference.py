@@ -20,6 +20,7 @@ import pytest
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES
 from scoring.__main__ import main
 from scoring.engine import bootstrap as bs
+from scoring.engine import replicate_passes as passes
 from scoring.engine.aggregate import METHODS, Aggregate, column_sets
 from scoring.engine.columns import paired_columns, ranking_columns
 from scoring.engine.intervals_job import result_of
@@ -105,8 +106,9 @@ def test_every_array_is_the_oracle_s_whatever_the_blocks(monkeypatch) -> None:
     teams = list(items.values())
     aggregates = [Aggregate(m, tuple(c)) for m in METHODS for c in column_sets(labels, primary="kappa").values()]
     expected = reference.bootstrap(gold, teams, labels=labels, replicates=70, seed=SEED)
-    monkeypatch.setattr(bs, "TEAMS_PER_BLOCK", 1)
-    monkeypatch.setattr(bs, "VALUES_PER_BLOCK", 1)
+    monkeypatch.setattr(passes, "TEAMS_PER_BLOCK", 1)
+    monkeypatch.setattr(passes, "VALUES_PER_BLOCK", 1)
+    monkeypatch.setattr(passes, "MATRICES_PER_CHUNK", 1)
     found = bs.bootstrap(
         gold, teams, labels=labels, replicates=70, seed=SEED, aggregates=aggregates, keep_replicates=True
     )
@@ -132,8 +134,8 @@ def test_kept_replicates_compute_only_new_runs_and_give_the_oracle_s_numbers(tmp
     values); the next ones only a new team and a re-scored one, and still give the oracle's
     result; another seed, or other gold codes, start afresh."""
     computed = []
-    real = bs.column_values
-    monkeypatch.setattr(bs, "column_values", lambda m, c, labels: computed.append(m.shape[1]) or real(m, c, labels))
+    real = passes.column_values
+    monkeypatch.setattr(passes, "column_values", lambda m, c, labels: computed.append(m.shape[1]) or real(m, c, labels))
     gold, items = awkward_board()
     labels = ["a", "b", "c"]
     store = tmp_path / "store"
