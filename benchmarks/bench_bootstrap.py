@@ -52,10 +52,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, run from anywhere
 
-from scoring.engine.bootstrap import BLOCK_SIZE, ReplicateMatrices, bootstrap
+from scoring.engine.bootstrap import BLOCK_SIZE, bootstrap
 from scoring.engine.canonical import ExactMatrix
 from scoring.engine.columns import paired_columns, ranking_columns
 from scoring.engine.ranking import competition_ranks, spearman_matrix
+from scoring.engine.replicates import ReplicateMatrices
 
 LABELS = ("negative", "neutral", "positive")
 GOLD_COUNTS = (3972, 5937, 2375)
@@ -107,11 +108,11 @@ def loop_bootstrap(gold: np.ndarray, teams: list[np.ndarray], *, replicates: int
 def yardstick_product(gold: np.ndarray, teams: list[np.ndarray], replicates: int) -> callable:
     """The one matrix product that counts the replicates' matrices (float64), its operands made
     beforehand: returns the product to time."""
-    source = ReplicateMatrices(gold, teams, n_classes=len(LABELS))
+    source = ReplicateMatrices(gold, n_classes=len(LABELS))
     rng = np.random.default_rng(1)
     weights = np.concatenate([source.weights(rng, BLOCK_SIZE) for _ in range(0, replicates, BLOCK_SIZE)])
     weights = weights[:replicates].astype(np.float64)
-    one_hot = source.parts[0].astype(np.float64)
+    one_hot = source.parts(teams)[0].astype(np.float64)
 
     def product() -> None:
         np.matmul(weights, one_hot)

@@ -119,7 +119,7 @@ def new_run(phase_id: int) -> None:
     from tools import factory
 
     phase = Phase.objects.select_related("task").get(pk=phase_id)
-    team = phase.task.teams.order_by("pk").first()
+    team = phase.task.community.teams.order_by("pk").first()
     run = StoredFile.objects.first()
     rng = np.random.default_rng(2018)
     with transaction.atomic():
@@ -164,7 +164,7 @@ def job(phase_id: int, replicates: int, repeat: int, scratch: Path) -> dict:
 
     settings.BOOTSTRAP_REPLICATES = replicates
     settings.BOOTSTRAP_EVERY_S = 0
-    kept = getattr(settings, "BOOTSTRAP_CACHE_DIR", None)
+    kept = getattr(settings, "BOOTSTRAP_STORE_DIR", None)
     full = []
     for _ in range(repeat):
         PhaseStability.objects.all().delete()

@@ -210,11 +210,19 @@ def totals_of(
     ranks: np.ndarray, worse: np.ndarray, *, methods: Sequence[str] = tuple(METHODS)
 ) -> dict[str, np.ndarray]:
     """Each method's totals (:meth:`Aggregate.totals`) of one set of columns, from competition
-    ranks and the points under each column (:func:`beaten`), both (..., columns, teams): the
-    sum of ranks, or of points, -1 for a team without a rank under some column."""
-    complete = np.all(np.asarray(ranks) > 0, axis=-2)
+    ranks and the points under each column (:func:`beaten`), both (..., columns, teams)."""
+    ranks = np.asarray(ranks)
+    complete = np.all(ranks > 0, axis=-2)
     sums = {MEAN_RANK: ranks, BORDA: worse}
-    return {method: np.where(complete, np.asarray(sums[method]).sum(axis=-2, dtype=np.int64), -1) for method in methods}
+    return totals_of_sums(
+        complete, {method: np.asarray(sums[method]).sum(axis=-2, dtype=np.int64) for method in methods}
+    )
+
+
+def totals_of_sums(complete: np.ndarray, sums: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each method's totals from its sums over the set's columns (the sum of ranks, or of
+    points) and whether the team has a rank under every column of the set: -1 where not."""
+    return {method: np.where(complete, total, -1) for method, total in sums.items()}
 
 
 def beaten(ranks: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.engine.aggregate import Aggregate, totals_of
+from scoring.engine.aggregate import BORDA, MEAN_RANK, Aggregate, totals_of_sums
 from scoring.engine.columns import Column
 from scoring.engine.cores import available_cores
 from scoring.engine.rank_order import Ties, competition, correlations_of_products, keys, restricted_rho
@@ -135,7 +135,9 @@ class Replicates:
     ) -> None:
         self.store, self.source, self.replicates = store, source, replicates
         self.columns, self.signs, self.heatmap, self.bounds = columns, signs, heatmap, bounds
-        self.aggregates = [(aggregate, _as_slice(indexes)) for aggregate, indexes in aggregates]
+        sets = list(dict.fromkeys(tuple(indexes) for _, indexes in aggregates))  # the methods share them
+        self.aggregates = [(aggregate, sets.index(tuple(indexes))) for aggregate, indexes in aggregates]
+        self.sets = [_as_slice(columns_of) for columns_of in sets]
 
         def draw() -> np.ndarray:
             rng = np.random.default_rng(seed)
@@ -260,21 +262,22 @@ class Replicates:
             worse = counts - better.astype(np.int32)
             worse -= tied
             worse *= defined
-            by_set: dict[str, dict[str, np.ndarray]] = {}  # the methods share their sets of columns
-            for a, (aggregate, indexes) in enumerate(self.aggregates):
-                if repr(indexes) not in by_set:  # each team alone (a last axis of one), its columns contiguous
-                    pick = (..., indexes, np.newaxis)
-                    by_set[repr(indexes)] = totals_of(ranks[pick], worse[pick])
-                out.totals[a][:, teams] = by_set[repr(indexes)][aggregate.method][..., 0].T
+            by_set = []  # the methods share their sets of columns
+            for columns_of in self.sets:
+                pick = (..., columns_of)
+                sums = {MEAN_RANK: ranks[pick].sum(axis=-1), BORDA: worse[pick].sum(axis=-1)}
+                by_set.append(totals_of_sums(defined[pick].all(axis=-1), sums))
+            for a, (aggregate, number) in enumerate(self.aggregates):
+                out.totals[a][:, teams] = by_set[number][aggregate.method].T
             if keep_replicates:
                 out.replicate_values[:, :, teams] = values.transpose(1, 2, 0)
                 out.replicate_ranks[:, :, teams] = ranks.transpose(1, 2, 0)
             # Centred doubled ranks, 2 better + tied - k (0 where undefined), replicate by replicate.
-            centred = np.empty((replicates, len(teams), n_columns))
-            np.multiply(better.transpose(1, 0, 2), 2, out=centred)
-            centred += tied.transpose(1, 0, 2)
-            centred -= counts[:, np.newaxis]
-            centred *= defined.transpose(1, 0, 2)
+            centred = 2 * better.astype(np.int32)
+            centred += tied
+            centred -= counts
+            centred *= defined
+            centred = np.ascontiguousarray(centred.transpose(1, 0, 2), dtype=np.float64)
             return np.matmul(centred.transpose(0, 2, 1), centred)  # every column's: integer sums, exact
 
         products = np.zeros((replicates, n_columns, n_columns))
@@ -323,15 +326,20 @@ class Replicates:
     def overall(self, totals: list[np.ndarray]) -> dict[Aggregate, tuple[np.ndarray, np.ndarray]]:
         """Pass 4: each overall ranking's value and rank intervals, from its totals (replicates
         × teams): the teams ranked by it in every replicate."""
-        found = {}
-        for (aggregate, _), total in zip(self.aggregates, totals, strict=True):
+
+        def work(index: int) -> tuple[np.ndarray, np.ndarray]:
+            aggregate, total = self.aggregates[index][0], totals[index]
             places = competition(aggregate.of_totals(total), aggregate.direction.value)
-            bounds = interval_of(total.T, undefined=total.T < 0, bounds=self.bounds)
-            found[aggregate] = (
+            by_team = np.ascontiguousarray(total.T)
+            bounds = interval_of(by_team, undefined=by_team < 0, bounds=self.bounds)
+            places = np.ascontiguousarray(places.T)
+            return (
                 aggregate.of_totals(np.nan_to_num(bounds, nan=-1).astype(np.int64)),
-                interval_of(places.T, undefined=places.T == 0, bounds=self.bounds),
+                interval_of(places, undefined=places == 0, bounds=self.bounds),
             )
-        return found
+
+        found = on_all_cores(work, range(len(self.aggregates)))
+        return {aggregate: intervals for (aggregate, _), intervals in zip(self.aggregates, found, strict=True)}
 
     def restricted(self, slots: Sequence[int], pairs: Sequence[tuple[int, int]]) -> np.ndarray:
         """rho of ``pairs`` of heatmap columns (places in the heatmap) under which some team is
@@ -359,7 +367,7 @@ class _Out:
         self.behind = np.zeros((n_columns, n_teams, 4))
         """Each team's difference to each column's leader: [lo, hi, replicates where not
         behind, defined] (:func:`scoring.engine.significance.differences`)."""
-        self.totals = [np.empty((replicates, n_teams), dtype=np.int64) for _ in passes.aggregates]
+        self.totals = [np.empty((replicates, n_teams), dtype=np.int32) for _ in passes.aggregates]
         shape = (replicates, n_columns, n_teams)
         self.replicate_values = np.empty(shape) if keep_replicates else None
         self.replicate_ranks = np.empty(shape, np.int16 if n_teams < 2**15 else np.int32) if keep_replicates else None
