@@ -14,8 +14,10 @@ recall, raw and prevalence-calibrated: 42 columns with 3 classes), the competiti
 the teams under each column, and Spearman's rho between every pair of heatmap columns; then
 the percentile intervals.
 
-* **vectorised**: :func:`scoring.engine.bootstrap.bootstrap` (blocks of 200 replicates: one
-  matrix product per gold class for all teams, the batch metrics, ranks and rho as arrays).
+* **vectorised**: :func:`scoring.engine.bootstrap.bootstrap`, as the command line runs it (a
+  temporary store of replicates: the values a block of teams at a time, one matrix product per
+  gold class and the batch metrics; the ranks from a sort of each block of replicates; the
+  intervals a block of teams at a time; :mod:`scoring.engine.replicate_passes`).
 * **loop**: per replicate, the weights by ``np.bincount`` of ``rng.integers``, then per team
   one weighted ``np.bincount`` of the item-cell indices and the registry's metric (a matrix's
   value as a report stores it) of every column on the matrix and on its exact calibration; then

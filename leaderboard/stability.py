@@ -24,10 +24,16 @@ scores changed while it ran asks again, so the last one always runs on the final
 RQ the job runs on a worker, and every worker's recovery sweep (:func:`intervals_due`) asks for
 the intervals of phases whose scores changed less than ``settings.BOOTSTRAP_EVERY_S`` after the
 last computation once that pause is over (during a rush the scores change every second, and a
-500-team phase's intervals take a core for seconds), and for phases whose shown part changed at
+3,000-team phase's intervals take a core for seconds), and for phases whose shown part changed at
 their close; meanwhile the pages show the previous intervals as stale and say when the next
 are due. With the immediate backend (the embedded default, which would run the job inside the
 request that asked) it runs in a thread of the process instead (``settings.BOOTSTRAP_IN_THREAD``).
+Either way the computation itself runs in a child process with a memory and a time limit
+(:mod:`leaderboard.stability_job`), never in a web process; it keeps the phase's replicates
+between two computations, so a new or re-scored run is the only one whose values it computes.
+A computation that fails (memory, time) leaves the previous result in place, shown as stale
+with the reason (status ``failed``); the recovery sweep does not try the same scores again,
+the next change of the scores does.
 
 **Where.** One :class:`PhaseStability` row per phase, stamped with the digest of what it was
 computed from (:func:`inputs_digest`: each team's counting submission and its scores' version,

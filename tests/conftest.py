@@ -6,8 +6,10 @@ task ``make_task`` builds for it is of the kind of the run (``task_kind``)."""
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
@@ -17,6 +19,14 @@ from leaderboard.services.tasks import task_create, task_with_subtasks_create
 GOLD = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
 PERFECT = b"id,label\n1,a\n2,b\n3,c\n4,a\n5,b\n6,c\n7,a\n8,a\n"
 MOSTLY_A = b"id,label\n1,a\n2,a\n3,c\n4,a\n5,a\n6,c\n7,a\n8,a\n"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_kept_replicates_left():
+    """The bootstrap's store of replicates (``BOOTSTRAP_STORE_DIR``, one per test run) goes
+    with the run."""
+    yield
+    shutil.rmtree(settings.BOOTSTRAP_STORE_DIR, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -151,8 +151,9 @@ BOOTSTRAP_MEMORY_MB = int(os.environ.get("BOOTSTRAP_MEMORY_MB", "4096"))
 leaderboard.stability_job); one that needs more fails, and pages keep the previous intervals,
 marked stale with the reason. Address space, not resident memory: the numerical libraries
 reserve more than they touch."""
-BOOTSTRAP_TIMEOUT_S = float(os.environ.get("BOOTSTRAP_TIMEOUT_S", "600"))
-"""The time a computation of intervals may take before it is stopped (and the same as above)."""
+BOOTSTRAP_TIMEOUT_S = float(os.environ.get("BOOTSTRAP_TIMEOUT_S", "500"))
+"""The time a computation of intervals may take before it is stopped (and the same as above):
+under the queue's job timeout (600 s), so that the failure is recorded before the queue gives up."""
 BOOTSTRAP_NICENESS = int(os.environ.get("BOOTSTRAP_NICENESS", "10"))
 """How much a computation of intervals lowers its CPU priority (``os.nice``): it is background
 work, and yields the cores to the pages and the scoring."""

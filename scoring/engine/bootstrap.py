@@ -42,27 +42,22 @@ Rules (stated here once, used by the CLI and the board's JSON):
   evaluated like a replicate (each item's weight 1, no random draw), so the stream of random
   numbers is unchanged; its values are the board's (:attr:`Stability.observed`).
 
-**Memory: the same for 100 teams as for 10,000.** The work goes in three passes, each over
-blocks whose size is fixed by the memory they take, never by the number of teams, with every
-team's values in every replicate on disk (:mod:`scoring.engine.team_rows`), where a phase also
-keeps them between two computations (``store``): a team whose predictions it holds is not
-computed again, since the replicates' weights are fixed by the seed.
+**Memory: the same for 100 teams as for 10,000.** Every team's values in every replicate are
+kept on disk (:mod:`scoring.engine.team_rows`), and the work goes in passes over blocks whose
+size is fixed by the memory they take, never by the number of teams
+(:mod:`scoring.engine.replicate_passes`): the values a block of teams at a time; where each team
+stands in each replicate (its :class:`~scoring.engine.rank_order.Ties`: how many teams are
+better, how many tied) a block of replicates at a time; every interval a block of teams at a
+time. What grows with the teams is what the result holds (intervals, a few numbers a team and
+column) and each overall ranking's totals (4 bytes a team and replicate).
 
-1. *Values*, a block of teams at a time (:data:`TEAMS_PER_BLOCK`): their matrices in every
-   replicate (the weights of all replicates, drawn once and kept, times the block's
-   predictions) and every column's value, written team after team. Only teams whose values
-   are not kept yet.
-2. *Ranks*, a block of replicates at a time (as many as :data:`VALUES_PER_BLOCK` values of
-   every team and column): every team's values in them, the competition ranks of each column,
-   rho between the heatmap's columns, the overall rankings; ranks written team after team, rho
-   kept (a few kB a replicate, whatever the teams).
-3. *Intervals*, a block of teams at a time (:data:`TEAMS_PER_BLOCK`): each team's values and
-   ranks in every replicate, read back in one piece, and their order statistics; the
-   differences to each column's leader.
-
-The blocks of a pass are computed on every core side by side, each into its own rows, so the
-numbers are those of one thread; every order statistic is taken from a team's (or a pair's)
-replicates in the order they were drawn, as one array of them would give.
+**A new run in seconds.** The replicates' weights are fixed by the seed, so a team's values in
+every replicate depend on its predictions alone: a ``store`` kept between two computations
+(a phase's, on the site) holds them, with the weights and, from the last computation, every
+team's ties. The next computation computes the values of the new or re-scored runs only, and
+moves every other team's ties by one where a team that came (or left) is (or was) better or
+tied, instead of sorting every replicate again; a team's score intervals, and its differences
+to a leader that did not change, are kept too.
 """
 
 from __future__ import annotations
@@ -249,7 +244,7 @@ def bootstrap(
         kept.commit()
         found = _ranked(kept, passes, slots, keep_replicates)
         if kept.persistent:
-            kept.finish(slots, **found.kept)
+            kept.finish(slots, **found.for_next)
     rows, cols = np.triu_indices(len(heatmap))
     pair_intervals = np.concatenate(
         [
@@ -305,7 +300,7 @@ def _ranked(kept: ReplicateStore, passes: Replicates, slots: list[int], keep_rep
         later.close()
         if earlier is not None:
             earlier[0].close()
-    complete = (found.kept["counts"][:, passes.heatmap] == n_teams).all(axis=0)
+    complete = (found.for_next["counts"][:, passes.heatmap] == n_teams).all(axis=0)
     rows, cols = np.triu_indices(len(passes.heatmap))
     incomplete = [pair for pair, (a, b) in enumerate(zip(rows, cols, strict=True)) if not (complete[a] and complete[b])]
     if incomplete:

@@ -39,8 +39,10 @@ from scoring.engine.team_rows import ReplicateStore, TeamRows
 BLOCK_SIZE = 200
 """Replicates drawn at a time: fixes the stream of random numbers (see the rules)."""
 TEAMS_PER_BLOCK = 32
-"""Teams whose values (every replicate, every column) are computed, or whose intervals are
-taken, at a time: about 10 MB of values for 1,000 replicates and 42 columns."""
+"""Teams whose values are computed, or whose intervals are taken, at a time: about 10 MB of
+values for 1,000 replicates and 42 columns (fewer teams for more replicates or columns, so
+that a block's values stay under :data:`VALUES_PER_TEAM_BLOCK`)."""
+VALUES_PER_TEAM_BLOCK = 2**20
 MATRICES_PER_CHUNK = 2**14
 """Matrices whose values are computed at a time: the formulas' arrays then stay in the
 processor's caches (fewer is slower for the interpreter's overhead, more for memory's)."""
@@ -109,7 +111,7 @@ class Found:
     aggregates: dict
     replicate_values: np.ndarray | None
     replicate_ranks: np.ndarray | None
-    kept: dict[str, np.ndarray]
+    for_next: dict[str, np.ndarray]
     """What the next computation needs of this one besides its ties: how many teams are defined
     (replicates × columns), each column's leader (its slot, -1 without one) and each team's
     differences to it (:attr:`_Out.behind`)."""
@@ -135,6 +137,7 @@ class Replicates:
     ) -> None:
         self.store, self.source, self.replicates = store, source, replicates
         self.columns, self.signs, self.heatmap, self.bounds = columns, signs, heatmap, bounds
+        self.teams_per_block = max(1, min(TEAMS_PER_BLOCK, VALUES_PER_TEAM_BLOCK // ((replicates + 1) * len(columns))))
         sets = list(dict.fromkeys(tuple(indexes) for _, indexes in aggregates))  # the methods share them
         self.aggregates = [(aggregate, sets.index(tuple(indexes))) for aggregate, indexes in aggregates]
         self.sets = [_as_slice(columns_of) for columns_of in sets]
@@ -152,15 +155,18 @@ class Replicates:
         todo = sorted({slot: team for team, slot in enumerate(slots) if slot in new}.items())
         if not todo:
             return
-        # The full test set (each item once), then every replicate.
-        weights = np.concatenate([np.ones((1, self.source.n_items), np.float32), self.weights.astype(np.float32)])
+
+        def weights(rows: range) -> np.ndarray:
+            """Rows of the weights of the full test set (each item once), then of every replicate."""
+            found = self.weights[max(rows.start - 1, 0) : rows.stop - 1].astype(np.float32)
+            return np.concatenate([np.ones((1, self.source.n_items), np.float32), found]) if rows.start == 0 else found
 
         def work(block: list[tuple[int, int]]) -> None:
-            matrices = self.source.of_weights(weights, self.source.parts([predicted[team] for _, team in block]))
-            values = np.empty((len(block), len(weights), len(self.columns)))
-            for rows in blocks_of(len(weights), max(1, MATRICES_PER_CHUNK // len(block))):
-                chunk = column_values(matrices[rows.start : rows.stop], self.columns, labels)  # (columns, rows, teams)
-                values[:, rows.start : rows.stop] = chunk.transpose(2, 1, 0)
+            parts = self.source.parts([predicted[team] for _, team in block])
+            values = np.empty((len(block), self.replicates + 1, len(self.columns)))
+            for rows in blocks_of(self.replicates + 1, max(1, MATRICES_PER_CHUNK // len(block))):
+                matrices = self.source.of_weights(weights(rows), parts)
+                values[:, rows.start : rows.stop] = column_values(matrices, self.columns, labels).transpose(2, 1, 0)
             scores = self._bounds(values[:, 1:], ~(values[:, 1:] == values[:, 1:]).all(axis=1)[..., np.newaxis])
             for (slot, _), team_values, team_scores in zip(block, values, scores.transpose(1, 0, 2), strict=True):
                 self.store.values.write(slot, team_values)
@@ -206,7 +212,7 @@ class Replicates:
         the teams whose slots are ``removed`` left and the other current teams came;
         ``counts``: the defined teams' counts then. ``later``: where this computation's ties
         go (``None``: they are ``earlier``'s, unchanged). ``last``: what the last computation
-        kept (:attr:`Found.kept`), whose teams are at ``was`` among them (-1: not there): a
+        kept (:attr:`Found.for_next`), whose teams are at ``was`` among them (-1: not there): a
         team's differences to a column's leader are still right while the leader is the same."""
         n_teams, n_columns, replicates = len(slots), len(self.columns), self.replicates
         new = np.setdiff1d(np.arange(n_teams), kept)
@@ -304,7 +310,7 @@ class Replicates:
                 np.add(products, found, out=products)
                 np.add(to_new, compared, out=to_new)
 
-        on_all_cores(work, blocks_of(len(kept), TEAMS_PER_BLOCK))
+        on_all_cores(work, blocks_of(len(kept), self.teams_per_block))
         if len(new):
             better, tied = to_new
             for came in new_keys:  # the new teams among themselves (a team ties with itself)
@@ -383,7 +389,12 @@ class _Out:
             for c in range(n_columns)
         )
         rows, cols = np.triu_indices(len(passes.heatmap))
-        rho = correlations_of_products(products, (rows, cols))
+        rho = np.concatenate(  # a block of replicates at a time: rounding takes a few arrays of each value
+            [
+                correlations_of_products(products[r.start : r.stop], (rows, cols))
+                for r in blocks_of(len(products), BLOCK_SIZE)
+            ]
+        )
         return Found(
             scores=self.scores,
             ranks=self.ranks,
@@ -393,5 +404,5 @@ class _Out:
             aggregates=passes.overall(self.totals),
             replicate_values=self.replicate_values,
             replicate_ranks=self.replicate_ranks,
-            kept={"counts": counts, "leaders": leader_slots, "behind": self.behind},
+            for_next={"counts": counts, "leaders": leader_slots, "behind": self.behind},
         )
