@@ -347,15 +347,23 @@ def _select(mask: np.ndarray, a: Approx, b: Approx) -> Approx:
     return Approx(np.where(mask, a.hi, b.hi), pick(a.lo, b.lo), pick(a.err, b.err), integer_bound=bound, unsure=unsure)
 
 
+def _precise():
+    """An mpmath context of its own at 200 bits: mpmath's global precision (``workprec``) is
+    shared by every thread, and the bootstrap evaluates its blocks on several."""
+    import mpmath
+
+    context = mpmath.MPContext()
+    context.prec = 200
+    return context
+
+
 @cache
 def _dp_factor() -> Approx:
     """√3/π as a pair (its error below 2^-150)."""
-    import mpmath
-
-    with mpmath.workprec(200):
-        value = mpmath.sqrt(3) / mpmath.pi
-        hi = float(value)
-        lo = float(value - mpmath.mpf(hi))
+    mp = _precise()
+    value = mp.sqrt(3) / mp.pi
+    hi = float(value)
+    lo = float(value - mp.mpf(hi))
     return Approx(hi, lo, 2.0**-150)
 
 
@@ -457,14 +465,12 @@ _TWO_THIRDS_LO = 3.700743415417188e-17
 @cache
 def _log_table() -> tuple[np.ndarray, np.ndarray]:
     """ln c for the table's points c, each as an exact pair (hi, lo) of its value to 106 bits."""
-    import mpmath
-
+    mp = _precise()
     points = 1.0 + np.arange(_TABLE_FIRST, _TABLE_LAST + 1) / _TABLE_STEPS
     hi = np.empty(len(points))
     lo = np.empty(len(points))
-    with mpmath.workprec(200):
-        for index, point in enumerate(points):
-            value = mpmath.log(mpmath.mpf(float(point)))
-            hi[index] = float(value)
-            lo[index] = float(value - mpmath.mpf(hi[index]))
+    for index, point in enumerate(points):
+        value = mp.log(mp.mpf(float(point)))
+        hi[index] = float(value)
+        lo[index] = float(value - mp.mpf(hi[index]))
     return hi, lo

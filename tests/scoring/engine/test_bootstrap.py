@@ -431,3 +431,40 @@ def test_cli_replicates_need_the_bootstrap(tmp_path, capsys) -> None:
     gold, predictions = write_board(tmp_path)
     status, _, err = run(capsys, gold, *predictions, "--format", "json", "--bootstrap-replicates", "x.csv")
     assert status == 2 and "--bootstrap-replicates" in err
+
+
+def test_the_constants_of_the_pairs_do_not_depend_on_what_another_thread_does_with_mpmath() -> None:
+    """The blocks of a bootstrap are evaluated on several threads, and the first evaluation of a
+    logarithm or of discriminant power computes constants with mpmath: at mpmath's global
+    precision, which another thread may be changing meanwhile, they could come out wrong, and
+    with them every value of that process."""
+    import sys
+    import threading
+
+    import mpmath
+
+    from scoring.engine import twofold
+
+    expected = (*twofold._log_table(), twofold._dp_factor().hi, twofold._dp_factor().lo)
+    stop = threading.Event()
+
+    def meddle() -> None:
+        while not stop.is_set():
+            mpmath.mp.prec = 10
+            mpmath.mp.prec = 53
+
+    meddler = threading.Thread(target=meddle)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns often, as two busy cores would have them
+    meddler.start()
+    try:
+        for _ in range(20):
+            twofold._log_table.cache_clear()
+            twofold._dp_factor.cache_clear()
+            found = (*twofold._log_table(), twofold._dp_factor().hi, twofold._dp_factor().lo)
+            assert all(np.array_equal(a, b) for a, b in zip(found, expected, strict=True))
+    finally:
+        stop.set()
+        meddler.join()
+        sys.setswitchinterval(interval)
+        mpmath.mp.prec = 53
