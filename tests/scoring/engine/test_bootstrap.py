@@ -24,15 +24,19 @@ What this proves:
 from __future__ import annotations
 
 import json
+import sys
+import threading
 from fractions import Fraction
 from pathlib import Path
 
+import mpmath
 import numpy as np
 import pytest
 
 from scoring.__main__ import main
 from scoring.engine import bootstrap as bs
 from scoring.engine import replicate_passes as passes
+from scoring.engine import twofold
 from scoring.engine.calibration import calibrate
 from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.rank_order import RankOrder, Ties, correlations_of_products, keys, restricted_rho
@@ -438,13 +442,6 @@ def test_the_constants_of_the_pairs_do_not_depend_on_what_another_thread_does_wi
     logarithm or of discriminant power computes constants with mpmath: at mpmath's global
     precision, which another thread may be changing meanwhile, they could come out wrong, and
     with them every value of that process."""
-    import sys
-    import threading
-
-    import mpmath
-
-    from scoring.engine import twofold
-
     expected = (*twofold._log_table(), twofold._dp_factor().hi, twofold._dp_factor().lo)
     stop = threading.Event()
 
