@@ -444,6 +444,7 @@ def test_the_constants_of_the_pairs_do_not_depend_on_what_another_thread_does_wi
     with them every value of that process."""
     expected = (*twofold._log_table(), twofold._dp_factor().hi, twofold._dp_factor().lo)
     stop = threading.Event()
+    precision = mpmath.mp.prec  # the oracle of other tests works at 400 bits: given back after
 
     def meddle() -> None:
         while not stop.is_set():
@@ -464,4 +465,4 @@ def test_the_constants_of_the_pairs_do_not_depend_on_what_another_thread_does_wi
         stop.set()
         meddler.join()
         sys.setswitchinterval(interval)
-        mpmath.mp.prec = 53
+        mpmath.mp.prec = precision
