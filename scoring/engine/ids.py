@@ -12,6 +12,7 @@ wrong answer.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -36,6 +37,11 @@ BLOCK_ROWS = 1 << 16
 """Ids worked on at a time. The temporaries of a block (half a megabyte each) stay in the
 processor's cache, where temporaries of ten million rows would each be new memory for the
 kernel to hand over page by page, which costs more than the arithmetic done in them."""
+
+LONG_ID = 256
+"""Bytes beyond which an id's key is a digest of its bytes (hashlib's BLAKE2b, 8 bytes), one
+id at a time: an id of a megabyte would otherwise take 131,072 rounds of numpy calls, each
+over the few long ids of its chunk."""
 
 MAX_REPAIRS = 1_000
 """How many rows paired by keys but holding different ids are paired again one by one; more
@@ -94,10 +100,18 @@ def fixed_width(chunk: pa.StringArray) -> int | None:
     return _fixed_width(chunk, id_offsets(chunk))
 
 
+def _digest_keys(chunk: pa.StringArray, rows: np.ndarray) -> np.ndarray:
+    """The keys of the ids at ``rows`` (each longer than :data:`LONG_ID` bytes), from their
+    digests."""
+    digests = [hashlib.blake2b(chunk[int(row)].as_buffer(), digest_size=8).digest() for row in rows]
+    return np.array([int.from_bytes(digest, "little") for digest in digests], dtype=np.uint64)
+
+
 def _fixed_width_keys(windows: np.ndarray, first: int, length: int, n: int) -> np.ndarray:
-    """:func:`_chunk_keys` of ``n`` ids of ``length`` bytes (at least a word) laid end to end
-    from ``first``: each word read with a stride, no index array. The last, partial word is
-    read from the id's last eight bytes and shifted down, so no read passes the buffer."""
+    """:func:`_chunk_keys` of ``n`` ids of ``length`` bytes (at least a word, at most
+    :data:`LONG_ID`) laid end to end from ``first``: each word read with a stride, no index
+    array. The last, partial word is read from the id's last eight bytes and shifted down, so no
+    read passes the buffer."""
     keys = np.full(n, np.uint64((length * int(_GOLDEN)) % 2**64))
     for word in range(-(-length // WORD)):
         remaining = length - WORD * word
@@ -114,17 +128,20 @@ def _chunk_keys(chunk: pa.StringArray) -> np.ndarray:
     offsets = id_offsets(chunk)
     windows = _windows(chunk)
     width = _fixed_width(chunk, offsets)
-    if width is not None and width >= WORD:
+    if width is not None and WORD <= width <= LONG_ID:
         return _fixed_width_keys(windows, int(offsets[0]), width, len(chunk))
     starts, lengths = offsets[:-1], np.diff(offsets)
     keys = _mix(lengths.astype(np.uint64) * _GOLDEN, _words(windows, starts, lengths))
-    longer = np.flatnonzero(lengths > WORD)  # the words after the first: only for the ids that have them
+    longer = np.flatnonzero((lengths > WORD) & (lengths <= LONG_ID))  # the words after the first
     word = 1
     while len(longer):
         keys[longer] = _mix(keys[longer], _words(windows, starts[longer] + WORD * word, lengths[longer] - WORD * word))
         word += 1
         longer = longer[lengths[longer] > WORD * word]
-    return _finish(keys)
+    keys = _finish(keys)
+    long = np.flatnonzero(lengths > LONG_ID)
+    keys[long] = _digest_keys(chunk, long)
+    return keys
 
 
 def blocks(ids: pa.ChunkedArray) -> Iterator[tuple[int, pa.StringArray]]:
@@ -203,9 +220,13 @@ def _steps_up(chunk: pa.StringArray) -> tuple[bool, bool]:
     Words are the ids' bytes padded with zeros: an id above another by its words is above it
     by its bytes too (padding never makes an id look larger than it is), so a ``True`` is a
     proof; ids whose padded words tie (they differ by zero bytes at their end) answer ``False``.
+    An id longer than :data:`LONG_ID` bytes answers ``False`` too: its words would be read for
+    every id of the chunk.
     """
     offsets = id_offsets(chunk)
     lengths = np.diff(offsets)
+    if len(lengths) and lengths.max() > LONG_ID:
+        return False, False
     count = -(-int(lengths.max()) // WORD) if len(lengths) else 0
     above = np.zeros(len(chunk) - 1, dtype=bool)
     tied = np.ones(len(chunk) - 1, dtype=bool)

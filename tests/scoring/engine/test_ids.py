@@ -258,6 +258,35 @@ def test_ids_of_one_width_get_the_keys_of_any_ids(values: list[str], block_rows:
         assert np.array_equal(id_matching.id_keys(one_chunk([*values, "x"])), general)
 
 
+@PROPERTY
+@given(values=same_width_ids(), start=st.integers(0, 5))
+def test_long_ids_get_the_keys_of_their_digests_wherever_they_stand(values: list[str], start: int) -> None:
+    """Ids longer than ``LONG_ID`` bytes (twelve here, so that most drawn ids are) are keyed
+    from their digests: the same keys in a block of one width, beside ids of other lengths and
+    in a slice; different ids, different keys."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(id_matching, "LONG_ID", 12)
+        general = id_matching.id_keys(one_chunk([*values, "x"]))
+        assert len(set(general[:-1].tolist())) == len(set(values))
+        assert np.array_equal(id_matching.id_keys(one_chunk(values)), general[:-1])
+        sliced = pa.array([values[0][::-1]] * start + values, pa.string()).slice(start)
+        assert np.array_equal(id_matching.id_keys(pa.chunked_array([sliced])), general[:-1])
+
+
+def test_a_megabyte_id_repeated_is_found_and_paired() -> None:
+    """One id of a megabyte among short ones: a repeat of it is seen, and it pairs with itself
+    in another order."""
+    huge = "x" * 2**20
+    gold = one_chunk([huge, "a", "b"])
+    assert not id_matching.increasing(gold)
+    order = id_matching.key_order(gold)
+    assert id_matching.all_distinct(gold, order)
+    repeated = one_chunk(["a", huge, "b", huge])
+    assert not id_matching.all_distinct(repeated, id_matching.key_order(repeated))
+    rows = id_matching.gold_rows(one_chunk(["b", huge, "a"]), gold_ids=gold, gold_order=order)
+    assert rows.tolist() == [2, 0, 1]
+
+
 # Sorting a part per core.
 
 
