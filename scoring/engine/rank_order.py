@@ -219,14 +219,19 @@ def restricted_rho(
     columns of ``values``: replicates, columns, teams) in every replicate, over the teams
     defined under both columns, from average ranks among them: (replicates, pairs)."""
     orders: dict[int, RankOrder] = {}
-    out = np.empty((values.shape[0], len(pairs)))
+    centred: dict[tuple[int, bytes], np.ndarray] = {}  # pairs often share their teams defined under both
+    sums = np.empty((3, values.shape[0], len(pairs)))  # of products, then of squares: integers, exact in doubles
     for index, places in enumerate(pairs):
         for place in places:
             if place not in orders:
                 orders[place] = RankOrder.of(values[:, heatmap[place]], signs[heatmap[place]])
-        first, second = orders[places[0]], orders[places[1]]
-        both = first.defined & second.defined
-        centred = np.stack([_centred(part.within(both).average(), both) for part in (first, second)], axis=1)
-        products = np.matmul(centred, np.swapaxes(centred, 1, 2))  # integer sums: exact in doubles
-        out[:, index] = correlations_of_products(products, (np.array([0]), np.array([1])))[:, 0]
-    return out
+        both = orders[places[0]].defined & orders[places[1]].defined
+        mask = both.tobytes()
+        if len(centred) >= 2 * len(orders):  # as much memory as the rank orders take, at most
+            centred.clear()
+        for place in places:
+            if (place, mask) not in centred:
+                centred[place, mask] = _centred(orders[place].within(both).average(), both)
+        first, second = centred[places[0], mask], centred[places[1], mask]
+        sums[:, :, index] = [(a * b).sum(axis=-1) for a, b in ((first, second), (first, first), (second, second))]
+    return rounded_of_integers(correlation, *sums)
