@@ -147,8 +147,10 @@ def test_twenty_parallel_uploads_on_sqlite_all_end_well(tmp_path):
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.2)
         browsers = [Browser(base) for _ in range(UPLOADS)]
-        for browser in browsers:
-            browser.log_in("alice")
+        browsers[0].log_in("alice")
+        for browser in browsers[1:]:  # twenty tabs of one browser: one session
+            for cookie in browsers[0].jar:
+                browser.jar.set_cookie(cookie)
 
         def upload(browser: Browser) -> tuple[int, str]:
             body, content_type = multipart(browser.csrf(), PERFECT)
