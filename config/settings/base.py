@@ -50,8 +50,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Pages and downloads compressed for browsers that accept it (a board of 100 teams is 260 kB
     # of HTML, a tenth of that gzipped), with Django's mitigation of BREACH (random bytes in
-    # each response's gzip header); static files come compressed from whitenoise.
-    "django.middleware.gzip.GZipMiddleware",
+    # each response's gzip header), but for zip archives and PNG figures, compressed already;
+    # static files come compressed from whitenoise.
+    "leaderboard.compression.CompressingMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "leaderboard.unavailable.DatabaseUnavailableMiddleware",  # a database that cannot be reached: 503, not 500
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -116,6 +116,16 @@ def test_the_organisers_zip_holds_every_run_and_an_index_with_the_boards_numbers
     )
 
 
+def test_the_archive_travels_as_it_is_to_a_browser_that_accepts_gzip(client, contest, organiser):
+    """Its entries are deflated already: gzipped again it would cost the server a core's time
+    for a few bytes."""
+    task, _ = contest
+    client.force_login(organiser)
+    response = client.get(url("runs_download", task, task.current_phase()), headers={"accept-encoding": "gzip, br"})
+    assert response.status_code == 200 and "Content-Encoding" not in response
+    assert unzip(response).testzip() is None
+
+
 def test_counting_runs_and_chosen_teams(client, contest, organiser):
     task, runs = contest
     phase = task.current_phase()
