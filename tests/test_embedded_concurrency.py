@@ -50,7 +50,7 @@ from leaderboard.models import Submission
 print(sorted(Submission.objects.values_list("status", flat=True)))
 """
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.embedded]
 
 
 def free_port() -> int:
