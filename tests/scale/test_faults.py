@@ -18,12 +18,13 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.urls import reverse
 from rq import Queue
 
 from leaderboard.errors import problem_codes
-from leaderboard.models import Submission, Task
+from leaderboard.models import PhaseAnalysis, Submission, Task
+from leaderboard.services import tasks as task_services
 from leaderboard.services.submissions import submission_create
 from leaderboard.services.tasks import gold_replace
 from leaderboard.services.teams import team_create, team_join
@@ -214,6 +215,39 @@ def test_uploads_racing_for_the_daily_limit_cannot_all_pass(make_task, make_user
     assert outcomes.count("stored") == DAILY_LIMIT, outcomes
     assert outcomes.count("DAILY_LIMIT") == RACERS - DAILY_LIMIT, outcomes
     assert Submission.objects.filter(team=team).count() == DAILY_LIMIT
+
+
+def test_a_gold_file_being_confirmed_lets_a_scoring_job_write_what_refers_to_its_phase(make_task, monkeypatch):
+    """Confirming a gold file locks its phase against another confirmation, not against the rows
+    that refer to the phase: a scoring job that has raised the task's versions and then writes
+    its phase's interval and analysis requests (new rows referring to the phase) must not wait
+    for the confirmation, which waits for the task's row that job holds (a deadlock, which
+    PostgreSQL breaks by failing one of them)."""
+    task = make_task()
+    phase = task.current_phase()
+    task_services.gold_preview(phase=phase, gold_name="gold-v2.csv", gold_content=bytes(phase.gold_file.content))
+    locked, go_on = threading.Event(), threading.Event()
+    real_parse = task_services.parse_gold
+
+    def parse_and_wait(**arguments):  # called with the phase locked
+        locked.set()
+        assert go_on.wait(30)
+        return real_parse(**arguments)
+
+    monkeypatch.setattr(task_services, "parse_gold", parse_and_wait)
+    confirming = ThreadPoolExecutor(max_workers=1).submit(
+        lambda: (task_services.gold_confirm(phase=phase), connection.close())
+    )
+    try:
+        assert locked.wait(30)
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL lock_timeout = '3s'")
+            PhaseAnalysis.objects.create(phase=phase)  # its phase's key checked, as a first request does
+    finally:
+        go_on.set()
+    confirming.result(timeout=60)
+    phase.refresh_from_db()
+    assert phase.gold_version == 2
 
 
 @pytest.mark.redis
