@@ -187,13 +187,16 @@ def _contrastive_rows(
             [BASELINE_PLACEHOLDER] * len(indices),
             openings,
         )
+        mark = int(data.contrastive_marks[run])
         shown.append(
             format_html(
-                '<tr class="contrastive-row">{}<th scope="row" class="col-team">{} '
+                '<tr class="contrastive-row"><td class="col-rank"><span class="tag tag-contrastive" '
+                'title="contrastive run {}, not ranked">c{}</span></td><th scope="row" class="col-team">{} '
                 '<span class="contrastive-note">contrastive run {}, not ranked</span></th>{}{}</tr>',
-                BASELINE_RANK_CELL,
+                mark,
+                mark,
                 data.names[row],
-                int(data.contrastive_marks[run]),
+                mark,
                 mark_safe('<td class="col-interval"></td>' if intervals else ""),
                 cells,
             )

@@ -146,6 +146,8 @@ def test_the_board_page_lists_the_runs_under_their_team_and_a_switch_hides_them(
     url = reverse("leaderboard:leaderboard", args=[task.slug])
     page = client.get(url).content.decode()
     assert page.count('class="contrastive-row"') == 2 and "contrastive run 2, not ranked" in page
+    assert page.count('class="tag tag-contrastive"') == 2  # not taken for a baseline
+    assert page.count('class="tag tag-baseline" title="baseline, not ranked"') == task.current_phase().baselines.count()
     alpha_row = page.index('<th scope="row" class="col-team">Alpha')
     assert alpha_row < page.index("contrastive run 1, not ranked") < page.index("contrastive run 2, not ranked")
     hidden = client.get(url, {"contrastive": "0"}).content.decode()
