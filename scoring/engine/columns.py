@@ -97,6 +97,12 @@ class Column:
         """The scored row's fields this column reads: suite values, then per-class values."""
         return ("calibrated", "calibrated_per_class") if self.calibrated else ("metrics", "per_class")
 
+    @property
+    def prevalence_invariant(self) -> bool:
+        """Whether the raw metric is prevalence invariant (property PIV of the registry): its
+        calibrated value is then its raw one, wherever calibration is defined."""
+        return self.metric.properties["PIV"].holds is True
+
     def counterpart(self) -> Column:
         """The same metric on the other side of the raw/calibrated switch."""
         return replace(self, calibrated=not self.calibrated)

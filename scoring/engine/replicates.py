@@ -72,10 +72,15 @@ class ReplicateMatrices:
         2^24), else parts on fixed grids in float64 (:mod:`scoring.engine.confusion`), so that a
         soft cell is the double nearest to its exact sum, as in a scored file."""
         hard = all(np.asarray(p).ndim == 1 for p in predicted)
+        if hard and self.n_items < EXACT_FLOAT32_COUNTS:
+            codes = np.stack([np.asarray(p)[self.order] for p in predicted], axis=1)  # items × teams
+            if codes.size and not 0 <= codes.min() <= codes.max() < self.n_classes:
+                raise ValueError(f"class codes run from 0 to {self.n_classes - 1}")
+            one_hot = np.zeros((self.n_items, len(predicted) * self.n_classes), dtype=np.float32)
+            np.put_along_axis(one_hot, codes + np.arange(len(predicted)) * self.n_classes, 1.0, axis=1)
+            return [one_hot]
         masses = np.stack([prediction_masses(p, self.n_classes)[self.order] for p in predicted], axis=1)
         masses = masses.reshape(self.n_items, len(predicted) * self.n_classes)
-        if hard and self.n_items < EXACT_FLOAT32_COUNTS:
-            return [masses.astype(np.float32)]
         if not hard and self.n_items >= MAX_SOFT_ITEMS:
             raise ValueError(f"a bootstrap of probability rows sums exactly up to {MAX_SOFT_ITEMS:,} items")
         return [np.ascontiguousarray(part) for part in mass_parts(masses)]
@@ -95,10 +100,17 @@ class ReplicateMatrices:
 
 def column_values(matrices: np.ndarray, columns: Sequence[Column], labels: Sequence[str]) -> np.ndarray:
     """Each column's value for each matrix (..., n, n), correctly rounded: shape (columns, ...);
-    NaN where undefined (every calibrated value of a matrix whose calibration is undefined)."""
+    NaN where undefined (every calibrated value of a matrix whose calibration is undefined). A
+    prevalence-invariant metric's calibrated values are its raw ones (the same exact values,
+    so the same doubles), where calibration is defined."""
     stack = StackValues(matrices)
     out = np.empty((len(columns), *matrices.shape[:-2]))
+    raw = {column: index for index, column in enumerate(columns) if not column.calibrated}
     for index, column in enumerate(columns):
+        same = raw.get(column.counterpart()) if column.calibrated and column.prevalence_invariant else None
+        if same is not None and same < index:
+            out[index] = np.where(stack.scaling_defined, out[same], np.nan)
+            continue
         label = None if column.label is None else list(labels).index(column.label)
         out[index] = stack.values(column.metric.formula, scaled=column.calibrated, label=label)
     return out

@@ -466,3 +466,18 @@ def test_the_constants_of_the_pairs_do_not_depend_on_what_another_thread_does_wi
         meddler.join()
         sys.setswitchinterval(interval)
         mpmath.mp.prec = precision
+
+
+def test_the_replicates_count_each_team_s_own_predictions() -> None:
+    """The one-hot masses of a block of hard-label teams: each team's matrix on the full test
+    set is its confusion matrix, and a class code outside the labels is refused, not counted
+    in a neighbour's column."""
+    gold, teams = simulate(np.random.default_rng(5), 200, n_teams=3)
+    source = ReplicateMatrices(gold, n_classes=3)
+    matrices = source.of_weights(np.ones((1, len(gold)), dtype=np.int32), source.parts(teams))[0]
+    for team, matrix in zip(teams, matrices, strict=True):
+        expected = np.zeros((3, 3))
+        np.add.at(expected, (team, gold), 1)
+        np.testing.assert_array_equal(matrix, expected)
+    with pytest.raises(ValueError, match="class codes run from 0 to 2"):
+        source.parts([teams[0], np.full(len(gold), 3)])

@@ -4,9 +4,10 @@ What this proves: for every registered metric (the ordinal errors too) and per-c
 scaled to other targets, the
 vectorised route over a stack of matrices (pairs of doubles with error bounds, the bootstrap's)
 gives the very double that the exact route gives for each matrix alone (what a report stores),
-with NaN exactly where the exact value is undefined, on random counts (many zeros), random
-soft masses, the degenerate matrices (all zero, diagonal, one predicted class, hollow, one gold
-class, one cell) and 2-class matrices whose odds ratios are within 1e-8 of 1; and a leading
+with NaN exactly where the exact value is undefined, on random counts (many zeros), counts
+just below 2^26 (whose products no longer fit one double), random soft masses, the degenerate
+matrices (all zero, diagonal, one predicted class, hollow, one gold class, one cell) and
+2-class matrices whose odds ratios are within 1e-8 of 1; and a leading
 axis of the stack is kept. Matrices follow the product's orientation, rows predicted and
 columns gold.
 """
@@ -17,7 +18,9 @@ import numpy as np
 import pytest
 
 from scoring.engine.canonical import ExactMatrix, StackValues, exact_values
+from scoring.engine.columns import ranking_columns
 from scoring.engine.registry import CLASS_MEASURES, METRICS, suite_metrics
+from scoring.engine.replicates import column_values
 
 
 def degenerate_matrices(n: int) -> list[np.ndarray]:
@@ -35,10 +38,11 @@ def degenerate_matrices(n: int) -> list[np.ndarray]:
 def matrix_stack(n: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     counts = rng.integers(0, 6, size=(80, n, n)) * (rng.random((80, n, n)) < 0.7)
+    large = rng.integers(2**24, 2**26, size=(20, n, n)) * (rng.random((20, n, n)) < 0.8)
     soft = rng.random((30, n, n)) * (rng.random((30, n, n)) < 0.8)
     near_one = [np.array([[2500, 2499], [2501, 2500]]), np.array([[10**6, 10**6 - 1], [10**6 + 1, 10**6]])]
     extra = near_one if n == 2 else []
-    return np.array([*counts.astype(np.float64), *soft, *degenerate_matrices(n), *extra], dtype=np.float64)
+    return np.array([*counts, *large, *soft, *degenerate_matrices(n), *extra], dtype=np.float64)
 
 
 def exact_of(matrix: np.ndarray, formula, *, weights: list[int] | None) -> list | float | None:
@@ -88,3 +92,20 @@ def test_the_stack_keeps_its_leading_axes() -> None:
     kappa = next(metric for metric in METRICS if metric.key == "kappa")
     assert stack.values(kappa.formula, scaled=False).shape == (4, 6)
     assert stack.values(kappa.formula, scaled=True).shape == (4, 6)
+
+
+def test_a_prevalence_invariant_metric_s_calibrated_values_are_its_raw_ones() -> None:
+    """The bootstrap copies them (:func:`scoring.engine.replicates.column_values`), NaN where a
+    class has no gold item: the same doubles as the calibrated formula's."""
+    labels = ["a", "b", "c"]
+    columns = ranking_columns(labels, calibrated=None)
+    copied = [column for column in columns if column.calibrated and column.prevalence_invariant]
+    assert {column.key for column in copied} == {"macro_recall", "gmean_recall", "hmean_recall", "recall"}
+    matrices = matrix_stack(3, seed=11)
+    found = column_values(matrices, columns, labels)
+    stack = StackValues(matrices)
+    for column in copied:
+        label = None if column.label is None else labels.index(column.label)
+        computed = stack.values(column.metric.formula, scaled=True, label=label)
+        assert_same(found[columns.index(column)], [None if np.isnan(v) else v for v in computed], column.id)
+    assert np.isnan(found[columns.index(copied[0])]).any()  # the matrices without some gold class
