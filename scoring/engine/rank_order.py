@@ -192,9 +192,17 @@ def keys(values: np.ndarray, sign: float | np.ndarray) -> np.ndarray:
     return values * -sign
 
 
-def competition(values: np.ndarray, sign: float) -> np.ndarray:
-    """Competition ranks of rows of values (replicates, teams), 0 where undefined."""
-    return Ties.of(values, sign).competition()
+def competition_of_totals(totals: np.ndarray, sign: float) -> np.ndarray:
+    """Competition ranks of rows of integer totals (replicates, teams; higher is better when
+    ``sign`` is +1, lower when -1), 0 where a total is -1 (undefined): each team's count of
+    strictly better totals found in one sort of its row (integers compare exactly)."""
+    key = np.where(totals >= 0, np.asarray(totals, dtype=np.int64) * -int(sign), np.iinfo(np.int64).max)
+    ordered = np.sort(key, axis=-1)
+    ranks = np.empty(key.shape, dtype=np.int32)
+    for row, (in_order, row_keys) in enumerate(zip(ordered, key, strict=True)):
+        ranks[row] = np.searchsorted(in_order, row_keys, side="left")
+    ranks += 1
+    return np.where(totals >= 0, ranks, 0)
 
 
 def _centred(ranks: np.ndarray, subset: np.ndarray) -> np.ndarray:

@@ -31,7 +31,7 @@ import numpy as np
 from scoring.engine.aggregate import BORDA, MEAN_RANK, Aggregate, totals_of_sums
 from scoring.engine.columns import Column
 from scoring.engine.cores import available_cores
-from scoring.engine.rank_order import Ties, competition, correlations_of_products, keys, restricted_rho
+from scoring.engine.rank_order import Ties, competition_of_totals, correlations_of_products, keys, restricted_rho
 from scoring.engine.replicates import ReplicateMatrices, column_values
 from scoring.engine.significance import BehindLeader, Differences, adjusted, leader_of
 from scoring.engine.team_rows import ReplicateStore, TeamRows
@@ -335,7 +335,7 @@ class Replicates:
 
         def work(index: int) -> tuple[np.ndarray, np.ndarray]:
             aggregate, total = self.aggregates[index][0], totals[index]
-            places = competition(aggregate.of_totals(total), aggregate.direction.value)
+            places = competition_of_totals(total, aggregate.direction.value)  # the value increases with the total
             by_team = np.ascontiguousarray(total.T)
             bounds = interval_of(by_team, undefined=by_team < 0, bounds=self.bounds)
             places = np.ascontiguousarray(places.T)

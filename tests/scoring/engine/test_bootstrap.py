@@ -37,9 +37,17 @@ from scoring.__main__ import main
 from scoring.engine import bootstrap as bs
 from scoring.engine import replicate_passes as passes
 from scoring.engine import twofold
+from scoring.engine.aggregate import BORDA, MEAN_RANK, Aggregate
 from scoring.engine.calibration import calibrate
 from scoring.engine.columns import Column, paired_columns, ranking_columns
-from scoring.engine.rank_order import RankOrder, Ties, correlations_of_products, keys, restricted_rho
+from scoring.engine.rank_order import (
+    RankOrder,
+    Ties,
+    competition_of_totals,
+    correlations_of_products,
+    keys,
+    restricted_rho,
+)
 from scoring.engine.ranking import competition_ranks, spearman
 from scoring.engine.replicates import ReplicateMatrices, column_values
 
@@ -481,3 +489,16 @@ def test_the_replicates_count_each_team_s_own_predictions() -> None:
         np.testing.assert_array_equal(matrix, expected)
     with pytest.raises(ValueError, match="class codes run from 0 to 2"):
         source.parts([teams[0], np.full(len(gold), 3)])
+
+
+@pytest.mark.parametrize("method", [MEAN_RANK, BORDA])
+def test_the_overall_rankings_rank_each_replicate_s_totals_as_a_board_ranks_their_values(method: str) -> None:
+    """Ties of totals share a rank, a total of -1 (a team without a rank under some column) has
+    none, whichever way the method's values go."""
+    aggregate = Aggregate(method, tuple(ranking_columns(LABELS)[:5]))
+    totals = np.random.default_rng(3).integers(-1, 40, size=(30, 200))  # many ties, some undefined
+    places = competition_of_totals(totals, aggregate.direction.value)
+    for row, total in zip(places, totals, strict=True):
+        values = [None if v != v else v for v in aggregate.of_totals(total).tolist()]
+        expected = [0 if rank is None else rank for rank in competition_ranks(values, aggregate.direction)]
+        assert row.tolist() == expected
