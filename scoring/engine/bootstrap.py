@@ -53,10 +53,11 @@ column) and each overall ranking's totals (4 bytes a team and replicate).
 
 **A new run in seconds.** The replicates' weights are fixed by the seed, so a team's values in
 every replicate depend on its predictions alone: a ``store`` kept between two computations
-(a phase's, on the site) holds them, with the weights and, from the last computation, every
-team's ties. The next computation computes the values of the new or re-scored runs only, and
-moves every other team's ties by one where a team that came (or left) is (or was) better or
-tied, instead of sorting every replicate again; a team's score intervals, and its differences
+(a phase's, on the site) holds them, with the weights and every team's ties as a recent
+computation wrote them. The next computation computes the values of the new or re-scored runs
+only, and moves every other team's ties by one where a team that came (or left) since is (or
+was) better or tied, instead of sorting every replicate again (and writes its own ties once
+three teams came or went: before, it saves the writing); a team's score intervals, and its differences
 to a leader that did not change, are kept too.
 """
 
@@ -77,6 +78,7 @@ from scoring.engine.items import compact
 from scoring.engine.ranking import signs
 from scoring.engine.replicate_passes import (
     BLOCK_SIZE,
+    TIES_WRITTEN_FROM,
     UPDATED_TEAMS,
     Found,
     Replicates,
@@ -242,8 +244,8 @@ def bootstrap(
         )
         passes.fill(predicted, slots, set(new.values()), labels)
         kept.commit()
-        found = _ranked(kept, passes, slots, keep_replicates)
-        if kept.persistent:
+        found, written = _ranked(kept, passes, slots, keep_replicates)
+        if kept.persistent and written:
             kept.finish(slots, **found.for_next)
     rows, cols = np.triu_indices(len(heatmap))
     pair_intervals = np.concatenate(
@@ -272,20 +274,23 @@ def bootstrap(
     )
 
 
-def _ranked(kept: ReplicateStore, passes: Replicates, slots: list[int], keep_replicates: bool) -> Found:
-    """Passes 2 and 3 (:mod:`scoring.engine.replicate_passes`): with the last computation's
-    ties when few teams changed since, else from a sort; rho of the pairs with an undefined
-    team ranked again over the teams defined under both."""
+def _ranked(kept: ReplicateStore, passes: Replicates, slots: list[int], keep_replicates: bool) -> tuple[Found, bool]:
+    """Passes 2 and 3 (:mod:`scoring.engine.replicate_passes`): with the last written ties when
+    few teams changed since, else from a sort; rho of the pairs with an undefined team ranked
+    again over the teams defined under both. Whether this computation's ties were written (then
+    they are the next computation's to start from; else the last ones still are)."""
     n_columns, n_teams = len(passes.columns), len(slots)
     last = kept.last["slots"]
     changed, before, removed = matching(last, slots)
     earlier = kept.ties(columns=n_columns, teams=len(last), last=True) if last else None
-    later, _ = kept.ties(columns=n_columns, teams=n_teams, last=False)
+    changes = len(removed) + n_teams - len(changed)
+    sort = earlier is None or changes > UPDATED_TEAMS
+    later = kept.ties(columns=n_columns, teams=n_teams, last=False)[0] if sort or changes >= TIES_WRITTEN_FROM else None
     was = np.full(n_teams, -1)
     was[changed] = before
     shared = {"keep_replicates": keep_replicates, "last": earlier[1] if earlier else None, "was": was}
     try:
-        if earlier is None or len(removed) + n_teams - len(changed) > UPDATED_TEAMS:
+        if sort:
             counts = passes.ties_by_sort(slots, later)
             same = np.arange(n_teams)
             found = passes.by_team(
@@ -297,7 +302,8 @@ def _ranked(kept: ReplicateStore, passes: Replicates, slots: list[int], keep_rep
                 removed=[last[i] for i in removed], **shared,
             )  # fmt: skip
     finally:
-        later.close()
+        if later is not None:
+            later.close()
         if earlier is not None:
             earlier[0].close()
     complete = (found.for_next["counts"][:, passes.heatmap] == n_teams).all(axis=0)
@@ -305,7 +311,7 @@ def _ranked(kept: ReplicateStore, passes: Replicates, slots: list[int], keep_rep
     incomplete = [pair for pair, (a, b) in enumerate(zip(rows, cols, strict=True)) if not (complete[a] and complete[b])]
     if incomplete:
         found.rho[:, incomplete] = passes.restricted(slots, [(int(rows[p]), int(cols[p])) for p in incomplete])
-    return found
+    return found, later is not None
 
 
 def write_replicates(path: str, stability: Stability, *, teams: Sequence[str]) -> None:

@@ -4,11 +4,11 @@ the rules, and why the work goes in passes, are :mod:`scoring.engine.bootstrap`'
 1. :meth:`Replicates.fill`: the values of the teams the store does not hold yet, a block of
    teams at a time, in every replicate, and their score intervals (a team's own: kept with
    its values).
-2. :meth:`Replicates.ties_by_sort`, only without the last computation's ties or when many teams
-   changed since: each team's :class:`~scoring.engine.rank_order.Ties` in every replicate and
+2. :meth:`Replicates.ties_by_sort`, only without written ties or when many teams changed
+   since them: each team's :class:`~scoring.engine.rank_order.Ties` in every replicate and
    column, from one sort of each block of replicates, written team after team.
-3. :meth:`Replicates.by_team`, a block of teams at a time: each team's ties (the last
-   computation's, moved by each team that came or left since), and from them its ranks and
+3. :meth:`Replicates.by_team`, a block of teams at a time: each team's ties (the last written
+   ones, moved by each team that came or left since), and from them its ranks and
    every interval of the team; per replicate, the sums of products of centred ranks that give
    rho, and each team's totals of the overall rankings. The teams that came are ranked last,
    once every other team has been compared with them.
@@ -50,8 +50,13 @@ VALUES_PER_BLOCK = 2**22
 """Values (32 MB) of the block of replicates a sort ranks (:meth:`Replicates.ties_by_sort`): for
 100 teams and 42 columns, 200 replicates (:data:`BLOCK_SIZE`); for 10,000 teams, 9."""
 UPDATED_TEAMS = 8
-"""Up to this many teams come or go since the last computation, their ties are updated (each
-of them moves the others by one) rather than sorted again."""
+"""Up to this many teams come or go since the last written ties, they are updated (each of
+those teams moves the others by one) rather than sorted again."""
+TIES_WRITTEN_FROM = 3
+"""From this many teams come or gone since the last written ties, a computation that updates
+them writes its own (every team's counts: a pass over every team's replicates) for the next
+one; with fewer, the next computation moves the same last ties again, by every team that came
+or went since them."""
 
 
 def on_all_cores(work: Callable[[object], object], blocks: Iterable[object]) -> list:

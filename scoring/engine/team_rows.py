@@ -92,9 +92,9 @@ class ReplicateStore:
 
     ``stamp`` names what the values depend on; ``rows`` and ``width`` are each team's shape of
     values (the full test set then every replicate, × columns). Besides the values, the store
-    keeps the last computation's teams (their slots, in order) and its ties (where each team
-    stood in each replicate and column, :class:`scoring.engine.rank_order.Ties`), from which the
-    next computation updates its ranks instead of sorting again."""
+    keeps the teams of the last computation that wrote its ties (their slots, in order) and those
+    ties (where each team stood in each replicate and column, :class:`scoring.engine.rank_order.Ties`),
+    from which the next computation updates its ranks instead of sorting again."""
 
     def __init__(self, directory: Path | str | None, *, stamp: str, rows: int, width: int) -> None:
         self._temporary = tempfile.TemporaryDirectory(prefix="bootstrap-") if directory is None else None

@@ -151,6 +151,29 @@ def test_kept_replicates_compute_only_new_runs_and_give_the_oracle_s_numbers(tmp
     assert sum(computed) == len(items) - 2
 
 
+def test_ties_are_written_again_once_three_teams_came_or_went_and_moved_until_then(tmp_path) -> None:
+    """A computation after a few changes moves the last written ties by every team that came
+    or went since them; from three such teams it writes its own. Each result is the oracle's."""
+    gold, items = awkward_board()
+    labels = ["a", "b", "c"]
+    store = tmp_path / "store"
+
+    def ties_after(changed: dict) -> str:
+        items.update(changed)
+        assert_same_result(gold, labels, items, replicates=210, store=store)
+        return json.loads((store / "run.json").read_text())["ties"]
+
+    first = ties_after({})
+    assert ties_after({100: np.where(np.arange(90) % 4 == 0, 2, gold)}) == first  # re-scored: one gone, one came
+    assert ties_after({300: np.zeros(90, dtype=np.int64)}) != first  # a newcomer: three since the first
+    written = ties_after({})  # nothing changed since: nothing written
+    assert written == ties_after({}) != first
+    assert ties_after({301: np.where(np.arange(90) % 3 == 0, 1, gold)}) == written
+    again = ties_after({102: items[104].copy()})  # a twin now: three since the last written
+    assert again != written
+    assert ties_after({}) == again
+
+
 def write_files(tmp_path, gold, items) -> list[str]:
     (tmp_path / "gold.csv").write_text("id,label\n" + "".join(f"i{k},{LABELS[g]}\n" for k, g in enumerate(gold)))
     names = []
