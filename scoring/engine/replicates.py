@@ -36,8 +36,16 @@ def prediction_masses(predicted: np.ndarray, n_classes: int) -> np.ndarray:
         if predicted.shape[1] != n_classes:
             raise ValueError(f"probability rows need {n_classes} columns, got {predicted.shape[1]}")
         return predicted.astype(np.float64)
-    masses = np.zeros((len(predicted), n_classes))
-    masses[np.arange(len(predicted)), predicted] = 1.0
+    return one_hot(predicted[:, np.newaxis], n_classes, np.float64)
+
+
+def one_hot(codes: np.ndarray, n_classes: int, dtype: type) -> np.ndarray:
+    """Class codes (items × teams) as one-hot rows of masses (items × teams·n), each team's n
+    columns side by side; a code outside 0 … n - 1 is refused."""
+    if codes.size and not 0 <= codes.min() <= codes.max() < n_classes:
+        raise ValueError(f"class codes run from 0 to {n_classes - 1}")
+    masses = np.zeros((codes.shape[0], codes.shape[1] * n_classes), dtype=dtype)
+    np.put_along_axis(masses, codes + np.arange(codes.shape[1]) * n_classes, 1.0, axis=1)
     return masses
 
 
@@ -74,11 +82,7 @@ class ReplicateMatrices:
         hard = all(np.asarray(p).ndim == 1 for p in predicted)
         if hard and self.n_items < EXACT_FLOAT32_COUNTS:
             codes = np.stack([np.asarray(p)[self.order] for p in predicted], axis=1)  # items × teams
-            if codes.size and not 0 <= codes.min() <= codes.max() < self.n_classes:
-                raise ValueError(f"class codes run from 0 to {self.n_classes - 1}")
-            one_hot = np.zeros((self.n_items, len(predicted) * self.n_classes), dtype=np.float32)
-            np.put_along_axis(one_hot, codes + np.arange(len(predicted)) * self.n_classes, 1.0, axis=1)
-            return [one_hot]
+            return [one_hot(codes, self.n_classes, np.float32)]
         masses = np.stack([prediction_masses(p, self.n_classes)[self.order] for p in predicted], axis=1)
         masses = masses.reshape(self.n_items, len(predicted) * self.n_classes)
         if not hard and self.n_items >= MAX_SOFT_ITEMS:

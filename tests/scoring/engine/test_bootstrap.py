@@ -49,7 +49,7 @@ from scoring.engine.rank_order import (
     restricted_rho,
 )
 from scoring.engine.ranking import competition_ranks, spearman
-from scoring.engine.replicates import ReplicateMatrices, column_values
+from scoring.engine.replicates import ReplicateMatrices, column_values, prediction_masses
 
 LABELS = ("negative", "neutral", "positive")
 PREVALENCE = np.array([0.32, 0.48, 0.20])
@@ -489,6 +489,8 @@ def test_the_replicates_count_each_team_s_own_predictions() -> None:
         np.testing.assert_array_equal(matrix, expected)
     with pytest.raises(ValueError, match="class codes run from 0 to 2"):
         source.parts([teams[0], np.full(len(gold), 3)])
+    with pytest.raises(ValueError, match="class codes run from 0 to 2"):
+        prediction_masses(np.array([0, -1, 2]), 3)  # a negative code counted nowhere, not in the last class
 
 
 @pytest.mark.parametrize("method", [MEAN_RANK, BORDA])
