@@ -57,8 +57,8 @@ every replicate depend on its predictions alone: a ``store`` kept between two co
 computation wrote them. The next computation computes the values of the new or re-scored runs
 only, and moves every other team's ties by one where a team that came (or left) since is (or
 was) better or tied, instead of sorting every replicate again (and writes its own ties once
-three teams came or went: before, it saves the writing); a team's score intervals, and its differences
-to a leader that did not change, are kept too.
+three teams came or went: before, it saves the writing); a team's score intervals, and its
+differences to a leader that did not change, are kept too.
 """
 
 from __future__ import annotations
