@@ -172,17 +172,12 @@ class Stability:
     def groups(self, column: Column) -> list[list[int]]:
         """Teams (indexes) that cannot be told apart: connected components of overlapping rank
         intervals, by best rank; teams with an undefined rank interval are in no group."""
-        intervals = self.ranks[self.index(column)]
-        ranked = [t for t in range(len(intervals)) if not np.isnan(intervals[t, 0])]
-        ranked.sort(key=lambda t: (intervals[t, 0], intervals[t, 1], t))
-        groups: list[list[int]] = []
-        reach = -np.inf
-        for team in ranked:
-            if not groups or intervals[team, 0] > reach:
-                groups.append([])
-            groups[-1].append(team)
-            reach = max(reach, intervals[team, 1])
-        return groups
+        best, worst = self.ranks[self.index(column)].T
+        ranked = np.flatnonzero(~np.isnan(best))
+        ranked = ranked[np.lexsort((ranked, worst[ranked], best[ranked]))]
+        reach = np.maximum.accumulate(worst[ranked])  # the worst rank of the teams so far
+        starts = np.flatnonzero(best[ranked][1:] > reach[:-1]) + 1
+        return [group.tolist() for group in np.split(ranked, starts)] if len(ranked) else []
 
 
 def store_stamp(

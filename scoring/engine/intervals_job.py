@@ -147,7 +147,9 @@ def run_job(directory: Path) -> dict[str, Any]:
         store=job["store"],
     )
     result["skipped"] = dict(sorted(skipped.items(), key=lambda item: int(item[0])))  # in the teams' order
-    (directory / RESULT).write_text(json.dumps(result, allow_nan=False))
+    # Compact, and without the check for cycles (the result is plain data): tens of megabytes at
+    # thousands of teams, written in a new run's time.
+    (directory / RESULT).write_text(json.dumps(result, allow_nan=False, separators=(",", ":"), check_circular=False))
     return {"teams": len(items), "skipped": len(skipped)}
 
 

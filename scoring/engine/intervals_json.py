@@ -24,8 +24,11 @@ def interval_json(bounds: np.ndarray, *, integral: bool = False) -> list[float] 
 
 def _pairs(bounds: np.ndarray, *, integral: bool = False) -> list[list[float] | list[int] | None]:
     """Each row of (n, 2) ``bounds`` as :func:`interval_json` gives it."""
-    plain = int if integral else float
-    return [None if lo != lo or hi != hi else [plain(lo), plain(hi)] for lo, hi in bounds.tolist()]
+    undefined = np.isnan(bounds).any(axis=-1)
+    pairs = (np.where(undefined[:, np.newaxis], 0, bounds).astype(np.int64) if integral else bounds).tolist()
+    for row in np.flatnonzero(undefined).tolist():
+        pairs[row] = None
+    return pairs
 
 
 def behind_leader_json(behind: BehindLeader, teams: Sequence[str]) -> dict:

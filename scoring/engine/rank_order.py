@@ -195,14 +195,26 @@ def keys(values: np.ndarray, sign: float | np.ndarray) -> np.ndarray:
 def competition_of_totals(totals: np.ndarray, sign: float) -> np.ndarray:
     """Competition ranks of rows of integer totals (replicates, teams; higher is better when
     ``sign`` is +1, lower when -1), 0 where a total is -1 (undefined): each team's count of
-    strictly better totals found in one sort of its row (integers compare exactly)."""
-    key = np.where(totals >= 0, np.asarray(totals, dtype=np.int64) * -int(sign), np.iinfo(np.int64).max)
-    ordered = np.sort(key, axis=-1)
-    ranks = np.empty(key.shape, dtype=np.int32)
-    for row, (in_order, row_keys) in enumerate(zip(ordered, key, strict=True)):
-        ranks[row] = np.searchsorted(in_order, row_keys, side="left")
-    ranks += 1
-    return np.where(totals >= 0, ranks, 0)
+    strictly better totals, from one sort of each row of keys packed with their teams (a key,
+    better first, above the team's bits, in 32 bits where they fit, else 64: totals below
+    2^31 and teams below 2^31 fit in 62; integers compare exactly)."""
+    shape, n = np.shape(totals), np.shape(totals)[-1]
+    top = int(np.max(totals, initial=0))
+    bits = max(1, (n - 1).bit_length())
+    kind = np.int32 if top + 1 < 2 ** (31 - bits) else np.int64
+    totals = np.asarray(totals, dtype=kind).reshape(-1, n)
+    key = np.where(totals >= 0, totals if sign < 0 else top - totals, top + 1)  # undefined last
+    packed = (key << bits) | np.arange(n, dtype=kind)
+    packed.sort(axis=-1)
+    ordered = packed >> bits
+    starts = np.ones(ordered.shape, dtype=bool)  # where a run of equal keys starts
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
+    first = np.where(starts, np.arange(1, n + 1, dtype=np.int32), 0)  # 1 + the teams better
+    np.maximum.accumulate(first, axis=-1, out=first)
+    ranks = np.empty(totals.shape, dtype=np.int32)
+    places = (packed & ((1 << bits) - 1)).astype(np.intp) + np.arange(0, totals.size, n, dtype=np.intp)[:, np.newaxis]
+    ranks.ravel()[places.ravel()] = first.ravel()
+    return np.where(totals >= 0, ranks, 0).reshape(shape)
 
 
 def _centred(ranks: np.ndarray, subset: np.ndarray) -> np.ndarray:

@@ -81,13 +81,6 @@ def interval_of(samples: np.ndarray, *, undefined: np.ndarray, bounds: tuple[int
     return np.where(undefined.any(axis=-1)[..., np.newaxis], np.nan, found)
 
 
-def _as_slice(indexes: Sequence[int]) -> slice | list[int]:
-    """Consecutive indexes as a slice (a view, not a copy, of the columns they pick)."""
-    if len(indexes) and list(indexes) == list(range(indexes[0], indexes[0] + len(indexes))):
-        return slice(indexes[0], indexes[0] + len(indexes))
-    return list(indexes)
-
-
 def matching(last: Sequence[int], slots: Sequence[int]) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """The current teams (their ``slots``) that were among the ``last`` computation's, and where
     (twins, whose values are one slot, match in turn), and the last computation's teams that
@@ -145,7 +138,9 @@ class Replicates:
         self.teams_per_block = max(1, min(TEAMS_PER_BLOCK, VALUES_PER_TEAM_BLOCK // ((replicates + 1) * len(columns))))
         sets = list(dict.fromkeys(tuple(indexes) for _, indexes in aggregates))  # the methods share them
         self.aggregates = [(aggregate, sets.index(tuple(indexes))) for aggregate, indexes in aggregates]
-        self.sets = [_as_slice(columns_of) for columns_of in sets]
+        self.membership = np.zeros((len(columns), len(sets)))
+        for number, columns_of in enumerate(sets):
+            self.membership[list(columns_of), number] = 1
 
         def draw() -> np.ndarray:
             rng = np.random.default_rng(seed)
@@ -273,13 +268,18 @@ class Replicates:
             worse = counts - better.astype(np.int32)
             worse -= tied
             worse *= defined
-            by_set = []  # the methods share their sets of columns
-            for columns_of in self.sets:
-                pick = (..., columns_of)
-                sums = {MEAN_RANK: ranks[pick].sum(axis=-1), BORDA: worse[pick].sum(axis=-1)}
-                by_set.append(totals_of_sums(defined[pick].all(axis=-1), sums))
+            # Each set's sums of ranks, of points and of columns without a rank, as one product
+            # with the sets' membership: integers below 2^24 (float32) or 2^53, so exact.
+            exact = np.float32 if n_columns * (n_teams + 1) < 2**24 else np.float64
+            membership = self.membership.astype(exact)
+            sums = {
+                MEAN_RANK: ranks.reshape(-1, n_columns).astype(exact) @ membership,
+                BORDA: worse.reshape(-1, n_columns).astype(exact) @ membership,
+            }
+            missing = (~defined).reshape(-1, n_columns).astype(exact) @ membership
             for a, (aggregate, number) in enumerate(self.aggregates):
-                out.totals[a][:, teams] = by_set[number][aggregate.method].T
+                total = totals_of_sums(missing[:, number] == 0, {aggregate.method: sums[aggregate.method][:, number]})
+                out.totals[a][:, teams] = total[aggregate.method].reshape(len(teams), replicates).T
             if keep_replicates:
                 out.replicate_values[:, :, teams] = values.transpose(1, 2, 0)
                 out.replicate_ranks[:, :, teams] = ranks.transpose(1, 2, 0)
