@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from scoring.engine.aggregate import METHODS, Aggregate, column_sets
 from scoring.engine.bootstrap import bootstrap
@@ -147,9 +148,7 @@ def run_job(directory: Path) -> dict[str, Any]:
         store=job["store"],
     )
     result["skipped"] = dict(sorted(skipped.items(), key=lambda item: int(item[0])))  # in the teams' order
-    # Compact, and without the check for cycles (the result is plain data): tens of megabytes at
-    # thousands of teams, written in a new run's time.
-    (directory / RESULT).write_text(json.dumps(result, allow_nan=False, separators=(",", ":"), check_circular=False))
+    (directory / RESULT).write_bytes(orjson.dumps(result, option=orjson.OPT_SERIALIZE_NUMPY))  # tens of MB
     return {"teams": len(items), "skipped": len(skipped)}
 
 

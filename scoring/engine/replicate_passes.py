@@ -237,20 +237,21 @@ class Replicates:
             columns); their part of the sums of products of centred ranks (replicates ×
             heatmap²)."""
             defined = key == key  # a key equals itself unless undefined (NaN)
-            better *= defined
-            tied *= defined
+            partly = not defined.all()  # else every mask below is skipped
             if later is not None:
+                if partly:
+                    better *= defined
+                    tied *= defined
                 rows = np.concatenate([better, tied], axis=-1).astype(later.dtype, copy=False)
                 for team, team_rows in zip(teams, rows, strict=True):
                     later.write(team, team_rows)
             undefined = ~defined.all(axis=1)[..., np.newaxis]  # (teams, columns, 1)
-            ranks = better.astype(np.int32)
+            ranks = better.astype(np.int32)  # competition ranks where defined
             ranks += 1
-            ranks *= defined
             out.scores[:, teams] = (
                 self.store.scores.read([slots[t] for t in teams])[:, 0].reshape(len(teams), -1, 2).transpose(1, 0, 2)
             )
-            out.ranks[:, teams] = self._bounds(ranks, undefined)
+            out.ranks[:, teams] = self._bounds(ranks, undefined)  # NaN where undefined in any replicate
             places = np.full(len(teams), -1) if was is None else was[teams]
             known = same_leader if (places >= 0).all() else np.zeros(n_columns, dtype=bool)
             if known.any():
@@ -265,29 +266,33 @@ class Replicates:
                 low, high = self.bounds
                 found = np.stack([d[..., low - 1], d[..., high - 1], (d <= 0).sum(axis=-1), d_defined], axis=-1)
                 out.behind[np.ix_(columns, teams)] = found.transpose(1, 0, 2)
-            worse = counts - better.astype(np.int32)
-            worse -= tied
-            worse *= defined
-            # Each set's sums of ranks, of points and of columns without a rank, as one product
-            # with the sets' membership: integers below 2^24 (float32) or 2^53, so exact.
+            # Each set's sums of ranks, of ties and of columns without a rank, as products with
+            # the sets' membership: integers below 2^24 (float32) or 2^53, so exact. A team
+            # ranked under every column of a set has as many points there (Borda's) as
+            # teams it beats: sum(k - rank + 1 - tied).
             exact = np.float32 if n_columns * (n_teams + 1) < 2**24 else np.float64
             membership = self.membership.astype(exact)
-            sums = {
-                MEAN_RANK: ranks.reshape(-1, n_columns).astype(exact) @ membership,
-                BORDA: worse.reshape(-1, n_columns).astype(exact) @ membership,
-            }
-            missing = (~defined).reshape(-1, n_columns).astype(exact) @ membership
+            rank_sums = ranks.reshape(-1, n_columns).astype(exact) @ membership
+            tied_sums = tied.reshape(-1, n_columns).astype(exact) @ membership
+            missing = np.zeros((1, membership.shape[1]))  # columns without a rank, per set
+            if partly:
+                missing = (~defined).reshape(-1, n_columns).astype(exact) @ membership
+            sizes = self.membership.sum(axis=0)
+            count_sums = np.tile(counts @ self.membership, (len(teams), 1))  # (teams·replicates, sets)
+            sums = {MEAN_RANK: rank_sums, BORDA: count_sums - rank_sums + sizes - tied_sums}
             for a, (aggregate, number) in enumerate(self.aggregates):
                 total = totals_of_sums(missing[:, number] == 0, {aggregate.method: sums[aggregate.method][:, number]})
                 out.totals[a][:, teams] = total[aggregate.method].reshape(len(teams), replicates).T
             if keep_replicates:
                 out.replicate_values[:, :, teams] = values.transpose(1, 2, 0)
-                out.replicate_ranks[:, :, teams] = ranks.transpose(1, 2, 0)
-            # Centred doubled ranks, 2 better + tied - k (0 where undefined), replicate by replicate.
-            centred = 2 * better.astype(np.int32)
+                out.replicate_ranks[:, :, teams] = ranks.transpose(1, 2, 0) * defined.transpose(1, 2, 0)
+            # Centred doubled ranks, 2 better + tied - k = 2 rank + tied - (k + 2), 0 where
+            # undefined, replicate by replicate.
+            centred = 2 * ranks
             centred += tied
-            centred -= counts
-            centred *= defined
+            centred -= counts + 2
+            if partly:
+                centred *= defined
             centred = np.ascontiguousarray(centred.transpose(1, 0, 2), dtype=np.float64)
             return np.matmul(centred.transpose(0, 2, 1), centred)  # every column's: integer sums, exact
 
