@@ -204,6 +204,7 @@ def bootstrap(
     aggregates: Sequence[Aggregate] = (),
     keep_replicates: bool = False,
     store: Path | str | None = None,
+    keys: Sequence[str] | None = None,
 ) -> Stability:
     """Paired bootstrap intervals of every ranking column (default: raw and calibrated, as the
     board ranks them), of rho between every pair of ``heatmap`` columns (default: the site's
@@ -212,7 +213,9 @@ def bootstrap(
     sequence: an entry is read when its team's values are computed, and to name them).
 
     ``store``: a directory where the replicates are kept for the next computation (see the
-    module docstring), one computation at a time; by default a temporary one.
+    module docstring), one computation at a time; by default a temporary one. ``keys``: each
+    team's :func:`~scoring.engine.team_rows.team_key` of its predictions, when the caller knows
+    them (then only the teams whose values are computed are read).
     ``keep_replicates``: also return every replicate's values and ranks (their memory grows
     with the teams)."""
     if replicates < 1:
@@ -225,7 +228,9 @@ def bootstrap(
     stamp = store_stamp(gold, labels=labels, columns=columns, replicates=replicates, seed=seed, bounds=bounds)
     n_teams = len(predicted)
     with ReplicateStore.open(store, stamp=stamp, rows=replicates + 1, width=len(columns)) as kept:
-        slots, new = kept.assign([team_key(compact(predicted[t], len(labels))) for t in range(n_teams)])
+        if keys is None:
+            keys = [team_key(compact(predicted[t], len(labels))) for t in range(n_teams)]
+        slots, new = kept.assign(list(keys))
         passes = Replicates(
             kept,
             ReplicateMatrices(gold, n_classes=len(labels)),

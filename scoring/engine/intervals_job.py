@@ -15,16 +15,22 @@ items are checked before they are used; the replicates, the seed, the task's lab
 they are a scale, its primary metric; the directory where the phase's replicates are kept
 between two computations (:mod:`scoring.engine.team_rows`); the teams the site left out
 already, and the reason to give a run whose items do not give its matrix.
+
+Beside that directory the job keeps which runs it checked and named already
+(``STORE.checked.json``: a digest of the packed items, the matrix, the gold codes and the part
+shown, to the run's :func:`~scoring.engine.team_rows.team_key`), so that after a new run only
+that run's items are unpacked and checked: the others' values are read from the store by name.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +41,8 @@ from scoring.engine.aggregate import METHODS, Aggregate, column_sets
 from scoring.engine.bootstrap import bootstrap
 from scoring.engine.columns import paired_columns, ranking_columns
 from scoring.engine.intervals_json import aggregate_intervals_json, stability_json
-from scoring.engine.items import reproduces, unpack_items
+from scoring.engine.items import compact, reproduces, unpack_items
+from scoring.engine.team_rows import team_key
 
 JOB, GOLD, KEEP, ITEMS, RESULT = "job.json", "gold.npy", "keep.npy", "items", "result.json"
 OUT_OF_MEMORY = 3
@@ -53,6 +60,7 @@ def result_of(
     ordinal: bool = False,
     primary: str = "macro_f1",
     store: Path | str | None = None,
+    keys: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
     """The stored result: the bootstrap's part of the CLI's board JSON (teams keyed by their id,
     as text), the names of the teams (``teams``: every counting team, with or without
@@ -60,7 +68,9 @@ def result_of(
     ``ordinal``: the labels are an ordered scale (the ordinal errors are columns too). With the
     intervals of every column, those of the overall rankings of
     :func:`~scoring.engine.aggregate.column_sets` (``primary``: the task's primary metric).
-    ``store``: where the replicates are kept between computations."""
+    ``store``: where the replicates are kept between computations; ``keys``: each team's
+    :func:`~scoring.engine.team_rows.team_key` when known already (then a team's items are
+    read only if its values are computed)."""
     labels = list(labels)
     heatmap = paired_columns(labels, ordinal=ordinal)
     team_ids = [str(team) for team in items]
@@ -80,7 +90,7 @@ def result_of(
     }
     stability = bootstrap(
         gold,
-        list(items.values()),
+        _InOrder(items),
         labels=labels,
         replicates=replicates,
         seed=seed,
@@ -88,11 +98,57 @@ def result_of(
         heatmap=heatmap,
         aggregates=list(overall_rankings.values()),
         store=store,
+        keys=None if keys is None else [keys[team] for team in items],
     )
     overall: dict[str, dict] = {}
     for (method, name), aggregate in overall_rankings.items():
         overall.setdefault(method, {})[name] = aggregate_intervals_json(stability, aggregate, team_ids)
     return {**result, **stability_json(stability, team_ids, raw), "aggregate_intervals": overall}
+
+
+class _InOrder(Sequence):
+    """A mapping's values in the order of its keys, each read when asked for."""
+
+    def __init__(self, mapping: Mapping) -> None:
+        self.mapping, self.keys = mapping, list(mapping)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.mapping[self.keys[index]]
+
+
+class _Runs(Mapping):
+    """Each team's predictions (the part shown, ``keep``): an array, or packed items checked
+    before, unpacked when read."""
+
+    def __init__(self, keep: np.ndarray | None) -> None:
+        self.keep, self.runs = keep, {}
+
+    def __getitem__(self, team: int) -> np.ndarray:
+        run = self.runs[team]
+        if isinstance(run, bytes):
+            run = unpack_items(run)
+            return run if self.keep is None else run[self.keep]
+        return run
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.runs)
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+
+def _checked_file(store: str | None) -> Path | None:
+    return None if store is None else Path(f"{store}.checked.json")
+
+
+def _read_checked(path: Path | None) -> dict[str, str]:
+    try:
+        return json.loads(path.read_text()) if path is not None else {}
+    except (OSError, ValueError):  # none yet, or unreadable: every run is checked again
+        return {}
 
 
 def write_job(
@@ -128,25 +184,44 @@ def run_job(directory: Path) -> dict[str, Any]:
     gold = np.load(directory / GOLD, allow_pickle=False)
     keep = np.load(directory / KEEP, allow_pickle=False) if (directory / KEEP).exists() else None
     skipped = dict(job["skipped"])
-    items: dict[int, np.ndarray] = {}
+    context = hashlib.blake2b(json.dumps(job["labels"]).encode(), digest_size=20)
+    for array in (gold, keep):
+        context.update(b"-" if array is None else np.ascontiguousarray(array, dtype=np.int64).tobytes())
+    checked_file = _checked_file(job["store"])
+    checked, now_checked = _read_checked(checked_file), {}
+    items, keys = _Runs(keep), {}
     with open(directory / ITEMS, "rb") as packed:
         for team, length, matrix in job["runs"]:
-            found = unpack_items(packed.read(length))
-            if reproduces(gold, found, matrix):
-                items[team] = found if keep is None else found[keep]
+            data = packed.read(length)
+            digest = context.copy()
+            digest.update(json.dumps(matrix).encode() + b"\n" + data)
+            digest = digest.hexdigest()
+            if digest in checked:
+                items.runs[team], keys[team] = data, checked[digest]
             else:
-                skipped[str(team)] = job["mismatch"]
+                found = unpack_items(data)
+                if not reproduces(gold, found, matrix):
+                    skipped[str(team)] = job["mismatch"]
+                    continue
+                items.runs[team] = found if keep is None else found[keep]
+                keys[team] = team_key(compact(items.runs[team], len(job["labels"])))
+            now_checked[digest] = keys[team]
     result = result_of(
         gold=gold if keep is None else gold[keep],
         labels=job["labels"],
         teams={team: name for team, name in job["teams"]},
         items=items,
+        keys=keys,
         replicates=job["replicates"],
         seed=job["seed"],
         ordinal=job["ordinal"],
         primary=job["primary"],
         store=job["store"],
     )
+    if checked_file is not None and now_checked != checked:  # this job's runs only, replaced whole
+        scratch = checked_file.with_name(f"{checked_file.name}.{os.getpid()}")
+        scratch.write_text(json.dumps(now_checked))
+        os.replace(scratch, checked_file)
     result["skipped"] = dict(sorted(skipped.items(), key=lambda item: int(item[0])))  # in the teams' order
     (directory / RESULT).write_bytes(orjson.dumps(result, option=orjson.OPT_SERIALIZE_NUMPY))  # tens of MB
     return {"teams": len(items), "skipped": len(skipped)}

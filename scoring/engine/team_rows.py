@@ -161,8 +161,8 @@ class ReplicateStore:
         to be written, by key. Slots of keys neither among ``keys`` nor of the last
         computation's teams are given up first (the index no longer names them), then reused;
         call :meth:`commit` once the new slots are written."""
-        last = set(self.last["slots"])
-        kept = {key: slot for key, slot in self.slots.items() if key in set(keys) or slot in last}
+        last, wanted = set(self.last["slots"]), set(keys)
+        kept = {key: slot for key, slot in self.slots.items() if key in wanted or slot in last}
         self._write_json("slots.json", kept)
         used = set(kept.values())
         free = (slot for slot in range(len(kept) + len(keys) + 1) if slot not in used)
