@@ -336,6 +336,14 @@ def macro_of(of_counts: OfCounts) -> Callable[[Quantities], object]:
     return formula
 
 
+def macro_dp(q: Quantities):
+    """(1/n) sum_i DP_i (paper 004, Tables 1 and 3) as one logarithm: (√3/π)/n · ln(prod_i TP_i
+    TN_i / prod_i FP_i FN_i), the same real number (the logarithms of positive ratios sum to the
+    logarithm of their product), undefined where any class's DP is (a count of 0)."""
+    tp, fp, fn, tn = q.one_vs_rest
+    return q.xp.dp_of_ratio((tp * tn).prod(axis=0), (fp * fn).prod(axis=0)) / q.n
+
+
 def weighted_of(of_counts: OfCounts) -> Callable[[Quantities], object]:
     """sum_i (prevalence(i)/N) M_i: scikit-learn's ``average="weighted"``; 0 for an empty
     matrix, where every per-class value is 0."""

@@ -330,7 +330,7 @@ METRICS: tuple[Metric, ...] = (
         key="macro_dp",
         name="Macro discriminant power",
         symbol="MDP",
-        formula=m.macro_of(m.dp_of_counts),
+        formula=m.macro_dp,
         formula_latex=r"\frac{1}{n}\sum_i \frac{\sqrt{3}}{\pi}"
         r"\ln\left(\frac{TP_i}{FP_i}\cdot\frac{TN_i}{FN_i}\right)",
         formula_text="(1/n) Σᵢ (√3/π)·ln(TPᵢ/FPᵢ · TNᵢ/FNᵢ), natural log",
