@@ -41,6 +41,12 @@ ONE_THREAD_EACH = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM
 """The engine spreads its blocks over the cores itself: a numerical library that spread each of
 its small products over the cores too would have the threads wait for one another (on a busy
 machine, a hundred times longer)."""
+KEEP_FREED_MEMORY = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296"
+"""glibc's allocator in the child keeps what it frees for its next block of teams (arrays below
+32 MiB from its heap, which it never gives back): each block reuses the last one's pages instead
+of the system handing out fresh zeroed ones. At 3,000 teams a new run's pass by team then takes
+0.15 million page faults instead of 0.8 million, and about 2.3 s instead of 3.2 s. The process
+lives for one computation; other C libraries ignore the setting."""
 FAILED_MEMORY = "the computation needed more than its {limit:,} MiB of memory"
 FAILED_TIME = "the computation took longer than its {limit:,} seconds"
 FAILED_KILLED = "the computation was stopped by the system (most often for want of memory)"
@@ -81,7 +87,7 @@ def run(
             done = subprocess.run(
                 command,
                 cwd=settings.BASE_DIR,
-                env={**os.environ, **ONE_THREAD_EACH},
+                env={**os.environ, **ONE_THREAD_EACH, "GLIBC_TUNABLES": _tunables()},
                 capture_output=True,
                 text=True,
                 timeout=settings.BOOTSTRAP_TIMEOUT_S,
@@ -99,6 +105,13 @@ def run(
         summary = json.loads(done.stdout.strip().splitlines()[-1])
         result = (directory / intervals_job.RESULT).read_text()
     return Outcome(result=result, teams=summary["teams"], skipped=summary["skipped"])
+
+
+def _tunables() -> str:
+    """:data:`KEEP_FREED_MEMORY`, then the tunables this process was given, if any (glibc takes
+    the last of a name: the operator's own win)."""
+    given = os.environ.get("GLIBC_TUNABLES", "")
+    return f"{KEEP_FREED_MEMORY}:{given}" if given else KEEP_FREED_MEMORY
 
 
 def json_text(text: str) -> Cast:

@@ -146,9 +146,10 @@ def _checked_file(store: str | None) -> Path | None:
 
 def _read_checked(path: Path | None) -> dict[str, str]:
     try:
-        return json.loads(path.read_text()) if path is not None else {}
+        found = json.loads(path.read_text()) if path is not None else {}
     except (OSError, ValueError):  # none yet, or unreadable: every run is checked again
         return {}
+    return {digest: key for digest, key in found.items() if isinstance(key, str)} if isinstance(found, dict) else {}
 
 
 def write_job(

@@ -161,6 +161,26 @@ def test_the_computation_runs_outside_the_process_that_asks(board, monkeypatch):
     )
 
 
+def test_the_child_keeps_its_freed_memory_runs_one_thread_per_library_and_the_operator_s_tunables_win(
+    board, monkeypatch
+):
+    task, make_user, submit = board
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2")
+    given = []
+    real = stability_job.subprocess.run
+
+    def run(command, **kwargs):
+        given.append(kwargs["env"])
+        return real(command, **kwargs)
+
+    monkeypatch.setattr(stability_job.subprocess, "run", run)
+    late_run(task, make_user, submit)
+    assert given and given[-1]["OPENBLAS_NUM_THREADS"] == "1"
+    assert given[-1]["GLIBC_TUNABLES"] == f"{stability_job.KEEP_FREED_MEMORY}:glibc.malloc.arena_max=2"
+    row = PhaseStability.objects.get(phase=task.current_phase())
+    assert row.failure == "" and row.stamp == stability.inputs_digest(task.current_phase())
+
+
 @pytest.mark.parametrize(
     ("limits", "reason"),
     [
