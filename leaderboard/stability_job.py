@@ -44,9 +44,9 @@ machine, a hundred times longer)."""
 KEEP_FREED_MEMORY = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296"
 """glibc's allocator in the child keeps what it frees for its next block of teams (arrays below
 32 MiB from its heap, which it never gives back): each block reuses the last one's pages instead
-of the system handing out fresh zeroed ones. At 3,000 teams a new run's pass by team then takes
-0.15 million page faults instead of 0.8 million, and about 2.3 s instead of 3.2 s. The process
-lives for one computation; other C libraries ignore the setting."""
+of the system handing out fresh zeroed ones. At 3,000 teams the child of a new run then takes
+0.08 million page faults instead of 0.4 to 0.7 million, and its pass by team about 2.9 s instead
+of 3.4 to 3.9 s. The process lives for one computation; other C libraries ignore the setting."""
 FAILED_MEMORY = "the computation needed more than its {limit:,} MiB of memory"
 FAILED_TIME = "the computation took longer than its {limit:,} seconds"
 FAILED_KILLED = "the computation was stopped by the system (most often for want of memory)"
