@@ -229,6 +229,10 @@ class Replicates:
         leader_slots = np.array([-1 if leader is None else slots[leader] for leader in leaders])
         same_leader = np.zeros(n_columns, dtype=bool) if last is None else last["leaders"] == leader_slots
         out = _Out(self, n_teams, keep_replicates)
+        # The sets' sums are products with their membership: integers below 2^24 in float32 (or
+        # 2^53 in float64), so exact.
+        exact = np.float32 if n_columns * (n_teams + 1) < 2**24 else np.float64
+        membership, sizes = self.membership.astype(exact), self.membership.sum(axis=0)
 
         def results(
             teams: np.ndarray, values: np.ndarray, key: np.ndarray, better: np.ndarray, tied: np.ndarray
@@ -266,23 +270,18 @@ class Replicates:
                 low, high = self.bounds
                 found = np.stack([d[..., low - 1], d[..., high - 1], (d <= 0).sum(axis=-1), d_defined], axis=-1)
                 out.behind[np.ix_(columns, teams)] = found.transpose(1, 0, 2)
-            # Each set's sums of ranks, of ties and of columns without a rank, as products with
-            # the sets' membership: integers below 2^24 (float32) or 2^53, so exact. A team
-            # ranked under every column of a set has as many points there (Borda's) as
-            # teams it beats: sum(k - rank + 1 - tied).
-            exact = np.float32 if n_columns * (n_teams + 1) < 2**24 else np.float64
-            membership = self.membership.astype(exact)
+            # Each set's sums of ranks, of ties and of columns without a rank (teams·replicates ×
+            # sets). A team ranked under every column of a set has as many points there
+            # (Borda's) as teams it beats: sum(k - rank + 1 - tied).
             rank_sums = ranks.reshape(-1, n_columns).astype(exact) @ membership
             tied_sums = tied.reshape(-1, n_columns).astype(exact) @ membership
-            missing = np.zeros((1, membership.shape[1]))  # columns without a rank, per set
-            if partly:
-                missing = (~defined).reshape(-1, n_columns).astype(exact) @ membership
-            sizes = self.membership.sum(axis=0)
-            count_sums = np.tile(counts @ self.membership, (len(teams), 1))  # (teams·replicates, sets)
-            sums = {MEAN_RANK: rank_sums, BORDA: count_sums - rank_sums + sizes - tied_sums}
+            missing = (~defined).reshape(-1, n_columns).astype(exact) @ membership if partly else 0
+            count_sums = np.tile(counts @ self.membership, (len(teams), 1))
+            totals = totals_of_sums(
+                missing == 0, {MEAN_RANK: rank_sums, BORDA: count_sums - rank_sums + sizes - tied_sums}
+            )
             for a, (aggregate, number) in enumerate(self.aggregates):
-                total = totals_of_sums(missing[:, number] == 0, {aggregate.method: sums[aggregate.method][:, number]})
-                out.totals[a][:, teams] = total[aggregate.method].reshape(len(teams), replicates).T
+                out.totals[a][:, teams] = totals[aggregate.method][:, number].reshape(len(teams), replicates).T
             if keep_replicates:
                 out.replicate_values[:, :, teams] = values.transpose(1, 2, 0)
                 out.replicate_ranks[:, :, teams] = ranks.transpose(1, 2, 0) * defined.transpose(1, 2, 0)
