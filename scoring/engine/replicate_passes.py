@@ -35,6 +35,7 @@ from scoring.engine.rank_order import Ties, competition_of_totals, correlations_
 from scoring.engine.replicates import ReplicateMatrices, column_values
 from scoring.engine.significance import BehindLeader, Differences, adjusted, leader_of
 from scoring.engine.team_rows import ReplicateStore, TeamRows
+from scoring.engine.twofold import load_compiled_loops
 
 BLOCK_SIZE = 200
 """Replicates drawn at a time: fixes the stream of random numbers (see the rules)."""
@@ -43,6 +44,10 @@ TEAMS_PER_BLOCK = 32
 values for 1,000 replicates and 42 columns (fewer teams for more replicates or columns, so
 that a block's values stay under :data:`VALUES_PER_TEAM_BLOCK`)."""
 VALUES_PER_TEAM_BLOCK = 2**20
+COMPILED_FROM = 2**16
+"""From this many matrices to compute, the values' pass loads the compiled pair arithmetic
+(:func:`scoring.engine.twofold.load_compiled_loops`, about 0.7 s, saving about 5 µs a matrix
+on one core); one new team's values stay with numpy's arrays."""
 MATRICES_PER_CHUNK = 2**14
 """Matrices whose values are computed at a time: the formulas' arrays then stay in the
 processor's caches (fewer is slower for the interpreter's overhead, more for memory's)."""
@@ -155,17 +160,19 @@ class Replicates:
         todo = sorted({slot: team for team, slot in enumerate(slots) if slot in new}.items())
         if not todo:
             return
+        if len(todo) * (self.replicates + 1) >= COMPILED_FROM:
+            load_compiled_loops()
 
-        def weights(rows: range) -> np.ndarray:
-            """Rows of the weights of the full test set (each item once), then of every replicate."""
-            found = self.weights[max(rows.start - 1, 0) : rows.stop - 1].astype(np.float32)
-            return np.concatenate([np.ones((1, self.source.n_items), np.float32), found]) if rows.start == 0 else found
+        # The weights of the full test set (each item once), then of every replicate, as the
+        # products take them: converted once for every block of teams (exact below 2^24).
+        weights = np.empty((self.replicates + 1, self.source.n_items), np.float32)
+        weights[0], weights[1:] = 1.0, self.weights
 
         def work(block: list[tuple[int, int]]) -> None:
             parts = self.source.parts([predicted[team] for _, team in block])
             values = np.empty((len(block), self.replicates + 1, len(self.columns)))
             for rows in blocks_of(self.replicates + 1, max(1, MATRICES_PER_CHUNK // len(block))):
-                matrices = self.source.of_weights(weights(rows), parts)
+                matrices = self.source.of_weights(weights[rows.start : rows.stop], parts)
                 values[:, rows.start : rows.stop] = column_values(matrices, self.columns, labels).transpose(2, 1, 0)
             scores = self._bounds(values[:, 1:], ~(values[:, 1:] == values[:, 1:]).all(axis=1)[..., np.newaxis])
             for (slot, _), team_values, team_scores in zip(block, values, scores.transpose(1, 0, 2), strict=True):

@@ -17,6 +17,11 @@ whose operands are exact integers small enough to stay exact adds nothing, so co
 of counts and products of two counts carry no error at all and their zero tests are certain.
 A zero test that the bound cannot settle (a denominator within its error of 0) marks the
 value ``unsure``, which also sends it to exact evaluation. Undefined values are NaN.
+
+Each operation is written here on numpy's arrays, one array per step. A process computing many
+values (a bootstrap of many teams) loads the same operations compiled into one loop each
+(:mod:`scoring.engine.twofold_kernels`, :func:`load_compiled_loops`), which give the same
+doubles bit for bit and then serve its arrays of :data:`KERNEL_SIZE` values or more.
 """
 
 from __future__ import annotations
@@ -34,6 +39,12 @@ EXACT_SINGLE = 2.0**53
 EXACT_PAIR = 2.0**104
 """Integers below this are exact as a pair (a double and an integer remainder below 2^52)."""
 _SPLIT = 134217729.0  # 2^27 + 1: Dekker's splitter of a double into two 26-bit halves
+KERNEL_SIZE = 2**13
+"""Once a process has loaded the compiled loops (:func:`load_compiled_loops`), operations on
+arrays of at least this many values run in them (:mod:`scoring.engine.twofold_kernels`): the
+same doubles, without a pass over memory and an array per step. Smaller ones stay with
+numpy's arrays."""
+_loaded = False
 
 
 def _two_sum(a, b):
@@ -58,6 +69,47 @@ def _two_prod(a, b):
     ah, al = _split(a)
     bh, bl = _split(b)
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@cache
+def _kernels():
+    from scoring.engine import twofold_kernels
+
+    return twofold_kernels
+
+
+def load_compiled_loops() -> None:
+    """Load the compiled loops, for this process's large arrays from now on. About 0.7 s the
+    first time (the compiler's start, the loops read from its cache): worth it for a large
+    computation (a bootstrap's values of many teams), not for a few values, which is why a
+    process that has none never loads them."""
+    global _loaded
+    if not _loaded:
+        _kernels().rounded(1, np.zeros(1), np.zeros(1), np.zeros(1))
+        _loaded = True
+
+
+def _large(*operands) -> bool:
+    return _loaded and max(np.size(x) for x in operands) >= KERNEL_SIZE
+
+
+def _compiled(name: str, *operands, flag: bool | None = None) -> list[np.ndarray]:
+    """The compiled loop ``name`` over ``operands`` broadcast to one shape: its outputs in that
+    shape. A scalar goes in as one value that every step reads."""
+    shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
+    flat = []
+    for x in operands:
+        if np.ndim(x) == 0:
+            flat.append(np.full(1, x, dtype=np.float64))
+        else:
+            x = np.asarray(x, dtype=np.float64)
+            flat.append(np.ascontiguousarray(np.broadcast_to(x, shape) if x.shape != shape else x).reshape(-1))
+    flags = () if flag is None else (flag,)
+    return [out.reshape(shape) for out in getattr(_kernels(), name)(math.prod(shape), *flat, *flags)]
+
+
+def _pair_product(a, b):
+    return _compiled("two_prod", a, b) if _large(a, b) else _two_prod(a, b)
 
 
 def _is_exact(x: Approx) -> bool:
@@ -155,17 +207,22 @@ class Approx:
                 return Approx(self.hi + b.hi, integer_bound=bound, unsure=unsure)
             if bound >= EXACT_PAIR:
                 bound = None
-        s, e = _two_sum(self.hi, b.hi)
         if self.is_single and b.is_single:  # the sum of two doubles is exact as a pair
+            s, e = _two_sum(self.hi, b.hi)
             return Approx(s, e, self.err + b.err, integer_bound=bound, unsure=unsure)
-        t, f = _two_sum(self.lo, b.lo)
-        e = e + t
-        s, e = _fast_two_sum(s, e)
-        e = e + f
-        hi, lo = _fast_two_sum(s, e)
+        if _large(self.hi, b.hi):
+            hi, lo, err = _compiled("add", self.hi, self.lo, self.err, b.hi, b.lo, b.err)
+        else:
+            s, e = _two_sum(self.hi, b.hi)
+            t, f = _two_sum(self.lo, b.lo)
+            e = e + t
+            s, e = _fast_two_sum(s, e)
+            e = e + f
+            hi, lo = _fast_two_sum(s, e)
+            err = None if bound is not None else self.err + b.err + REL * np.abs(hi)
         if bound is not None:
             return Approx(hi, lo, 0.0, integer_bound=bound, unsure=unsure)
-        return Approx(hi, lo, self.err + b.err + REL * np.abs(hi), unsure=unsure)
+        return Approx(hi, lo, err, unsure=unsure)
 
     __radd__ = __add__
 
@@ -183,13 +240,16 @@ class Approx:
             bound = self.integer_bound * b.integer_bound
             if bound < EXACT_SINGLE and self.is_single and b.is_single:
                 return Approx(self.hi * b.hi, integer_bound=bound, unsure=unsure)
-        p, e = _two_prod(self.hi, b.hi)
         if self.is_single and b.is_single:  # the product of two doubles is exact as a pair
+            p, e = _pair_product(self.hi, b.hi)
             if _is_exact(self) and _is_exact(b):
                 exact_bound = bound if bound is not None and bound < EXACT_PAIR else None
                 return Approx(p, e, 0.0, integer_bound=exact_bound, unsure=unsure)
             err = np.abs(self.hi) * b.err + np.abs(b.hi) * self.err + self.err * b.err
             return Approx(p, e, err, unsure=unsure)
+        if _large(self.hi, b.hi):
+            return Approx(*_compiled("multiply", self.hi, self.lo, self.err, b.hi, b.lo, b.err), unsure=unsure)
+        p, e = _two_prod(self.hi, b.hi)
         e = e + (self.hi * b.lo + self.lo * b.hi)
         hi, lo = _fast_two_sum(p, e)
         a_abs, b_abs = np.abs(self.hi) + np.abs(self.lo), np.abs(b.hi) + np.abs(b.lo)
@@ -201,22 +261,25 @@ class Approx:
     def __truediv__(self, other: object) -> Approx:
         b = Approx.of(other)
         unsure = _or(self.unsure, b.unsure)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            th = self.hi / b.hi
-            if b.is_single:
+        if _large(self.hi, b.hi):
+            operands = (self.hi, self.lo, self.err, b.hi, b.lo, b.err)
+            hi, lo, err, open_sign = _compiled("divide", *operands, flag=b.is_single)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                th = self.hi / b.hi
                 ph, pl = _two_prod(th, b.hi)
-            else:
-                ph, pl = _two_prod(th, b.hi)
-                pl = pl + th * b.lo
-                ph, pl = _fast_two_sum(ph, pl)
-            dh = self.hi - ph
-            d = dh + (self.lo - pl)
-            tl = d / b.hi
-            hi, lo = _fast_two_sum(th, tl)
-            b_abs = np.abs(b.hi) - np.abs(b.lo) - b.err
-            err = (self.err + np.abs(hi) * b.err) / b_abs + REL * np.abs(hi)
+                if not b.is_single:
+                    pl = pl + th * b.lo
+                    ph, pl = _fast_two_sum(ph, pl)
+                dh = self.hi - ph
+                d = dh + (self.lo - pl)
+                tl = d / b.hi
+                hi, lo = _fast_two_sum(th, tl)
+                b_abs = np.abs(b.hi) - np.abs(b.lo) - b.err
+                err = (self.err + np.abs(hi) * b.err) / b_abs + REL * np.abs(hi)
+                open_sign = ~(b_abs > 0) & ~np.isnan(b.hi)
         if not _is_exact(b):
-            unsure = _or(unsure, np.broadcast_to(~(b_abs > 0) & ~np.isnan(b.hi), np.shape(hi)))
+            unsure = _or(unsure, np.broadcast_to(open_sign, np.shape(hi)))
         return Approx(hi, lo, err, unsure=unsure)
 
     def __rtruediv__(self, other: object) -> Approx:
@@ -285,16 +348,19 @@ class Approx:
     def rounded(self) -> tuple[np.ndarray, np.ndarray]:
         """The correctly rounded doubles (NaN where undefined) and where they could not be
         decided (exact evaluation needed)."""
-        hi, lo = _fast_two_sum(self.hi, self.lo)
-        with np.errstate(invalid="ignore"):
-            up = np.nextafter(hi, np.inf) - hi
-            down = hi - np.nextafter(hi, -np.inf)
-            decided = (lo + self.err < up / 2) & (lo - self.err > -down / 2)
-        undefined = np.isnan(hi)
-        undecided = ~decided & ~undefined
+        if _large(self.hi):
+            values, undecided = _compiled("rounded", self.hi, self.lo, self.err)
+        else:
+            hi, lo = _fast_two_sum(self.hi, self.lo)
+            with np.errstate(invalid="ignore"):
+                up = np.nextafter(hi, np.inf) - hi
+                down = hi - np.nextafter(hi, -np.inf)
+                decided = (lo + self.err < up / 2) & (lo - self.err > -down / 2)
+            undefined = np.isnan(hi)
+            values, undecided = np.where(undefined, np.nan, hi), ~decided & ~undefined
         if self.unsure is not None:
             undecided = undecided | self.unsure
-        return np.where(undefined, np.nan, hi), undecided
+        return values, undecided
 
 
 def log_of_ratio(num: Approx, den: Approx) -> Approx:

@@ -1,15 +1,14 @@
 """The two routes of :mod:`scoring.engine.canonical` give the same doubles.
 
-What this proves: for every registered metric (the ordinal errors too) and per-class measure, raw, calibrated and
-scaled to other targets, the
-vectorised route over a stack of matrices (pairs of doubles with error bounds, the bootstrap's)
-gives the very double that the exact route gives for each matrix alone (what a report stores),
-with NaN exactly where the exact value is undefined, on random counts (many zeros), counts
-just below 2^26 (whose products no longer fit one double), random soft masses, the degenerate
-matrices (all zero, diagonal, one predicted class, hollow, one gold class, one cell) and
-2-class matrices whose odds ratios are within 1e-8 of 1; and a leading
-axis of the stack is kept. Matrices follow the product's orientation, rows predicted and
-columns gold.
+What this proves: for every registered metric (the ordinal errors too) and per-class measure,
+raw, calibrated and scaled to other targets, the vectorised route over a stack of matrices
+(pairs of doubles with error bounds, the bootstrap's, on numpy's arrays and in compiled loops)
+gives the very double that the exact route gives for each matrix alone (what a report
+stores), with NaN exactly where the exact value is undefined, on random counts (many zeros),
+counts just below 2^26 (whose products no longer fit one double), random soft masses, the
+degenerate matrices (all zero, diagonal, one predicted class, hollow, one gold class, one
+cell) and 2-class matrices whose odds ratios are within 1e-8 of 1; and a leading axis of the
+stack is kept. Matrices follow the product's orientation, rows predicted and columns gold.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scoring.engine import twofold
 from scoring.engine.canonical import ExactMatrix, StackValues, exact_values
 from scoring.engine.columns import ranking_columns
 from scoring.engine.registry import CLASS_MEASURES, METRICS, suite_metrics
@@ -69,9 +69,21 @@ TARGETS = {
 }
 
 
+@pytest.fixture(params=["arrays", "compiled"])
+def route(request, monkeypatch) -> str:
+    """The stack's pair arithmetic on numpy's arrays, or in compiled loops (what it uses for
+    large stacks, :data:`scoring.engine.twofold.KERNEL_SIZE`), here for every array."""
+    if request.param == "compiled":
+        twofold.load_compiled_loops()
+        monkeypatch.setattr(twofold, "KERNEL_SIZE", 1)
+    else:
+        monkeypatch.setattr(twofold, "_loaded", False)
+    return request.param
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("n", [1, 2, 3, 5])
-def test_the_stack_route_gives_the_exact_route_s_doubles(n: int, target: str) -> None:
+def test_the_stack_route_gives_the_exact_route_s_doubles(n: int, target: str, route: str) -> None:
     weights = None if TARGETS[target] is None else TARGETS[target][:n]
     matrices = matrix_stack(n, seed=n)
     stack = StackValues(matrices, weights=weights if target != "calibrated" else None)

@@ -1,0 +1,151 @@
+"""The pair operations of :mod:`scoring.engine.twofold`, each compiled into one loop over its
+operands (numba), for large stacks: the same IEEE operations in the same order, so the same
+doubles, bit for bit, as the arrays' route, without a pass over memory and an array per step.
+
+Compiled on first use and cached beside this file (or in numba's cache directory where that
+is not writable); loading them costs a process about half a second, which is why
+:mod:`scoring.engine.twofold` takes this route only for arrays of at least
+:data:`scoring.engine.twofold.KERNEL_SIZE` values. Every loop releases the interpreter lock,
+so the bootstrap's threads run them side by side.
+
+Each operand is a flat array of its values, or of one value for a scalar (read at index 0 by
+every step: ``step`` 0). No fused multiply-add is contracted: numba leaves the arithmetic as
+written unless asked for fast math.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_SPLIT = 134217729.0  # as in twofold: 2^27 + 1
+_REL = 2.0**-96  # twofold.REL
+_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+
+@njit(**_OPTIONS)
+def _step(x):
+    return 1 if x.size > 1 else 0
+
+
+@njit(**_OPTIONS)
+def _two_prod(a, b):
+    p = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@njit(**_OPTIONS)
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@njit(**_OPTIONS)
+def _fast_two_sum(a, b):
+    s = a + b
+    return s, b - (s - a)
+
+
+@njit(**_OPTIONS)
+def two_prod(n, a, b):
+    """``twofold._two_prod``: the product of two doubles as an exact pair."""
+    sa, sb = _step(a), _step(b)
+    hi, lo = np.empty(n), np.empty(n)
+    for i in range(n):
+        hi[i], lo[i] = _two_prod(a[i * sa], b[i * sb])
+    return hi, lo
+
+
+@njit(**_OPTIONS)
+def add(n, ahi, alo, aerr, bhi, blo, berr):
+    """``Approx.__add__`` of two pairs: its sum and error bound."""
+    s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
+    hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
+    for i in range(n):
+        s, e = _two_sum(ahi[i * s1], bhi[i * s4])
+        t, f = _two_sum(alo[i * s2], blo[i * s5])
+        e = e + t
+        s, e = _fast_two_sum(s, e)
+        e = e + f
+        h, lo[i] = _fast_two_sum(s, e)
+        hi[i] = h
+        err[i] = aerr[i * s3] + berr[i * s6] + _REL * abs(h)
+    return hi, lo, err
+
+
+@njit(**_OPTIONS)
+def multiply(n, ahi, alo, aerr, bhi, blo, berr):
+    """``Approx.__mul__`` of two pairs: its product and error bound."""
+    s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
+    hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
+    for i in range(n):
+        xh, xl, xe, yh, yl, ye = ahi[i * s1], alo[i * s2], aerr[i * s3], bhi[i * s4], blo[i * s5], berr[i * s6]
+        p, e = _two_prod(xh, yh)
+        e = e + (xh * yl + xl * yh)
+        h, lo[i] = _fast_two_sum(p, e)
+        hi[i] = h
+        x_abs, y_abs = abs(xh) + abs(xl), abs(yh) + abs(yl)
+        err[i] = x_abs * ye + y_abs * xe + xe * ye + _REL * abs(h)
+    return hi, lo, err
+
+
+@njit(**_OPTIONS)
+def divide(n, ahi, alo, aerr, bhi, blo, berr, b_single):
+    """``Approx.__truediv__``: the quotient, its error bound, and where the divisor's bound
+    leaves its sign open (``~(b_abs > 0)`` for a divisor that is a number)."""
+    s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
+    hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
+    open_sign = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        xh, xl, xe, yh, yl, ye = ahi[i * s1], alo[i * s2], aerr[i * s3], bhi[i * s4], blo[i * s5], berr[i * s6]
+        th = xh / yh
+        ph, pl = _two_prod(th, yh)
+        if not b_single:
+            pl = pl + th * yl
+            ph, pl = _fast_two_sum(ph, pl)
+        dh = xh - ph
+        d = dh + (xl - pl)
+        tl = d / yh
+        h, lo[i] = _fast_two_sum(th, tl)
+        hi[i] = h
+        y_abs = abs(yh) - abs(yl) - ye
+        err[i] = (xe + abs(h) * ye) / y_abs + _REL * abs(h)
+        open_sign[i] = not (y_abs > 0) and not np.isnan(yh)
+    return hi, lo, err, open_sign
+
+
+@njit(**_OPTIONS)
+def rounded(n, ahi, alo, aerr):
+    """``Approx.rounded``: the nearest doubles (NaN where undefined) and where the bound leaves
+    the rounding open. The gaps to the neighbouring doubles (``nextafter``'s) come from the
+    bits: ``g = 2^(exponent - 52)`` away from 0, half that towards 0 from a power of two."""
+    s1, s2, s3 = _step(ahi), _step(alo), _step(aerr)
+    values, lows = np.empty(n), np.empty(n)
+    gap_bits = np.empty(n, dtype=np.int64)
+    halved = np.empty(n, dtype=np.bool_)
+    bits = values.view(np.int64)
+    for i in range(n):
+        values[i], lows[i] = _fast_two_sum(ahi[i * s1], alo[i * s2])
+        exponent = (bits[i] >> 52) & 0x7FF
+        gap_bits[i] = (exponent - 52) << 52 if exponent > 52 else np.int64(1) << max(exponent - 1, 0)
+        halved[i] = exponent > 1 and (bits[i] & 0xFFFFFFFFFFFFF) == 0
+    gaps = gap_bits.view(np.float64)
+    undecided = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        h, low, e = values[i], lows[i], aerr[i * s3]
+        if not np.isfinite(h):  # nextafter's gaps of an infinity: a NaN on one side
+            undecided[i] = not np.isnan(h)
+            values[i] = h if undecided[i] else np.nan
+            continue
+        away = gaps[i]
+        toward = away / 2 if halved[i] else away
+        up, down = (away, toward) if h >= 0 else (toward, away)  # at 0 both gaps are 2^-1074
+        undecided[i] = not ((low + e < up / 2) and (low - e > -down / 2))
+    return values, undecided

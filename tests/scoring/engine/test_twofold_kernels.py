@@ -1,0 +1,156 @@
+"""The compiled loops of :mod:`scoring.engine.twofold_kernels` give the arrays' route's doubles,
+bit for bit (NaN for NaN): every part of a pair (``hi``, ``lo``), its error bound, the open signs of a
+divisor and the undecided roundings, on random pairs and on the doubles where IEEE arithmetic
+has its edges (zeros of both signs, subnormals, powers of two and their neighbours, the
+largest double, infinities, NaN), with scalar operands and broadcast ones.
+
+The values the bootstrap computes through either route are checked against the exact route
+in ``test_canonical.py`` (both routes) and ``test_bootstrap.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scoring.engine import twofold
+from scoring.engine.twofold import Approx
+
+EDGES = np.array(
+    [
+        0.0,
+        -0.0,
+        5e-324,
+        -5e-324,
+        2.0**-1022,
+        2.0**-1022 - 2.0**-1074,
+        1.0,
+        -1.0,
+        np.nextafter(1.0, 0.0),
+        np.nextafter(1.0, 2.0),
+        2.0**52,
+        3.0,
+        1.7976931348623157e308,
+        -1.7976931348623157e308,
+        np.inf,
+        -np.inf,
+        np.nan,
+    ]
+)
+
+
+def pairs(seed: int, size: int) -> Approx:
+    """Normalised pairs (``lo`` within half an ulp of ``hi``), with error bounds, edges among them."""
+    rng = np.random.default_rng(seed)
+    hi = rng.standard_normal(size) * 10.0 ** rng.integers(-30, 30, size)
+    hi[: len(EDGES) * 3] = np.tile(EDGES, 3)
+    hi = hi[rng.permutation(size)]
+    with np.errstate(invalid="ignore", over="ignore"):
+        lo = np.where(np.isfinite(hi), rng.uniform(-0.5, 0.5, size) * np.spacing(np.abs(hi)), 0.0)
+        lo[rng.random(size) < 0.2] = 0.0
+        sum_ = hi + lo
+        lo = lo - (sum_ - hi)
+        hi = sum_
+    err = np.abs(hi) * 2.0**-90 * rng.random(size)
+    err[rng.random(size) < 0.3] = 0.0
+    return Approx(hi, lo, np.where(np.isfinite(err), err, 0.0))
+
+
+def parts(x: Approx) -> list[np.ndarray]:
+    return [np.broadcast_to(part, x.shape) for part in (x.hi, x.lo, x.err)]
+
+
+def assert_same_bits(compiled: list, arrays: list) -> None:
+    assert len(compiled) == len(arrays)
+    for found, expected in zip(compiled, arrays, strict=True):
+        found, expected = np.asarray(found), np.asarray(expected)
+        assert found.shape == expected.shape
+        if found.dtype == np.bool_:
+            assert np.array_equal(found, expected)
+        else:  # a NaN's sign and payload mean nothing: NaN in the same places, every other bit the same
+            assert np.array_equal(np.isnan(found), np.isnan(expected))
+            numbers = ~np.isnan(expected)
+            assert np.array_equal(found[numbers].view(np.int64), expected[numbers].view(np.int64))
+
+
+def both_routes(monkeypatch: pytest.MonkeyPatch, compute) -> tuple[list, list]:
+    """``compute()`` through the compiled loops (every array large enough), then through arrays."""
+    twofold.load_compiled_loops()
+    monkeypatch.setattr(twofold, "KERNEL_SIZE", 1)
+    compiled = compute()
+    monkeypatch.setattr(twofold, "KERNEL_SIZE", 2**62)
+    return compiled, compute()
+
+
+def flat(x: Approx) -> list:
+    unsure = [] if x.unsure is None else [np.broadcast_to(x.unsure, x.shape)]
+    return [*parts(x), *unsure]
+
+
+OPERATIONS = {
+    "add": lambda a, b: a + b,
+    "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b,
+    "divide": lambda a, b: a / b,
+}
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+@pytest.mark.parametrize("shape", ["pairs", "singles", "scalar", "broadcast"])
+def test_each_operation_gives_the_same_bits_through_either_route(monkeypatch, operation: str, shape: str) -> None:
+    a, b = pairs(1, 4000), pairs(2, 4000)
+    if shape == "singles":  # doubles with bounds, no low part: the divisor's own branch
+        a, b = Approx(a.hi, 0.0, a.err), Approx(b.hi, 0.0, b.err)
+    elif shape == "scalar":
+        b = Approx(3.0, 1e-16, 1e-40)
+    elif shape == "broadcast":
+        a = Approx(a.hi.reshape(40, 100), a.lo.reshape(40, 100), a.err.reshape(40, 100))
+        b = Approx(b.hi[:100].reshape(1, 100), b.lo[:100].reshape(1, 100), 0.0)
+
+    def compute():
+        with np.errstate(all="ignore"):
+            return flat(OPERATIONS[operation](a, b))
+
+    assert_same_bits(*both_routes(monkeypatch, compute))
+
+
+def test_exact_integers_keep_their_bounds_through_either_route(monkeypatch) -> None:
+    """Sums and products of counts: exact pairs with no error bound on both routes."""
+    rng = np.random.default_rng(3)
+    a = Approx.integers(rng.integers(0, 2**40, 5000).astype(np.float64))
+    b = Approx.integers(rng.integers(0, 2**40, 5000).astype(np.float64))
+
+    def compute():
+        product = a * b
+        total = product + a * a
+        assert product.integer_bound is not None and total.integer_bound is not None
+        return [*flat(product), *flat(total), *flat(total / (b + 1))]
+
+    assert_same_bits(*both_routes(monkeypatch, compute))
+
+
+def test_rounding_decisions_are_the_same_through_either_route(monkeypatch) -> None:
+    """The nearest doubles and the undecided ones, the gaps to each neighbour taken from the
+    bits on one route and from ``nextafter`` on the other: on random pairs, and on powers of two
+    (whose gap towards 0 is half the other), their neighbours and the edges above, each with a
+    low part on, inside and outside half of either gap."""
+    x = pairs(4, 6000)
+    powers = np.ldexp(1.0, np.arange(-1074, 1024, 7))
+    centres = np.concatenate([powers, np.nextafter(powers, 0.0), np.nextafter(powers, np.inf), EDGES])
+    centres = np.concatenate([centres, -centres])
+    with np.errstate(invalid="ignore", over="ignore"):
+        gaps = np.abs(np.nextafter(centres, np.inf) - centres)
+        fractions = np.array([0.5, 0.25, 0.125, 0.75, -0.5, -0.25, -0.125, -0.75, 0.0])
+        lows = np.where(np.isfinite(gaps), gaps, 0.0)[:, np.newaxis] * fractions
+    hi = np.concatenate([x.hi, np.repeat(centres, len(fractions))])
+    lo = np.concatenate([x.lo, lows.reshape(-1)])
+    err = np.concatenate([x.err, np.zeros(lows.size)])
+    x = Approx(hi, lo, err)
+
+    def compute():
+        with np.errstate(all="ignore"):
+            return list(x.rounded())
+
+    compiled, arrays = both_routes(monkeypatch, compute)
+    assert_same_bits(compiled, arrays)
+    assert arrays[1].any() and not arrays[1].all(), "the sample has decided and undecided values"
