@@ -32,7 +32,7 @@ the percentile intervals.
 
 Times are the best of ``--repeat`` wall-clock runs (``time.perf_counter``, after
 ``gc.collect()``) that follow a first run, shown on its own (a process's first bootstrap of
-this size also loads the compiled pair arithmetic, :mod:`scoring.engine.twofold_kernels`),
+this size also loads the engine's compiled loops, :mod:`scoring.engine.compiled`),
 with that run's CPU time (``time.process_time``, every thread of the process: on a machine
 shared with other work, wall time above CPU time is time spent waiting for a core); the loop
 runs once. Peak memory is the tracemalloc peak of one more vectorised run (numpy reports its
@@ -183,7 +183,7 @@ def main() -> None:
         bootstrap(gold, teams, labels=LABELS, replicates=replicates, seed=1)
 
     start = time.perf_counter()
-    vectorised()  # the process's first: it also loads the compiled pair arithmetic
+    vectorised()  # the process's first: it also loads the compiled loops
     first = time.perf_counter() - start
     fast, fast_cpu = best_of(args.repeat, vectorised)
     product, _ = best_of(args.repeat, yardstick_product(gold, teams, args.replicates))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scoring.engine import compiled
 from scoring.engine.canonical import rounded_of_integers
 from scoring.engine.ranking import Direction, correlation, goodness
 
@@ -116,6 +117,12 @@ class Ties:
             tied = np.take_along_axis(through, order.group_end, axis=-1) - before
             better, tied = order._unsort(before), order._unsort(tied)
             return cls(np.where(order.defined, better, 0), np.where(order.defined, tied, 0), order.defined)
+        loops = compiled.loops()
+        if loops is not None and np.ndim(sign) == 0:  # the steps below in one loop, from the values' order
+            rows = values.reshape(-1, values.shape[-1])
+            better, tied = np.empty(rows.shape, dtype=np.int32), np.empty(rows.shape, dtype=np.int32)
+            loops.ties(rows, np.argsort(rows, axis=-1), bool(sign > 0), better, tied)
+            return cls(better.reshape(values.shape), tied.reshape(values.shape), np.ones(values.shape, dtype=bool))
         key = keys(values, sign).reshape(-1, values.shape[-1])
         rows, teams = key.shape
         flat = np.argsort(key, axis=-1).astype(np.int32) + (np.arange(rows, dtype=np.int32) * teams)[:, np.newaxis]

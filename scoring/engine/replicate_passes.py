@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scoring.engine import compiled
 from scoring.engine.aggregate import BORDA, MEAN_RANK, Aggregate, totals_of_sums
 from scoring.engine.columns import Column
 from scoring.engine.cores import available_cores
@@ -35,7 +36,6 @@ from scoring.engine.rank_order import Ties, competition_of_totals, correlations_
 from scoring.engine.replicates import ReplicateMatrices, column_values
 from scoring.engine.significance import BehindLeader, Differences, adjusted, leader_of
 from scoring.engine.team_rows import ReplicateStore, TeamRows
-from scoring.engine.twofold import load_compiled_loops
 
 BLOCK_SIZE = 200
 """Replicates drawn at a time: fixes the stream of random numbers (see the rules)."""
@@ -45,9 +45,9 @@ values for 1,000 replicates and 42 columns (fewer teams for more replicates or c
 that a block's values stay under :data:`VALUES_PER_TEAM_BLOCK`)."""
 VALUES_PER_TEAM_BLOCK = 2**20
 COMPILED_FROM = 2**16
-"""From this many matrices to compute, the values' pass loads the compiled pair arithmetic
-(:func:`scoring.engine.twofold.load_compiled_loops`, about 0.7 s, saving about 5 µs a matrix
-on one core); one new team's values stay with numpy's arrays."""
+"""From this many matrices to compute (or 2^6 times as many values to sort), a pass loads the
+engine's compiled loops (:mod:`scoring.engine.compiled`, about 0.7 s; they save about 5 µs of a
+core a matrix); one new team's values stay with numpy's arrays."""
 MATRICES_PER_CHUNK = 2**14
 """Matrices whose values are computed at a time: the formulas' arrays then stay in the
 processor's caches (fewer is slower for the interpreter's overhead, more for memory's)."""
@@ -161,7 +161,7 @@ class Replicates:
         if not todo:
             return
         if len(todo) * (self.replicates + 1) >= COMPILED_FROM:
-            load_compiled_loops()
+            compiled.load()
 
         # The weights of the full test set (each item once), then of every replicate, as the
         # products take them: converted once for every block of teams (exact below 2^24).
@@ -187,6 +187,8 @@ class Replicates:
         defined teams' counts (replicates × columns)."""
         n_columns = len(self.columns)
         counts = np.empty((self.replicates, n_columns), dtype=np.int32)
+        if self.replicates * n_columns * len(slots) >= 2**6 * COMPILED_FROM:
+            compiled.load()
         size = max(1, min(BLOCK_SIZE, VALUES_PER_BLOCK // max(1, n_columns * len(slots))))
 
         def work(block: range) -> None:

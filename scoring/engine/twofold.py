@@ -18,10 +18,10 @@ of counts and products of two counts carry no error at all and their zero tests 
 A zero test that the bound cannot settle (a denominator within its error of 0) marks the
 value ``unsure``, which also sends it to exact evaluation. Undefined values are NaN.
 
-Each operation is written here on numpy's arrays, one array per step. A process computing many
-values (a bootstrap of many teams) loads the same operations compiled into one loop each
-(:mod:`scoring.engine.twofold_kernels`, :func:`load_compiled_loops`), which give the same
-doubles bit for bit and then serve its arrays of :data:`KERNEL_SIZE` values or more.
+Each operation is written here on numpy's arrays, one array per step. Once a process has loaded
+the engine's compiled loops (:mod:`scoring.engine.compiled`), the same operations compiled into
+one loop each (:mod:`scoring.engine.kernels`) serve its arrays of :data:`KERNEL_SIZE` values or
+more, with the same doubles bit for bit.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from functools import cache
 
 import numpy as np
 
+from scoring.engine import compiled
+
 REL = 2.0**-96
 """Bound of each operation's own rounding error, relative to its result."""
 EXACT_SINGLE = 2.0**53
@@ -40,11 +42,9 @@ EXACT_PAIR = 2.0**104
 """Integers below this are exact as a pair (a double and an integer remainder below 2^52)."""
 _SPLIT = 134217729.0  # 2^27 + 1: Dekker's splitter of a double into two 26-bit halves
 KERNEL_SIZE = 2**13
-"""Once a process has loaded the compiled loops (:func:`load_compiled_loops`), operations on
-arrays of at least this many values run in them (:mod:`scoring.engine.twofold_kernels`): the
-same doubles, without a pass over memory and an array per step. Smaller ones stay with
-numpy's arrays."""
-_loaded = False
+"""Once a process has loaded the compiled loops, operations on arrays of at least this many
+values run in them: the same doubles, without a pass over memory and an array per step.
+Smaller ones stay with numpy's arrays."""
 
 
 def _two_sum(a, b):
@@ -71,41 +71,23 @@ def _two_prod(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-@cache
-def _kernels():
-    from scoring.engine import twofold_kernels
-
-    return twofold_kernels
-
-
-def load_compiled_loops() -> None:
-    """Load the compiled loops, for this process's large arrays from now on. About 0.7 s the
-    first time (the compiler's start, the loops read from its cache): worth it for a large
-    computation (a bootstrap's values of many teams), not for a few values, which is why a
-    process that has none never loads them."""
-    global _loaded
-    if not _loaded:
-        _kernels().rounded(1, np.zeros(1), np.zeros(1), np.zeros(1))
-        _loaded = True
-
-
 def _large(*operands) -> bool:
-    return _loaded and max(np.size(x) for x in operands) >= KERNEL_SIZE
+    return compiled.loops() is not None and max(np.size(x) for x in operands) >= KERNEL_SIZE
 
 
-def _compiled(name: str, *operands, flag: bool | None = None) -> list[np.ndarray]:
+def _compiled(name: str, *operands, flags: tuple[bool, ...] = ()) -> list[np.ndarray]:
     """The compiled loop ``name`` over ``operands`` broadcast to one shape: its outputs in that
     shape. A scalar goes in as one value that every step reads."""
-    shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
-    flat = []
-    for x in operands:
-        if np.ndim(x) == 0:
-            flat.append(np.full(1, x, dtype=np.float64))
-        else:
-            x = np.asarray(x, dtype=np.float64)
-            flat.append(np.ascontiguousarray(np.broadcast_to(x, shape) if x.shape != shape else x).reshape(-1))
-    flags = () if flag is None else (flag,)
-    return [out.reshape(shape) for out in getattr(_kernels(), name)(math.prod(shape), *flat, *flags)]
+    shapes = {x.shape for x in operands if isinstance(x, np.ndarray) and x.ndim}
+    shape = shapes.pop() if len(shapes) == 1 else np.broadcast_shapes(*(np.shape(x) for x in operands))
+    flat = [_flat(x, shape) for x in operands]
+    return [out.reshape(shape) for out in getattr(compiled.loops(), name)(math.prod(shape), *flat, *flags)]
+
+
+def _flat(x, shape: tuple[int, ...]) -> np.ndarray:
+    if not isinstance(x, np.ndarray) or x.ndim == 0:
+        return np.full(1, x, dtype=np.float64)
+    return np.ascontiguousarray(x if x.shape == shape else np.broadcast_to(x, shape), dtype=np.float64).reshape(-1)
 
 
 def _pair_product(a, b):
@@ -263,7 +245,7 @@ class Approx:
         unsure = _or(self.unsure, b.unsure)
         if _large(self.hi, b.hi):
             operands = (self.hi, self.lo, self.err, b.hi, b.lo, b.err)
-            hi, lo, err, open_sign = _compiled("divide", *operands, flag=b.is_single)
+            hi, lo, err, open_sign = _compiled("divide", *operands, flags=(b.is_single,))
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 th = self.hi / b.hi

@@ -35,8 +35,8 @@ import pytest
 
 from scoring.__main__ import main
 from scoring.engine import bootstrap as bs
+from scoring.engine import compiled, twofold
 from scoring.engine import replicate_passes as passes
-from scoring.engine import twofold
 from scoring.engine.aggregate import BORDA, MEAN_RANK, Aggregate
 from scoring.engine.calibration import calibrate
 from scoring.engine.columns import Column, paired_columns, ranking_columns
@@ -277,6 +277,22 @@ def test_the_blocks_evaluated_side_by_side_give_the_numbers_of_one_thread(monkey
     together = bs.bootstrap(gold, teams, labels=LABELS, replicates=3 * bs.BLOCK_SIZE + 7, seed=5, keep_replicates=True)
     for field in ("replicate_values", "replicate_ranks", "observed", "scores", "ranks", "rho"):
         np.testing.assert_array_equal(getattr(alone, field), getattr(together, field))
+
+
+def test_a_process_with_the_compiled_loops_loaded_gives_the_same_numbers(monkeypatch) -> None:
+    """What a large bootstrap loads (:mod:`scoring.engine.compiled`), here for every array and
+    sort of a small one with undefined values among them: the same replicates, ranks, intervals
+    and rho as numpy's routes."""
+    gold, teams = simulate(np.random.default_rng(10), 300, n_teams=6)
+    teams[5] = np.zeros_like(teams[5])  # one class only: some columns undefined in every replicate
+    monkeypatch.setattr(compiled, "_loops", None)
+    arrays = bs.bootstrap(gold, teams, labels=LABELS, replicates=bs.BLOCK_SIZE + 20, seed=3, keep_replicates=True)
+    compiled.load()
+    monkeypatch.setattr(twofold, "KERNEL_SIZE", 1)
+    loops = bs.bootstrap(gold, teams, labels=LABELS, replicates=bs.BLOCK_SIZE + 20, seed=3, keep_replicates=True)
+    for field in ("replicate_values", "replicate_ranks", "observed", "scores", "ranks", "rho"):
+        np.testing.assert_array_equal(getattr(arrays, field), getattr(loops, field))
+    assert np.isnan(arrays.replicate_values).any()
 
 
 def test_undefined_in_any_replicate_makes_the_interval_undefined() -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scoring.engine import twofold
+from scoring.engine import compiled, twofold
 from scoring.engine.canonical import ExactMatrix, StackValues, exact_values
 from scoring.engine.columns import ranking_columns
 from scoring.engine.registry import CLASS_MEASURES, METRICS, suite_metrics
@@ -73,11 +73,10 @@ TARGETS = {
 def route(request, monkeypatch) -> str:
     """The stack's pair arithmetic on numpy's arrays, or in compiled loops (what it uses for
     large stacks, :data:`scoring.engine.twofold.KERNEL_SIZE`), here for every array."""
+    monkeypatch.setattr(compiled, "_loops", None)  # restored after the test, loaded or not
     if request.param == "compiled":
-        twofold.load_compiled_loops()
+        compiled.load()
         monkeypatch.setattr(twofold, "KERNEL_SIZE", 1)
-    else:
-        monkeypatch.setattr(twofold, "_loaded", False)
     return request.param
 
 

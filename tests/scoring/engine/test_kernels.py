@@ -1,8 +1,13 @@
-"""The compiled loops of :mod:`scoring.engine.twofold_kernels` give the arrays' route's doubles,
-bit for bit (NaN for NaN): every part of a pair (``hi``, ``lo``), its error bound, the open signs of a
-divisor and the undecided roundings, on random pairs and on the doubles where IEEE arithmetic
-has its edges (zeros of both signs, subnormals, powers of two and their neighbours, the
-largest double, infinities, NaN), with scalar operands and broadcast ones.
+"""The compiled loops of :mod:`scoring.engine.kernels` give the numpy routes' numbers, bit for
+bit (NaN for NaN).
+
+* The pair arithmetic of :mod:`scoring.engine.twofold`: every part of a pair (``hi``, ``lo``),
+  its error bound, the open signs of a divisor and the undecided roundings, on random pairs and
+  on the doubles where IEEE arithmetic has its edges (zeros of both signs, subnormals, powers
+  of two and their neighbours, the largest double, infinities, NaN), with scalar operands and
+  broadcast ones.
+* :class:`scoring.engine.rank_order.Ties` of rows of values: many ties, both zeros, both
+  orientations, one team, all tied.
 
 The values the bootstrap computes through either route are checked against the exact route
 in ``test_canonical.py`` (both routes) and ``test_bootstrap.py``.
@@ -13,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scoring.engine import twofold
+from scoring.engine import compiled, twofold
+from scoring.engine.rank_order import Ties
 from scoring.engine.twofold import Approx
 
 EDGES = np.array(
@@ -75,11 +81,12 @@ def assert_same_bits(compiled: list, arrays: list) -> None:
 
 def both_routes(monkeypatch: pytest.MonkeyPatch, compute) -> tuple[list, list]:
     """``compute()`` through the compiled loops (every array large enough), then through arrays."""
-    twofold.load_compiled_loops()
+    monkeypatch.setattr(compiled, "_loops", None)  # restored after the test, loaded or not
+    compiled.load()
     monkeypatch.setattr(twofold, "KERNEL_SIZE", 1)
-    compiled = compute()
-    monkeypatch.setattr(twofold, "KERNEL_SIZE", 2**62)
-    return compiled, compute()
+    through_loops = compute()
+    monkeypatch.setattr(compiled, "_loops", None)
+    return through_loops, compute()
 
 
 def flat(x: Approx) -> list:
@@ -154,3 +161,26 @@ def test_rounding_decisions_are_the_same_through_either_route(monkeypatch) -> No
     compiled, arrays = both_routes(monkeypatch, compute)
     assert_same_bits(compiled, arrays)
     assert arrays[1].any() and not arrays[1].all(), "the sample has decided and undecided values"
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+@pytest.mark.parametrize("teams", [1, 2, 7, 300])
+def test_ties_are_the_same_through_either_route(monkeypatch, sign: float, teams: int) -> None:
+    rng = np.random.default_rng(teams)
+    values = np.round(rng.standard_normal((5, 4, teams)), 1)  # few distinct values: many ties
+    values[:, 1] = 0.5  # every team tied
+    values[:, 2, ::2] = -0.0  # both zeros are one value
+    values[:, 2, 1::2] = np.where(rng.random((5, teams // 2)) < 0.5, 0.0, 1.0)
+    values[:, 3] = rng.permutation(teams) / teams  # no tie
+    signs = np.array([sign, -sign, sign, sign])
+
+    def compute():
+        found = Ties.of_columns(values, signs)
+        return [found.better, found.tied, found.defined]
+
+    through_loops, arrays = both_routes(monkeypatch, compute)
+    for found, expected in zip(through_loops, arrays, strict=True):
+        assert found.dtype == expected.dtype and np.array_equal(found, expected)
+    better, tied = arrays[0], arrays[1]
+    assert (tied[:, 1] == teams).all() and (better[:, 1] == 0).all()
+    assert (tied[:, 3] == 1).all() and sorted(better[0, 3]) == list(range(teams))

@@ -1,16 +1,17 @@
-"""The pair operations of :mod:`scoring.engine.twofold`, each compiled into one loop over its
-operands (numba), for large stacks: the same IEEE operations in the same order, so the same
-doubles, bit for bit, as the arrays' route, without a pass over memory and an array per step.
+"""The engine's compiled loops (numba), for large arrays: each does in one loop what a numpy
+route does in one pass over memory and one array per step, with the same IEEE operations in
+the same order, so the same numbers, bit for bit. No fused multiply-add is contracted: numba
+leaves the arithmetic as written unless asked for fast math. Every loop releases the
+interpreter lock, so the bootstrap's threads run them side by side.
 
 Compiled on first use and cached beside this file (or in numba's cache directory where that
-is not writable); loading them costs a process about half a second, which is why
-:mod:`scoring.engine.twofold` takes this route only for arrays of at least
-:data:`scoring.engine.twofold.KERNEL_SIZE` values. Every loop releases the interpreter lock,
-so the bootstrap's threads run them side by side.
+is not writable); a process loads them only when it has a large computation ahead
+(:mod:`scoring.engine.compiled`).
 
-Each operand is a flat array of its values, or of one value for a scalar (read at index 0 by
-every step: ``step`` 0). No fused multiply-add is contracted: numba leaves the arithmetic as
-written unless asked for fast math.
+* The pair operations of :mod:`scoring.engine.twofold` (sums, products, quotients with their
+  error bounds; the rounding decisions). Each operand is a flat array of its values, or of one
+  value for a scalar (read at index 0 by every step: ``step`` 0).
+* :func:`ties`: :class:`scoring.engine.rank_order.Ties` of rows of values, given their order.
 """
 
 from __future__ import annotations
@@ -97,6 +98,22 @@ def multiply(n, ahi, alo, aerr, bhi, blo, berr):
 
 
 @njit(**_OPTIONS)
+def _quotient(xh, xl, xe, yh, yl, ye, y_single):
+    th = xh / yh
+    ph, pl = _two_prod(th, yh)
+    if not y_single:
+        pl = pl + th * yl
+        ph, pl = _fast_two_sum(ph, pl)
+    dh = xh - ph
+    d = dh + (xl - pl)
+    tl = d / yh
+    h, lo = _fast_two_sum(th, tl)
+    y_abs = abs(yh) - abs(yl) - ye
+    err = (xe + abs(h) * ye) / y_abs + _REL * abs(h)
+    return h, lo, err, not (y_abs > 0) and not np.isnan(yh)
+
+
+@njit(**_OPTIONS)
 def divide(n, ahi, alo, aerr, bhi, blo, berr, b_single):
     """``Approx.__truediv__``: the quotient, its error bound, and where the divisor's bound
     leaves its sign open (``~(b_abs > 0)`` for a divisor that is a number)."""
@@ -104,20 +121,8 @@ def divide(n, ahi, alo, aerr, bhi, blo, berr, b_single):
     hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
     open_sign = np.empty(n, dtype=np.bool_)
     for i in range(n):
-        xh, xl, xe, yh, yl, ye = ahi[i * s1], alo[i * s2], aerr[i * s3], bhi[i * s4], blo[i * s5], berr[i * s6]
-        th = xh / yh
-        ph, pl = _two_prod(th, yh)
-        if not b_single:
-            pl = pl + th * yl
-            ph, pl = _fast_two_sum(ph, pl)
-        dh = xh - ph
-        d = dh + (xl - pl)
-        tl = d / yh
-        h, lo[i] = _fast_two_sum(th, tl)
-        hi[i] = h
-        y_abs = abs(yh) - abs(yl) - ye
-        err[i] = (xe + abs(h) * ye) / y_abs + _REL * abs(h)
-        open_sign[i] = not (y_abs > 0) and not np.isnan(yh)
+        x = ahi[i * s1], alo[i * s2], aerr[i * s3]
+        hi[i], lo[i], err[i], open_sign[i] = _quotient(*x, bhi[i * s4], blo[i * s5], berr[i * s6], b_single)
     return hi, lo, err, open_sign
 
 
@@ -149,3 +154,21 @@ def rounded(n, ahi, alo, aerr):
         up, down = (away, toward) if h >= 0 else (toward, away)  # at 0 both gaps are 2^-1074
         undecided[i] = not ((low + e < up / 2) and (low - e > -down / 2))
     return values, undecided
+
+
+@njit(**_OPTIONS)
+def ties(values, order, higher_is_better, better, tied):
+    """``Ties.of`` of rows of values (rows, teams; no NaN) from each row's ascending order
+    (``np.argsort``): into ``better`` how many teams of its row are strictly better than each
+    team, into ``tied`` how many have its very value, itself included."""
+    rows, teams = values.shape
+    for r in range(rows):
+        start = 0
+        for end in range(1, teams + 1):
+            if end < teams and values[r, order[r, end]] == values[r, order[r, start]]:
+                continue
+            ahead = teams - end if higher_is_better else start  # the group order[start:end] has one value
+            for place in range(start, end):
+                better[r, order[r, place]] = ahead
+                tied[r, order[r, place]] = end - start
+            start = end
