@@ -75,6 +75,15 @@ def blocks_of(count: int, size: int) -> list[range]:
     return [range(start, min(start + size, count)) for start in range(0, count, size)]
 
 
+def even_blocks(count: int, most: int) -> list[range]:
+    """Blocks of at most ``most`` of ``count``, as many as a multiple of the cores and of sizes
+    that differ by at most one, so that every core has as much to do (100 teams in blocks of at
+    most 32 on two cores: four of 25, not 32, 32, 32 and 4)."""
+    cores = available_cores()
+    number = min(count, -(-count // (most * cores)) * cores)  # at least count / most
+    return [range(count * k // number, count * (k + 1) // number) for k in range(number)]
+
+
 def interval_of(samples: np.ndarray, *, undefined: np.ndarray, bounds: tuple[int, int]) -> np.ndarray:
     """The interval between the 1-based order statistics ``bounds`` of the replicates (last
     axis): shape (*rest, 2); NaN where ``undefined`` (same shape) holds in any replicate. (A
@@ -179,8 +188,7 @@ class Replicates:
                 self.store.values.write(slot, team_values)
                 self.store.scores.write(slot, team_scores.reshape(1, -1))
 
-        size = min(TEAMS_PER_BLOCK, -(-len(todo) // available_cores()))  # every core busy, even for few teams
-        on_all_cores(work, [todo[part.start : part.stop] for part in blocks_of(len(todo), size)])
+        on_all_cores(work, [todo[part.start : part.stop] for part in even_blocks(len(todo), TEAMS_PER_BLOCK)])
 
     def ties_by_sort(self, slots: Sequence[int], ties: TeamRows) -> np.ndarray:
         """Pass 2: every team's ties into ``ties``, from a sort of each block of replicates; the
@@ -199,7 +207,7 @@ class Replicates:
             for team, team_rows in enumerate(rows):
                 ties.write(team, team_rows, first_row=block.start)
 
-        on_all_cores(work, blocks_of(self.replicates, size))
+        on_all_cores(work, even_blocks(self.replicates, size))
         return counts
 
     def by_team(
@@ -328,7 +336,7 @@ class Replicates:
                 np.add(products, found, out=products)
                 np.add(to_new, compared, out=to_new)
 
-        on_all_cores(work, blocks_of(len(kept), self.teams_per_block))
+        on_all_cores(work, even_blocks(len(kept), self.teams_per_block))
         if len(new):
             better, tied = to_new
             for came in new_keys:  # the new teams among themselves (a team ties with itself)
@@ -377,7 +385,7 @@ class Replicates:
             values = self.store.values.read(slots, 1 + block.start, 1 + block.stop).transpose(1, 2, 0)
             found[block.start : block.stop] = restricted_rho(values, self.signs, self.heatmap, pairs)
 
-        on_all_cores(work, blocks_of(self.replicates, size))
+        on_all_cores(work, even_blocks(self.replicates, size))
         return found
 
 
@@ -408,10 +416,10 @@ class _Out:
         )
         rows, cols = np.triu_indices(len(passes.heatmap))
         rho = np.concatenate(  # a block of replicates at a time: rounding takes a few arrays of each value
-            [
-                correlations_of_products(products[r.start : r.stop], (rows, cols))
-                for r in blocks_of(len(products), BLOCK_SIZE)
-            ]
+            on_all_cores(
+                lambda r: correlations_of_products(products[r.start : r.stop], (rows, cols)),
+                even_blocks(len(products), BLOCK_SIZE),
+            )
         )
         return Found(
             scores=self.scores,

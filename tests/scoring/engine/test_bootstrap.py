@@ -295,6 +295,20 @@ def test_a_process_with_the_compiled_loops_loaded_gives_the_same_numbers(monkeyp
     assert np.isnan(arrays.replicate_values).any()
 
 
+@pytest.mark.parametrize("cores", [1, 2, 3])
+def test_the_work_goes_in_blocks_of_one_size_give_or_take_one_and_as_many_for_each_core(monkeypatch, cores) -> None:
+    monkeypatch.setattr(passes, "available_cores", lambda: cores)
+    for count, most in [(100, 32), (3000, 32), (1000, 200), (1, 32), (7, 7), (10000, 24), (0, 5)]:
+        blocks = passes.even_blocks(count, most)
+        sizes = [len(block) for block in blocks]
+        assert [i for block in blocks for i in block] == list(range(count))
+        assert not blocks or (max(sizes) <= most and max(sizes) - min(sizes) <= 1)
+        assert len(blocks) == count or len(blocks) % cores == 0, "every core as many blocks"
+        assert len(blocks) < -(-count // most) + cores, "no more blocks than that takes"
+    if cores == 2:
+        assert [len(block) for block in passes.even_blocks(100, 32)] == [25, 25, 25, 25]
+
+
 def test_undefined_in_any_replicate_makes_the_interval_undefined() -> None:
     gold, teams = simulate(np.random.default_rng(9), 60, n_teams=2)
     gold[:2] = 2  # a class with two gold items: some resampled test sets lack it
