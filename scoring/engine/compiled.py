@@ -11,23 +11,34 @@ routes give the same numbers, bit for bit (``tests/scoring/engine/test_kernels.p
 
 from __future__ import annotations
 
+import inspect
 from types import ModuleType
 
-_loops: ModuleType | None = None
+import numpy as np
+
+from scoring.engine import kernels
+
+OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
+"""Cached beside the module; the interpreter lock let go; a division by 0 gives an infinity or
+NaN as numpy's does, never an exception. No fast math: the arithmetic stays as written."""
+_loaded = False
 
 
 def load() -> None:
-    """Load the compiled loops for the rest of this process."""
-    global _loops
-    if _loops is None:
-        import numpy as np
+    """Compile (or read from the cache) every function of :mod:`scoring.engine.kernels`, for the
+    rest of this process."""
+    global _loaded
+    if _loaded:
+        return
+    from numba import njit  # here, so that a process with no large computation never imports it
 
-        from scoring.engine import kernels
-
-        kernels.rounded(1, np.zeros(1), np.zeros(1), np.zeros(1))  # numba's start, now rather than mid-pass
-        _loops = kernels
+    for name, function in inspect.getmembers(kernels, inspect.isfunction):
+        if function.__module__ == kernels.__name__:  # each calls the others through the module
+            setattr(kernels, name, njit(**OPTIONS)(function))
+    kernels.rounded(1, np.zeros(1), np.zeros(1), np.zeros(1))  # numba's start, now rather than mid-pass
+    _loaded = True
 
 
 def loops() -> ModuleType | None:
     """The compiled loops once loaded, else ``None``."""
-    return _loops
+    return kernels if _loaded else None

@@ -4,9 +4,10 @@ the same order, so the same numbers, bit for bit. No fused multiply-add is contr
 leaves the arithmetic as written unless asked for fast math. Every loop releases the
 interpreter lock, so the bootstrap's threads run them side by side.
 
-Compiled on first use and cached beside this file (or in numba's cache directory where that
-is not writable); a process loads them only when it has a large computation ahead
-(:mod:`scoring.engine.compiled`).
+Written here as plain Python over scalars and arrays; :func:`scoring.engine.compiled.load`
+compiles every function of this module (numba's ``njit``) in a process that has a large
+computation ahead, and only then are they called. Each is compiled on first use and cached
+beside this file (or in numba's cache directory where that is not writable).
 
 * The pair operations of :mod:`scoring.engine.twofold` (sums, products, quotients with their
   error bounds; the rounding decisions). Each operand is a flat array of its values, or of one
@@ -17,19 +18,15 @@ is not writable); a process loads them only when it has a large computation ahea
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 _SPLIT = 134217729.0  # as in twofold: 2^27 + 1
 _REL = 2.0**-96  # twofold.REL
-_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 
-@njit(**_OPTIONS)
 def _step(x):
     return 1 if x.size > 1 else 0
 
 
-@njit(**_OPTIONS)
 def _two_prod(a, b):
     p = a * b
     t = _SPLIT * a
@@ -41,20 +38,17 @@ def _two_prod(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-@njit(**_OPTIONS)
 def _two_sum(a, b):
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-@njit(**_OPTIONS)
 def _fast_two_sum(a, b):
     s = a + b
     return s, b - (s - a)
 
 
-@njit(**_OPTIONS)
 def two_prod(n, a, b):
     """``twofold._two_prod``: the product of two doubles as an exact pair."""
     sa, sb = _step(a), _step(b)
@@ -64,7 +58,6 @@ def two_prod(n, a, b):
     return hi, lo
 
 
-@njit(**_OPTIONS)
 def add(n, ahi, alo, aerr, bhi, blo, berr):
     """``Approx.__add__`` of two pairs: its sum and error bound."""
     s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
@@ -81,7 +74,6 @@ def add(n, ahi, alo, aerr, bhi, blo, berr):
     return hi, lo, err
 
 
-@njit(**_OPTIONS)
 def multiply(n, ahi, alo, aerr, bhi, blo, berr):
     """``Approx.__mul__`` of two pairs: its product and error bound."""
     s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
@@ -97,7 +89,6 @@ def multiply(n, ahi, alo, aerr, bhi, blo, berr):
     return hi, lo, err
 
 
-@njit(**_OPTIONS)
 def _quotient(xh, xl, xe, yh, yl, ye, y_single):
     th = xh / yh
     ph, pl = _two_prod(th, yh)
@@ -113,7 +104,6 @@ def _quotient(xh, xl, xe, yh, yl, ye, y_single):
     return h, lo, err, not (y_abs > 0) and not np.isnan(yh)
 
 
-@njit(**_OPTIONS)
 def divide(n, ahi, alo, aerr, bhi, blo, berr, b_single):
     """``Approx.__truediv__``: the quotient, its error bound, and where the divisor's bound
     leaves its sign open (``~(b_abs > 0)`` for a divisor that is a number)."""
@@ -126,7 +116,6 @@ def divide(n, ahi, alo, aerr, bhi, blo, berr, b_single):
     return hi, lo, err, open_sign
 
 
-@njit(**_OPTIONS)
 def rounded(n, ahi, alo, aerr):
     """``Approx.rounded``: the nearest doubles (NaN where undefined) and where the bound leaves
     the rounding open. The gaps to the neighbouring doubles (``nextafter``'s) come from the
@@ -156,7 +145,6 @@ def rounded(n, ahi, alo, aerr):
     return values, undecided
 
 
-@njit(**_OPTIONS)
 def ties(values, order, higher_is_better, better, tied):
     """``Ties.of`` of rows of values (rows, teams; no NaN) from each row's ascending order
     (``np.argsort``): into ``better`` how many teams of its row are strictly better than each

@@ -285,7 +285,7 @@ def test_a_process_with_the_compiled_loops_loaded_gives_the_same_numbers(monkeyp
     and rho as numpy's routes."""
     gold, teams = simulate(np.random.default_rng(10), 300, n_teams=6)
     teams[5] = np.zeros_like(teams[5])  # one class only: some columns undefined in every replicate
-    monkeypatch.setattr(compiled, "_loops", None)
+    monkeypatch.setattr(compiled, "_loaded", False)
     arrays = bs.bootstrap(gold, teams, labels=LABELS, replicates=bs.BLOCK_SIZE + 20, seed=3, keep_replicates=True)
     compiled.load()
     monkeypatch.setattr(twofold, "KERNEL_SIZE", 1)

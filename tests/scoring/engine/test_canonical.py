@@ -73,7 +73,7 @@ TARGETS = {
 def route(request, monkeypatch) -> str:
     """The stack's pair arithmetic on numpy's arrays, or in compiled loops (what it uses for
     large stacks, :data:`scoring.engine.twofold.KERNEL_SIZE`), here for every array."""
-    monkeypatch.setattr(compiled, "_loops", None)  # restored after the test, loaded or not
+    monkeypatch.setattr(compiled, "_loaded", False)  # restored after the test, loaded or not
     if request.param == "compiled":
         compiled.load()
         monkeypatch.setattr(twofold, "KERNEL_SIZE", 1)

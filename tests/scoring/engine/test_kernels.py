@@ -81,11 +81,11 @@ def assert_same_bits(compiled: list, arrays: list) -> None:
 
 def both_routes(monkeypatch: pytest.MonkeyPatch, compute) -> tuple[list, list]:
     """``compute()`` through the compiled loops (every array large enough), then through arrays."""
-    monkeypatch.setattr(compiled, "_loops", None)  # restored after the test, loaded or not
+    monkeypatch.setattr(compiled, "_loaded", False)  # restored after the test, loaded or not
     compiled.load()
     monkeypatch.setattr(twofold, "KERNEL_SIZE", 1)
     through_loops = compute()
-    monkeypatch.setattr(compiled, "_loops", None)
+    monkeypatch.setattr(compiled, "_loaded", False)
     return through_loops, compute()
 
 
