@@ -1,6 +1,6 @@
 """Whether this process has loaded the engine's compiled loops (:mod:`scoring.engine.kernels`).
 
-Loading them costs about 0.7 s the first time in a process (numba's start, the loops read from
+Loading them costs about 1 s the first time in a process (numba's start, the loops read from
 its cache beside the module, or compiled there once): worth it for a large computation (a
 bootstrap's values or sorts of many teams), not for a few values. So a pass that has a large
 computation ahead calls :func:`load`, and from then on the engine's routes that have a

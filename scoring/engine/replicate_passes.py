@@ -46,7 +46,7 @@ that a block's values stay under :data:`VALUES_PER_TEAM_BLOCK`)."""
 VALUES_PER_TEAM_BLOCK = 2**20
 COMPILED_FROM = 2**16
 """From this many matrices to compute (or 2^6 times as many values to sort), a pass loads the
-engine's compiled loops (:mod:`scoring.engine.compiled`, about 0.7 s; they save about 5 µs of a
+engine's compiled loops (:mod:`scoring.engine.compiled`, about 1 s; they save about 5 µs of a
 core a matrix); one new team's values stay with numpy's arrays."""
 MATRICES_PER_CHUNK = 2**14
 """Matrices whose values are computed at a time: the formulas' arrays then stay in the

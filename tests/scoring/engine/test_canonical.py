@@ -69,20 +69,22 @@ TARGETS = {
 }
 
 
-@pytest.fixture(params=["arrays", "compiled"])
-def route(request, monkeypatch) -> str:
+def use_route(monkeypatch: pytest.MonkeyPatch, route: str) -> None:
     """The stack's pair arithmetic on numpy's arrays, or in compiled loops (what it uses for
     large stacks, :data:`scoring.engine.twofold.KERNEL_SIZE`), here for every array."""
     monkeypatch.setattr(compiled, "_loaded", False)  # restored after the test, loaded or not
-    if request.param == "compiled":
+    if route == "compiled":
         compiled.load()
         monkeypatch.setattr(twofold, "KERNEL_SIZE", 1)
-    return request.param
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(  # the compiled loops on the two ends of the targets (their bits: test_kernels.py)
+    ("route", "target"),
+    [*(("arrays", target) for target in TARGETS), ("compiled", "raw"), ("compiled", "weights past 2^53")],
+)
 @pytest.mark.parametrize("n", [1, 2, 3, 5])
-def test_the_stack_route_gives_the_exact_route_s_doubles(n: int, target: str, route: str) -> None:
+def test_the_stack_route_gives_the_exact_route_s_doubles(monkeypatch, n: int, target: str, route: str) -> None:
+    use_route(monkeypatch, route)
     weights = None if TARGETS[target] is None else TARGETS[target][:n]
     matrices = matrix_stack(n, seed=n)
     stack = StackValues(matrices, weights=weights if target != "calibrated" else None)
