@@ -10,8 +10,10 @@ computation ahead, and only then are they called. Each is compiled on first use 
 beside this file (or in numba's cache directory where that is not writable).
 
 * The pair operations of :mod:`scoring.engine.twofold` (sums, products, quotients with their
-  error bounds; the rounding decisions). Each operand is a flat array of its values, or of one
-  value for a scalar (read at index 0 by every step: ``step`` 0).
+  error bounds; the rounding decisions), on the error-free transformations of
+  :mod:`scoring.engine.error_free`, the very functions the numpy route applies to arrays. Each
+  operand is a flat array of its values, or of one value for a scalar (read at index 0 by every
+  step: ``step`` 0).
 * :func:`ties`: :class:`scoring.engine.rank_order.Ties` of rows of values, given their order.
 """
 
@@ -19,42 +21,19 @@ from __future__ import annotations
 
 import numpy as np
 
-_SPLIT = 134217729.0  # as in twofold: 2^27 + 1
-_REL = 2.0**-96  # twofold.REL
+from scoring.engine.error_free import REL, fast_two_sum, two_prod, two_sum
 
 
 def _step(x):
     return 1 if x.size > 1 else 0
 
 
-def _two_prod(a, b):
-    p = a * b
-    t = _SPLIT * a
-    ah = t - (t - a)
-    al = a - ah
-    t = _SPLIT * b
-    bh = t - (t - b)
-    bl = b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def _two_sum(a, b):
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _fast_two_sum(a, b):
-    s = a + b
-    return s, b - (s - a)
-
-
-def two_prod(n, a, b):
-    """``twofold._two_prod``: the product of two doubles as an exact pair."""
+def products(n, a, b):
+    """``two_prod`` of each pair of values: the products as exact pairs."""
     sa, sb = _step(a), _step(b)
     hi, lo = np.empty(n), np.empty(n)
     for i in range(n):
-        hi[i], lo[i] = _two_prod(a[i * sa], b[i * sb])
+        hi[i], lo[i] = two_prod(a[i * sa], b[i * sb])
     return hi, lo
 
 
@@ -63,14 +42,14 @@ def add(n, ahi, alo, aerr, bhi, blo, berr):
     s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
     hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):
-        s, e = _two_sum(ahi[i * s1], bhi[i * s4])
-        t, f = _two_sum(alo[i * s2], blo[i * s5])
+        s, e = two_sum(ahi[i * s1], bhi[i * s4])
+        t, f = two_sum(alo[i * s2], blo[i * s5])
         e = e + t
-        s, e = _fast_two_sum(s, e)
+        s, e = fast_two_sum(s, e)
         e = e + f
-        h, lo[i] = _fast_two_sum(s, e)
+        h, lo[i] = fast_two_sum(s, e)
         hi[i] = h
-        err[i] = aerr[i * s3] + berr[i * s6] + _REL * abs(h)
+        err[i] = aerr[i * s3] + berr[i * s6] + REL * abs(h)
     return hi, lo, err
 
 
@@ -80,27 +59,27 @@ def multiply(n, ahi, alo, aerr, bhi, blo, berr):
     hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):
         xh, xl, xe, yh, yl, ye = ahi[i * s1], alo[i * s2], aerr[i * s3], bhi[i * s4], blo[i * s5], berr[i * s6]
-        p, e = _two_prod(xh, yh)
+        p, e = two_prod(xh, yh)
         e = e + (xh * yl + xl * yh)
-        h, lo[i] = _fast_two_sum(p, e)
+        h, lo[i] = fast_two_sum(p, e)
         hi[i] = h
         x_abs, y_abs = abs(xh) + abs(xl), abs(yh) + abs(yl)
-        err[i] = x_abs * ye + y_abs * xe + xe * ye + _REL * abs(h)
+        err[i] = x_abs * ye + y_abs * xe + xe * ye + REL * abs(h)
     return hi, lo, err
 
 
 def _quotient(xh, xl, xe, yh, yl, ye, y_single):
     th = xh / yh
-    ph, pl = _two_prod(th, yh)
+    ph, pl = two_prod(th, yh)
     if not y_single:
         pl = pl + th * yl
-        ph, pl = _fast_two_sum(ph, pl)
+        ph, pl = fast_two_sum(ph, pl)
     dh = xh - ph
     d = dh + (xl - pl)
     tl = d / yh
-    h, lo = _fast_two_sum(th, tl)
+    h, lo = fast_two_sum(th, tl)
     y_abs = abs(yh) - abs(yl) - ye
-    err = (xe + abs(h) * ye) / y_abs + _REL * abs(h)
+    err = (xe + abs(h) * ye) / y_abs + REL * abs(h)
     return h, lo, err, not (y_abs > 0) and not np.isnan(yh)
 
 
@@ -126,7 +105,7 @@ def rounded(n, ahi, alo, aerr):
     halved = np.empty(n, dtype=np.bool_)
     bits = values.view(np.int64)
     for i in range(n):
-        values[i], lows[i] = _fast_two_sum(ahi[i * s1], alo[i * s2])
+        values[i], lows[i] = fast_two_sum(ahi[i * s1], alo[i * s2])
         exponent = (bits[i] >> 52) & 0x7FF
         gap_bits[i] = (exponent - 52) << 52 if exponent > 52 else np.int64(1) << max(exponent - 1, 0)
         halved[i] = exponent > 1 and (bits[i] & 0xFFFFFFFFFFFFF) == 0

@@ -33,42 +33,16 @@ from functools import cache
 import numpy as np
 
 from scoring.engine import compiled
+from scoring.engine.error_free import REL, fast_two_sum, two_prod, two_sum
 
-REL = 2.0**-96
-"""Bound of each operation's own rounding error, relative to its result."""
 EXACT_SINGLE = 2.0**53
 """Integers below this are exact in one double."""
 EXACT_PAIR = 2.0**104
 """Integers below this are exact as a pair (a double and an integer remainder below 2^52)."""
-_SPLIT = 134217729.0  # 2^27 + 1: Dekker's splitter of a double into two 26-bit halves
 KERNEL_SIZE = 2**13
 """Once a process has loaded the compiled loops, operations on arrays of at least this many
 values run in them: the same doubles, without a pass over memory and an array per step.
 Smaller ones stay with numpy's arrays."""
-
-
-def _two_sum(a, b):
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _fast_two_sum(a, b):
-    s = a + b
-    return s, b - (s - a)
-
-
-def _split(a):
-    t = _SPLIT * a
-    high = t - (t - a)
-    return high, a - high
-
-
-def _two_prod(a, b):
-    p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 def _large(*operands) -> bool:
@@ -91,7 +65,7 @@ def _flat(x, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _pair_product(a, b):
-    return _compiled("two_prod", a, b) if _large(a, b) else _two_prod(a, b)
+    return _compiled("products", a, b) if _large(a, b) else two_prod(a, b)
 
 
 def _is_exact(x: Approx) -> bool:
@@ -190,17 +164,17 @@ class Approx:
             if bound >= EXACT_PAIR:
                 bound = None
         if self.is_single and b.is_single:  # the sum of two doubles is exact as a pair
-            s, e = _two_sum(self.hi, b.hi)
+            s, e = two_sum(self.hi, b.hi)
             return Approx(s, e, self.err + b.err, integer_bound=bound, unsure=unsure)
         if _large(self.hi, b.hi):
             hi, lo, err = _compiled("add", self.hi, self.lo, self.err, b.hi, b.lo, b.err)
         else:
-            s, e = _two_sum(self.hi, b.hi)
-            t, f = _two_sum(self.lo, b.lo)
+            s, e = two_sum(self.hi, b.hi)
+            t, f = two_sum(self.lo, b.lo)
             e = e + t
-            s, e = _fast_two_sum(s, e)
+            s, e = fast_two_sum(s, e)
             e = e + f
-            hi, lo = _fast_two_sum(s, e)
+            hi, lo = fast_two_sum(s, e)
             err = None if bound is not None else self.err + b.err + REL * np.abs(hi)
         if bound is not None:
             return Approx(hi, lo, 0.0, integer_bound=bound, unsure=unsure)
@@ -231,9 +205,9 @@ class Approx:
             return Approx(p, e, err, unsure=unsure)
         if _large(self.hi, b.hi):
             return Approx(*_compiled("multiply", self.hi, self.lo, self.err, b.hi, b.lo, b.err), unsure=unsure)
-        p, e = _two_prod(self.hi, b.hi)
+        p, e = two_prod(self.hi, b.hi)
         e = e + (self.hi * b.lo + self.lo * b.hi)
-        hi, lo = _fast_two_sum(p, e)
+        hi, lo = fast_two_sum(p, e)
         a_abs, b_abs = np.abs(self.hi) + np.abs(self.lo), np.abs(b.hi) + np.abs(b.lo)
         err = a_abs * b.err + b_abs * self.err + self.err * b.err + REL * np.abs(hi)
         return Approx(hi, lo, err, unsure=unsure)
@@ -249,14 +223,14 @@ class Approx:
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 th = self.hi / b.hi
-                ph, pl = _two_prod(th, b.hi)
+                ph, pl = two_prod(th, b.hi)
                 if not b.is_single:
                     pl = pl + th * b.lo
-                    ph, pl = _fast_two_sum(ph, pl)
+                    ph, pl = fast_two_sum(ph, pl)
                 dh = self.hi - ph
                 d = dh + (self.lo - pl)
                 tl = d / b.hi
-                hi, lo = _fast_two_sum(th, tl)
+                hi, lo = fast_two_sum(th, tl)
                 b_abs = np.abs(b.hi) - np.abs(b.lo) - b.err
                 err = (self.err + np.abs(hi) * b.err) / b_abs + REL * np.abs(hi)
                 open_sign = ~(b_abs > 0) & ~np.isnan(b.hi)
@@ -273,10 +247,10 @@ class Approx:
         """The square root, for values >= 0 (SQRTDWtoDW)."""
         with np.errstate(invalid="ignore", divide="ignore"):
             s = np.sqrt(self.hi)
-            p, e = _two_prod(s, s)
+            p, e = two_prod(s, s)
             r = ((self.hi - p) - e + self.lo) / (2.0 * s)
             r = np.where(s > 0, r, 0.0)
-            hi, lo = _fast_two_sum(s, r)
+            hi, lo = fast_two_sum(s, r)
             low = np.maximum(self.hi - np.abs(self.lo) - self.err, 0.0)
             # |sqrt(x) - sqrt(y)| <= |x - y| / (sqrt(x) + sqrt(y)), and <= sqrt(|x - y|)
             propagated = np.minimum(self.err / (np.sqrt(low) + s), np.sqrt(self.err))
@@ -293,7 +267,7 @@ class Approx:
             residual = self - power * Approx(y)  # x - y^n
             step = residual.hi / (n * power.hi)
             step = np.where(y > 0, step, 0.0)
-            hi, lo = _fast_two_sum(y, step)
+            hi, lo = fast_two_sum(y, step)
             low = np.maximum(self.hi - np.abs(self.lo) - self.err, 0.0)
             # |x^(1/n) - z^(1/n)| <= |x - z|^(1/n), and <= |x - z| / (n z^((n-1)/n)) for z <= x
             propagated = np.minimum(self.err / (n * np.power(low, (n - 1) / n)), np.power(self.err, 1.0 / n))
@@ -333,7 +307,7 @@ class Approx:
         if _large(self.hi):
             values, undecided = _compiled("rounded", self.hi, self.lo, self.err)
         else:
-            hi, lo = _fast_two_sum(self.hi, self.lo)
+            hi, lo = fast_two_sum(self.hi, self.lo)
             with np.errstate(invalid="ignore"):
                 up = np.nextafter(hi, np.inf) - hi
                 down = hi - np.nextafter(hi, -np.inf)
