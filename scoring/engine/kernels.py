@@ -139,3 +139,37 @@ def ties(values, order, higher_is_better, better, tied):
                 better[r, order[r, place]] = ahead
                 tied[r, order[r, place]] = end - start
             start = end
+
+
+def order_statistics(rows, low, high, found):
+    """The ``low``-th and ``high``-th smallest (1-based) of each row of ``rows`` (rows, n) into
+    ``found`` (rows, 2), as the row's sort gives them (NaN last). The row is read once, keeping
+    its ``low`` smallest and ``n - high + 1`` largest values in order (a bootstrap interval's
+    few of each end); a row with a NaN, or whose ends are not few, is sorted whole."""
+    count, n = rows.shape
+    few_low, few_high = low, n - high + 1
+    smallest, largest = np.empty(few_low, rows.dtype), np.empty(few_high, rows.dtype)
+    for r in range(count):
+        row, whole = rows[r], few_low + few_high > 64
+        for i in range(0 if whole else n):
+            x = row[i]
+            if x != x:  # NaN
+                whole = True
+                break
+            if i < few_low or x < smallest[few_low - 1]:  # into the smallest, ascending
+                j = min(i, few_low - 1)
+                while j > 0 and smallest[j - 1] > x:
+                    smallest[j] = smallest[j - 1]
+                    j -= 1
+                smallest[j] = x
+            if i < few_high or x > largest[few_high - 1]:  # into the largest, descending
+                j = min(i, few_high - 1)
+                while j > 0 and largest[j - 1] < x:
+                    largest[j] = largest[j - 1]
+                    j -= 1
+                largest[j] = x
+        if whole:
+            ordered = np.sort(row)
+            found[r, 0], found[r, 1] = ordered[low - 1], ordered[high - 1]
+        else:
+            found[r, 0], found[r, 1] = smallest[few_low - 1], largest[few_high - 1]

@@ -10,7 +10,7 @@ ties, as :func:`scoring.engine.ranking.spearman`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,20 +90,28 @@ class Ties:
     defined: np.ndarray
 
     @classmethod
-    def by_column(cls, shape: tuple[int, int, int], of_column: Callable[[int], Ties]) -> Ties:
-        """The ties of a block (replicates, columns, teams), ``of_column(c)`` those of column c
-        (replicates, teams): a column at a time, so that each one's work stays in the
-        processor's caches and the sorts of the block are never all in memory at once."""
+    def of_columns(cls, values: np.ndarray, signs: np.ndarray) -> Ties:
+        """The ties of a block (replicates, columns, teams), from one sort of each row of each
+        column, a column at a time (its work stays in the processor's caches, and the sorts of
+        the block are never all in memory at once). A column with the very values and sign of
+        an earlier one takes its ties without a sort: two formulas of one quantity (accuracy
+        and weighted recall; macro recall and calibrated accuracy) give the same doubles."""
+        shape = values.shape
         found = cls(np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int32), np.empty(shape, dtype=bool))
+        sorted_by_start: dict[bytes, list[int]] = {}  # the sorted columns, by sign and first row (+0.0: -0 is 0)
         for column in range(shape[1]):
-            one = of_column(column)
+            start = np.float64(signs[column]).tobytes() + (values[0, column] + 0.0).tobytes()
+            alike = sorted_by_start.setdefault(start, [])
+            same = next((c for c in alike if np.array_equal(values[:, c], values[:, column])), None)
+            one = found.column(same) if same is not None else cls.of(values[:, column], signs[column])
+            if same is None:
+                alike.append(column)
             found.better[:, column], found.tied[:, column], found.defined[:, column] = one.better, one.tied, one.defined
         return found
 
-    @classmethod
-    def of_columns(cls, values: np.ndarray, signs: np.ndarray) -> Ties:
-        """From one sort of each row of each column of a block (replicates, columns, teams)."""
-        return cls.by_column(values.shape, lambda column: cls.of(values[:, column], signs[column]))
+    def column(self, index: int) -> Ties:
+        """Column ``index``'s ties, of a block's (replicates, columns, teams)."""
+        return Ties(self.better[:, index], self.tied[:, index], self.defined[:, index])
 
     @classmethod
     def of(cls, values: np.ndarray, sign: float | np.ndarray) -> Ties:

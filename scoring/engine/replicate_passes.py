@@ -84,15 +84,27 @@ def even_blocks(count: int, most: int) -> list[range]:
     return [range(count * k // number, count * (k + 1) // number) for k in range(number)]
 
 
+def order_statistics(samples: np.ndarray, bounds: tuple[int, int]) -> np.ndarray:
+    """The 1-based order statistics ``bounds`` of the replicates (last axis), as a sort gives
+    them (NaN last): shape (*rest, 2), float64. Numpy sorts 32- and 64-bit numbers with SIMD
+    instructions, faster than it selects two order statistics; once the compiled loops are
+    loaded, a row of doubles is read once instead, keeping its few values of each end
+    (:func:`scoring.engine.kernels.order_statistics`, twice as fast as numpy's sort)."""
+    low, high = bounds
+    loops = compiled.loops()
+    if loops is None or samples.dtype != np.float64:
+        ordered = np.sort(samples, axis=-1)
+        return np.stack([ordered[..., low - 1], ordered[..., high - 1]], axis=-1).astype(np.float64)
+    rows = np.ascontiguousarray(samples).reshape(-1, samples.shape[-1])
+    found = np.empty((len(rows), 2))
+    loops.order_statistics(rows, low, high, found)
+    return found.reshape(*samples.shape[:-1], 2)
+
+
 def interval_of(samples: np.ndarray, *, undefined: np.ndarray, bounds: tuple[int, int]) -> np.ndarray:
     """The interval between the 1-based order statistics ``bounds`` of the replicates (last
-    axis): shape (*rest, 2); NaN where ``undefined`` (same shape) holds in any replicate. (A
-    sort: numpy sorts 32- and 64-bit numbers with SIMD instructions, faster than it selects two
-    order statistics.)"""
-    low, high = bounds
-    ordered = np.sort(samples, axis=-1)
-    found = np.stack([ordered[..., low - 1], ordered[..., high - 1]], axis=-1).astype(np.float64)
-    return np.where(undefined.any(axis=-1)[..., np.newaxis], np.nan, found)
+    axis): shape (*rest, 2); NaN where ``undefined`` (same shape) holds in any replicate."""
+    return np.where(undefined.any(axis=-1)[..., np.newaxis], np.nan, order_statistics(samples, bounds))
 
 
 def matching(last: Sequence[int], slots: Sequence[int]) -> tuple[np.ndarray, np.ndarray, list[int]]:
@@ -283,9 +295,13 @@ class Replicates:
                 columns = [led[j] for j in todo]
                 d = key[:, :, columns] - leader_keys[:, todo]
                 d_defined = ~np.isnan(d).any(axis=1)
-                d = np.sort(d.transpose(0, 2, 1), axis=-1)
-                low, high = self.bounds
-                found = np.stack([d[..., low - 1], d[..., high - 1], (d <= 0).sum(axis=-1), d_defined], axis=-1)
+                found = np.concatenate(
+                    [
+                        order_statistics(d.transpose(0, 2, 1), self.bounds),
+                        np.stack([(d <= 0).sum(axis=1), d_defined], -1),
+                    ],
+                    axis=-1,
+                )
                 out.behind[np.ix_(columns, teams)] = found.transpose(1, 0, 2)
             # Each set's sums of ranks, of ties and of columns without a rank (teams·replicates ×
             # sets). A team ranked under every column of a set has as many points there
@@ -350,9 +366,7 @@ class Replicates:
         """The intervals of ``samples`` (teams × replicates × columns) between the order
         statistics :attr:`bounds`: (columns, teams, 2), NaN where ``undefined`` (teams ×
         columns × 1)."""
-        low, high = self.bounds
-        ordered = np.sort(samples.transpose(0, 2, 1), axis=-1)
-        found = np.stack([ordered[..., low - 1], ordered[..., high - 1]], axis=-1).astype(np.float64)
+        found = order_statistics(samples.transpose(0, 2, 1), self.bounds)
         return np.where(undefined, np.nan, found).transpose(1, 0, 2)
 
     def overall(self, totals: list[np.ndarray]) -> dict[Aggregate, tuple[np.ndarray, np.ndarray]]:

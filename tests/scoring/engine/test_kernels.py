@@ -8,6 +8,9 @@ bit (NaN for NaN).
   broadcast ones.
 * :class:`scoring.engine.rank_order.Ties` of rows of values: many ties, both zeros, both
   orientations, one team, all tied.
+* The order statistics of the bootstrap's intervals
+  (:func:`scoring.engine.replicate_passes.order_statistics`): ties at them, both zeros, NaN,
+  the edges, rows in order and in reverse, a few or many values of each end.
 
 The values the bootstrap computes through either route are checked against the exact route
 in ``test_canonical.py`` (both routes) and ``test_bootstrap.py``.
@@ -20,6 +23,7 @@ import pytest
 
 from scoring.engine import compiled, twofold
 from scoring.engine.rank_order import Ties
+from scoring.engine.replicate_passes import order_statistics
 from scoring.engine.twofold import Approx
 
 EDGES = np.array(
@@ -184,3 +188,49 @@ def test_ties_are_the_same_through_either_route(monkeypatch, sign: float, teams:
     better, tied = arrays[0], arrays[1]
     assert (tied[:, 1] == teams).all() and (better[:, 1] == 0).all()
     assert (tied[:, 3] == 1).all() and sorted(better[0, 3]) == list(range(teams))
+
+
+@pytest.mark.parametrize(
+    "bounds",
+    [(25, 976), (1, 1000), (1, 1), (1000, 1000), (500, 501), (40, 961)],  # the last two: many of each end
+)
+def test_order_statistics_are_the_same_through_either_route(monkeypatch, bounds: tuple[int, int]) -> None:
+    rng = np.random.default_rng(bounds[0])
+    rows = rng.standard_normal((60, 1000))
+    rows[:10] = np.round(rows[:10], 1)  # few distinct values: ties at the order statistics
+    rows[10:20] = 0.0
+    rows[10:20, ::3] = -0.0
+    rows[20:25, rng.integers(0, 1000, 5)] = np.nan  # sorted last
+    rows[25:30] = rng.choice(EDGES, (5, 1000))  # infinities, subnormals and NaN among them
+    rows[30:35] = np.sort(rows[30:35], axis=-1)
+    rows[35:40] = np.sort(rows[35:40], axis=-1)[:, ::-1]
+    samples = rows.reshape(3, 20, 1000)
+    through_loops, arrays = both_routes(monkeypatch, lambda: [order_statistics(samples, bounds)])
+    assert through_loops[0].shape == (3, 20, 2)
+    assert np.array_equal(through_loops[0], arrays[0], equal_nan=True)
+    ordered = np.sort(rows, axis=-1)
+    low, high = bounds
+    assert np.array_equal(arrays[0].reshape(60, 2), ordered[:, [low - 1, high - 1]], equal_nan=True)
+
+
+def test_a_column_equal_to_an_earlier_one_takes_its_ties_without_a_sort(monkeypatch) -> None:
+    rng = np.random.default_rng(9)
+    first = np.round(rng.standard_normal((6, 50)), 1)
+    nan = first.copy()
+    nan[2, 7] = np.nan
+    zeros = first.copy()
+    zeros[zeros == 0] = -0.0  # the same values to a comparison: the same ties
+    late = first.copy()
+    late[5, 3] += 1.0  # the same first row, not the same column
+    values = np.stack([first, first, first, nan, zeros, late, first], axis=1)
+    signs = np.array([1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0])
+    sorted_rows = []
+    sort = Ties.of.__func__
+    monkeypatch.setattr(Ties, "of", classmethod(lambda cls, v, s: sorted_rows.append(len(v)) or sort(cls, v, s)))
+    found = Ties.of_columns(values, signs)
+    assert len(sorted_rows) == 4  # first, its opposite, the one with a NaN, the late difference
+    for column, sign in enumerate(signs):
+        expected = sort(Ties, values[:, column], sign)
+        assert np.array_equal(found.better[:, column], expected.better)
+        assert np.array_equal(found.tied[:, column], expected.tied)
+        assert np.array_equal(found.defined[:, column], expected.defined)
