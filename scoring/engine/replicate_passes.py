@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from scoring.engine import compiled
 from scoring.engine.aggregate import BORDA, MEAN_RANK, Aggregate, totals_of_sums
@@ -66,8 +67,10 @@ or went since them."""
 
 def on_all_cores(work: Callable[[object], object], blocks: Iterable[object]) -> list:
     """``work`` of every block, on every core (numpy lets go of the interpreter lock while it
-    computes), their results in the blocks' order; the first error is raised."""
-    with ThreadPoolExecutor(max_workers=available_cores()) as pool:
+    computes), their results in the blocks' order; the first error is raised. The BLAS's own
+    threads are held to one meanwhile: the blocks already take every core, and more threads
+    than cores only wait for each other."""
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=available_cores()) as pool:
         return [done.result() for done in [pool.submit(work, block) for block in blocks]]
 
 

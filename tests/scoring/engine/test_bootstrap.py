@@ -32,6 +32,7 @@ from pathlib import Path
 import mpmath
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from scoring.__main__ import main
 from scoring.engine import bootstrap as bs
@@ -307,6 +308,18 @@ def test_the_work_goes_in_blocks_of_one_size_give_or_take_one_and_as_many_for_ea
         assert len(blocks) < -(-count // most) + cores, "no more blocks than that takes"
     if cores == 2:
         assert [len(block) for block in passes.even_blocks(100, 32)] == [25, 25, 25, 25]
+
+
+def test_the_blas_runs_one_thread_while_the_blocks_take_every_core() -> None:
+    def blas_threads(_) -> list[int]:
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    before = blas_threads(None)
+    inside = passes.on_all_cores(blas_threads, range(4))
+    assert len(inside) == 4 and all(
+        threads and set(threads) == {1} for threads in inside
+    )  # numpy's OpenBLAS (and scipy's)
+    assert blas_threads(None) == before, "as many as before once the blocks are done"
 
 
 def test_undefined_in_any_replicate_makes_the_interval_undefined() -> None:
