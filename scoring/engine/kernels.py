@@ -15,6 +15,8 @@ beside this file (or in numba's cache directory where that is not writable).
   operand is a flat array of its values, or of one value for a scalar (read at index 0 by every
   step: ``step`` 0).
 * :func:`ties`: :class:`scoring.engine.rank_order.Ties` of rows of values, given their order.
+* :func:`order_statistics`: the two order statistics of an interval, of rows of replicates
+  (:func:`scoring.engine.replicate_passes.order_statistics`).
 """
 
 from __future__ import annotations
