@@ -145,15 +145,16 @@ def ties(values, order, higher_is_better, better, tied):
 
 def order_statistics(rows, low, high, found):
     """The ``low``-th and ``high``-th smallest (1-based) of each row of ``rows`` (rows, n) into
-    ``found`` (rows, 2), as the row's sort gives them (NaN last). The row is read once, keeping
-    its ``low`` smallest and ``n - high + 1`` largest values in order (a bootstrap interval's
-    few of each end); a row with a NaN, or whose ends are not few, is sorted whole."""
+    ``found`` (rows, 2), as the row's sort gives them (NaN last), for few values of the ends
+    (:data:`scoring.engine.replicate_passes.FEW_ENDS`). The row is read once, keeping its
+    ``low`` smallest and ``n - high + 1`` largest values in order; a row with a NaN is sorted
+    whole."""
     count, n = rows.shape
     few_low, few_high = low, n - high + 1
     smallest, largest = np.empty(few_low, rows.dtype), np.empty(few_high, rows.dtype)
     for r in range(count):
-        row, whole = rows[r], few_low + few_high > 64
-        for i in range(0 if whole else n):
+        row, whole = rows[r], False
+        for i in range(n):
             x = row[i]
             if x != x:  # NaN
                 whole = True

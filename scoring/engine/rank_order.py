@@ -100,7 +100,7 @@ class Ties:
         found = cls(np.empty(shape, dtype=np.int32), np.empty(shape, dtype=np.int32), np.empty(shape, dtype=bool))
         sorted_by_start: dict[bytes, list[int]] = {}  # the sorted columns, by sign and first row (+0.0: -0 is 0)
         for column in range(shape[1]):
-            start = np.float64(signs[column]).tobytes() + (values[0, column] + 0.0).tobytes()
+            start = np.float64(signs[column]).tobytes() + (values[:1, column] + 0.0).tobytes()
             alike = sorted_by_start.setdefault(start, [])
             same = next((c for c in alike if np.array_equal(values[:, c], values[:, column])), None)
             one = found.column(same) if same is not None else cls.of(values[:, column], signs[column])

@@ -192,7 +192,7 @@ def test_ties_are_the_same_through_either_route(monkeypatch, sign: float, teams:
 
 @pytest.mark.parametrize(
     "bounds",
-    [(25, 976), (1, 1000), (1, 1), (1000, 1000), (500, 501), (40, 961)],  # the last two: many of each end
+    [(25, 976), (1, 1000), (1, 1), (1000, 1000), (32, 969), (10, 950), (500, 501)],  # the last: numpy's sort
 )
 def test_order_statistics_are_the_same_through_either_route(monkeypatch, bounds: tuple[int, int]) -> None:
     rng = np.random.default_rng(bounds[0])
