@@ -25,16 +25,17 @@ _loaded = False
 
 
 def load() -> None:
-    """Compile (or read from the cache) every function :mod:`scoring.engine.kernels` defines or
-    calls from :mod:`scoring.engine.error_free`, for the rest of this process."""
+    """Compile (or read from the cache) every function :mod:`scoring.engine.kernels` defines,
+    for the rest of this process (the module's names: :mod:`scoring.engine.twofold` keeps the
+    Python functions it imported)."""
     global _loaded
     if _loaded:
         return
     from numba import njit  # here, so that a process with no large computation never imports it
 
     for name, function in inspect.getmembers(kernels, inspect.isfunction):
-        if function.__module__.startswith("scoring."):  # the loops and the steps they call by name
-            setattr(kernels, name, njit(**OPTIONS)(function))  # kernels' names only: error_free's stay Python
+        if function.__module__ == kernels.__name__:  # the loops and the steps they call by name
+            setattr(kernels, name, njit(**OPTIONS)(function))
     kernels.rounded(1, np.zeros(1), np.zeros(1), np.zeros(1))  # numba's start, now rather than mid-pass
     _loaded = True
 

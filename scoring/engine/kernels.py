@@ -9,11 +9,17 @@ compiles every function of this module (numba's ``njit``) in a process that has 
 computation ahead, and only then are they called. Each is compiled on first use and cached
 beside this file (or in numba's cache directory where that is not writable).
 
+* The error-free transformations of doubles that the pair arithmetic is built on (Dekker,
+  Knuth): a sum or a product of two doubles as the rounded result and its exact error. Written
+  once, on doubles or numpy arrays alike: :mod:`scoring.engine.twofold` imports them for its
+  arrays (before any load, so as Python functions), the loops call them on one value after
+  another, so both routes take the same IEEE steps. They are in this file, as is every step a
+  loop takes, because numba's cache of a loop is stamped with its own file alone: a step
+  changed in another file would leave the cached loops computing the old way.
 * The pair operations of :mod:`scoring.engine.twofold` (sums, products, quotients with their
-  error bounds; the rounding decisions), on the error-free transformations of
-  :mod:`scoring.engine.error_free`, the very functions the numpy route applies to arrays. Each
-  operand is a flat array of its values, or of one value for a scalar (read at index 0 by every
-  step: ``step`` 0).
+  error bounds; the rounding decisions), on those transformations. Each operand is a flat
+  array of its values, or of one value for a scalar (read at index 0 by every step: ``step``
+  0).
 * :func:`ties`: :class:`scoring.engine.rank_order.Ties` of rows of values, given their order.
 * :func:`order_statistics`: the two order statistics of an interval, of rows of replicates
   (:func:`scoring.engine.replicate_passes.order_statistics`).
@@ -23,7 +29,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring.engine.error_free import REL, fast_two_sum, two_prod, two_sum
+REL = 2.0**-96
+"""Bound of each pair operation's own rounding error, relative to its result
+(:mod:`scoring.engine.twofold`)."""
+_SPLIT = 134217729.0  # 2^27 + 1: Dekker's splitter of a double into two 26-bit halves
+
+
+def two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def fast_two_sum(a, b):
+    """For |a| >= |b| (or a = 0)."""
+    s = a + b
+    return s, b - (s - a)
+
+
+def two_prod(a, b):
+    """Each factor split into two 26-bit halves (Dekker's), in place: no call, so that the
+    compiled loops compile this one function."""
+    p = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 def _step(x):

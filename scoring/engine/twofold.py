@@ -33,7 +33,7 @@ from functools import cache
 import numpy as np
 
 from scoring.engine import compiled
-from scoring.engine.error_free import REL, fast_two_sum, two_prod, two_sum
+from scoring.engine.kernels import REL, fast_two_sum, two_prod, two_sum  # Python's functions, on arrays
 
 EXACT_SINGLE = 2.0**53
 """Integers below this are exact in one double."""

@@ -18,10 +18,13 @@ in ``test_canonical.py`` (both routes) and ``test_bootstrap.py``.
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from scoring.engine import compiled, twofold
+from scoring.engine import compiled, kernels, twofold
 from scoring.engine.rank_order import Ties
 from scoring.engine.replicate_passes import order_statistics
 from scoring.engine.twofold import Approx
@@ -234,3 +237,14 @@ def test_a_column_equal_to_an_earlier_one_takes_its_ties_without_a_sort(monkeypa
         assert np.array_equal(found.better[:, column], expected.better)
         assert np.array_equal(found.tied[:, column], expected.tied)
         assert np.array_equal(found.defined[:, column], expected.defined)
+
+
+def test_every_step_of_the_loops_is_written_in_their_own_file() -> None:
+    """numba's cache of a compiled loop is stamped with the loop's own file alone: a step it
+    calls from another file of ours could change and leave the cached loops computing the old
+    way, where the numpy route computes the new."""
+    tree = ast.parse(Path(kernels.__file__).read_text())
+    imported = [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    assert [name for name in imported if name.startswith("scoring")] == []
+    assert twofold.two_sum.__module__ == kernels.__name__ and not hasattr(twofold.two_sum, "py_func")
