@@ -9,6 +9,7 @@ papers leave the value undefined. :func:`nearest_double` rounds it once.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -44,9 +45,21 @@ def counts(m: list[list[Fraction]], i: int) -> tuple[Fraction, Fraction, Fractio
     return tp, fp, fn, tn
 
 
+def over_root(numerator: Fraction, radicand: Fraction):
+    """numerator / sqrt(radicand): a Fraction where the root is rational (both terms of the
+    radicand perfect squares), so that a sum of such terms that is exactly 0 stays 0 (a macro
+    MCC of 1, -1/3, -1/3 and -1/3), else 400-bit; ``None`` for a radicand of 0."""
+    if radicand == 0:
+        return None
+    radicand = Fraction(radicand)
+    top, bottom = math.isqrt(radicand.numerator), math.isqrt(radicand.denominator)
+    if top * top == radicand.numerator and bottom * bottom == radicand.denominator:
+        return Fraction(numerator) / Fraction(top, bottom)
+    return mpmath.mpf(numerator) / mpmath.sqrt(mpmath.mpf(radicand))
+
+
 def mcc_of(tp, fp, fn, tn):
-    den = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-    return None if den == 0 else mpmath.mpf(tp * tn - fp * fn) / mpmath.sqrt(mpmath.mpf(den))
+    return over_root(tp * tn - fp * fn, (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
 
 
 def bacc_of(tp, fp, fn, tn):
@@ -110,8 +123,7 @@ def metric(m, key: str):
         return ratio(c * s - pb, s * s - pb, None)
     if key == "mcc":
         pp, bb = sum(p * p for p in prevalence), sum(b * b for b in bias)
-        den = (s * s - pp) * (s * s - bb)
-        return None if den == 0 else mpmath.mpf(c * s - pb) / mpmath.sqrt(mpmath.mpf(den))
+        return over_root(c * s - pb, (s * s - pp) * (s * s - bb))
     if key.startswith("weighted_"):
         values = per_class(m, key.removeprefix("weighted_"))
         return Fraction(0) if s == 0 else sum(p * v for p, v in zip(prevalence, values, strict=True)) / s
