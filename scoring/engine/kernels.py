@@ -17,9 +17,11 @@ beside this file (or in numba's cache directory where that is not writable).
   loop takes, because numba's cache of a loop is stamped with its own file alone: a step
   changed in another file would leave the cached loops computing the old way.
 * The pair operations of :mod:`scoring.engine.twofold` (sums, products, quotients with their
-  error bounds; the rounding decisions), on those transformations. Each operand is a flat
-  array of its values, or of one value for a scalar (read at index 0 by every step: ``step``
-  0).
+  error bounds), on those transformations: their steps written once too, on doubles or arrays
+  (:func:`sum_of_pairs`, :func:`product_of_pairs`, :func:`quotient_of_pairs`), and a loop of
+  each (:func:`add`, :func:`multiply`, :func:`divide`); the rounding decisions
+  (:func:`rounded`). Each operand of a loop is a flat array of its values, or of one value for
+  a scalar (read at index 0 by every step: ``step`` 0).
 * :func:`ties`: :class:`scoring.engine.rank_order.Ties` of rows of values, given their order.
 * :func:`order_statistics`: the two order statistics of an interval, of rows of replicates
   (:func:`scoring.engine.replicate_passes.order_statistics`).
@@ -73,38 +75,30 @@ def products(n, a, b):
     return hi, lo
 
 
-def add(n, ahi, alo, aerr, bhi, blo, berr):
-    """``Approx.__add__`` of two pairs: its sum and error bound."""
-    s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
-    hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
-    for i in range(n):
-        s, e = two_sum(ahi[i * s1], bhi[i * s4])
-        t, f = two_sum(alo[i * s2], blo[i * s5])
-        e = e + t
-        s, e = fast_two_sum(s, e)
-        e = e + f
-        h, lo[i] = fast_two_sum(s, e)
-        hi[i] = h
-        err[i] = aerr[i * s3] + berr[i * s6] + REL * abs(h)
-    return hi, lo, err
+def sum_of_pairs(xh, xl, xe, yh, yl, ye):
+    """``Approx.__add__``'s steps: the sum of two pairs and its error bound."""
+    s, e = two_sum(xh, yh)
+    t, f = two_sum(xl, yl)
+    e = e + t
+    s, e = fast_two_sum(s, e)
+    e = e + f
+    hi, lo = fast_two_sum(s, e)
+    return hi, lo, xe + ye + REL * abs(hi)
 
 
-def multiply(n, ahi, alo, aerr, bhi, blo, berr):
-    """``Approx.__mul__`` of two pairs: its product and error bound."""
-    s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
-    hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
-    for i in range(n):
-        xh, xl, xe, yh, yl, ye = ahi[i * s1], alo[i * s2], aerr[i * s3], bhi[i * s4], blo[i * s5], berr[i * s6]
-        p, e = two_prod(xh, yh)
-        e = e + (xh * yl + xl * yh)
-        h, lo[i] = fast_two_sum(p, e)
-        hi[i] = h
-        x_abs, y_abs = abs(xh) + abs(xl), abs(yh) + abs(yl)
-        err[i] = x_abs * ye + y_abs * xe + xe * ye + REL * abs(h)
-    return hi, lo, err
+def product_of_pairs(xh, xl, xe, yh, yl, ye):
+    """``Approx.__mul__``'s steps: the product of two pairs and its error bound."""
+    p, e = two_prod(xh, yh)
+    e = e + (xh * yl + xl * yh)
+    hi, lo = fast_two_sum(p, e)
+    x_abs, y_abs = abs(xh) + abs(xl), abs(yh) + abs(yl)
+    return hi, lo, x_abs * ye + y_abs * xe + xe * ye + REL * abs(hi)
 
 
-def _quotient(xh, xl, xe, yh, yl, ye, y_single):
+def quotient_of_pairs(xh, xl, xe, yh, yl, ye, y_single):
+    """``Approx.__truediv__``'s steps: the quotient of two pairs (``y_single``: the divisor is
+    one double), its error bound, and the least the divisor's magnitude can be (its sign is
+    open where that is not above 0)."""
     th = xh / yh
     ph, pl = two_prod(th, yh)
     if not y_single:
@@ -113,21 +107,41 @@ def _quotient(xh, xl, xe, yh, yl, ye, y_single):
     dh = xh - ph
     d = dh + (xl - pl)
     tl = d / yh
-    h, lo = fast_two_sum(th, tl)
+    hi, lo = fast_two_sum(th, tl)
     y_abs = abs(yh) - abs(yl) - ye
-    err = (xe + abs(h) * ye) / y_abs + REL * abs(h)
-    return h, lo, err, not (y_abs > 0) and not np.isnan(yh)
+    return hi, lo, (xe + abs(hi) * ye) / y_abs + REL * abs(hi), y_abs
+
+
+def add(n, ahi, alo, aerr, bhi, blo, berr):
+    """:func:`sum_of_pairs` of each pair of values."""
+    s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
+    hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
+    for i in range(n):
+        x = ahi[i * s1], alo[i * s2], aerr[i * s3]
+        hi[i], lo[i], err[i] = sum_of_pairs(*x, bhi[i * s4], blo[i * s5], berr[i * s6])
+    return hi, lo, err
+
+
+def multiply(n, ahi, alo, aerr, bhi, blo, berr):
+    """:func:`product_of_pairs` of each pair of values."""
+    s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
+    hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
+    for i in range(n):
+        x = ahi[i * s1], alo[i * s2], aerr[i * s3]
+        hi[i], lo[i], err[i] = product_of_pairs(*x, bhi[i * s4], blo[i * s5], berr[i * s6])
+    return hi, lo, err
 
 
 def divide(n, ahi, alo, aerr, bhi, blo, berr, b_single):
-    """``Approx.__truediv__``: the quotient, its error bound, and where the divisor's bound
-    leaves its sign open (``~(b_abs > 0)`` for a divisor that is a number)."""
+    """:func:`quotient_of_pairs` of each pair of values, and where the divisor's bound leaves
+    its sign open (not above 0, for a divisor that is a number)."""
     s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
     hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
     open_sign = np.empty(n, dtype=np.bool_)
     for i in range(n):
-        x = ahi[i * s1], alo[i * s2], aerr[i * s3]
-        hi[i], lo[i], err[i], open_sign[i] = _quotient(*x, bhi[i * s4], blo[i * s5], berr[i * s6], b_single)
+        x, yh = (ahi[i * s1], alo[i * s2], aerr[i * s3]), bhi[i * s4]
+        hi[i], lo[i], err[i], y_abs = quotient_of_pairs(*x, yh, blo[i * s5], berr[i * s6], b_single)
+        open_sign[i] = not (y_abs > 0) and not np.isnan(yh)
     return hi, lo, err, open_sign
 
 

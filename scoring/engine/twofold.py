@@ -33,7 +33,15 @@ from functools import cache
 import numpy as np
 
 from scoring.engine import compiled
-from scoring.engine.kernels import REL, fast_two_sum, two_prod, two_sum  # Python's functions, on arrays
+from scoring.engine.kernels import (  # Python's functions, applied to arrays
+    REL,
+    fast_two_sum,
+    product_of_pairs,
+    quotient_of_pairs,
+    sum_of_pairs,
+    two_prod,
+    two_sum,
+)
 
 EXACT_SINGLE = 2.0**53
 """Integers below this are exact in one double."""
@@ -169,13 +177,7 @@ class Approx:
         if _large(self.hi, b.hi):
             hi, lo, err = _compiled("add", self.hi, self.lo, self.err, b.hi, b.lo, b.err)
         else:
-            s, e = two_sum(self.hi, b.hi)
-            t, f = two_sum(self.lo, b.lo)
-            e = e + t
-            s, e = fast_two_sum(s, e)
-            e = e + f
-            hi, lo = fast_two_sum(s, e)
-            err = None if bound is not None else self.err + b.err + REL * np.abs(hi)
+            hi, lo, err = sum_of_pairs(self.hi, self.lo, self.err, b.hi, b.lo, b.err)
         if bound is not None:
             return Approx(hi, lo, 0.0, integer_bound=bound, unsure=unsure)
         return Approx(hi, lo, err, unsure=unsure)
@@ -205,12 +207,7 @@ class Approx:
             return Approx(p, e, err, unsure=unsure)
         if _large(self.hi, b.hi):
             return Approx(*_compiled("multiply", self.hi, self.lo, self.err, b.hi, b.lo, b.err), unsure=unsure)
-        p, e = two_prod(self.hi, b.hi)
-        e = e + (self.hi * b.lo + self.lo * b.hi)
-        hi, lo = fast_two_sum(p, e)
-        a_abs, b_abs = np.abs(self.hi) + np.abs(self.lo), np.abs(b.hi) + np.abs(b.lo)
-        err = a_abs * b.err + b_abs * self.err + self.err * b.err + REL * np.abs(hi)
-        return Approx(hi, lo, err, unsure=unsure)
+        return Approx(*product_of_pairs(self.hi, self.lo, self.err, b.hi, b.lo, b.err), unsure=unsure)
 
     __rmul__ = __mul__
 
@@ -222,17 +219,8 @@ class Approx:
             hi, lo, err, open_sign = _compiled("divide", *operands, flags=(b.is_single,))
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
-                th = self.hi / b.hi
-                ph, pl = two_prod(th, b.hi)
-                if not b.is_single:
-                    pl = pl + th * b.lo
-                    ph, pl = fast_two_sum(ph, pl)
-                dh = self.hi - ph
-                d = dh + (self.lo - pl)
-                tl = d / b.hi
-                hi, lo = fast_two_sum(th, tl)
-                b_abs = np.abs(b.hi) - np.abs(b.lo) - b.err
-                err = (self.err + np.abs(hi) * b.err) / b_abs + REL * np.abs(hi)
+                operands = (self.hi, self.lo, self.err, b.hi, b.lo, b.err, b.is_single)
+                hi, lo, err, b_abs = quotient_of_pairs(*operands)
                 open_sign = ~(b_abs > 0) & ~np.isnan(b.hi)
         if not _is_exact(b):
             unsure = _or(unsure, np.broadcast_to(open_sign, np.shape(hi)))
