@@ -18,8 +18,8 @@ beside this file (or in numba's cache directory where that is not writable).
   changed in another file would leave the cached loops computing the old way.
 * The pair operations of :mod:`scoring.engine.twofold` (sums, products, quotients with their
   error bounds), on those transformations: their steps written once too, on doubles or arrays
-  (:func:`sum_of_pairs`, :func:`product_of_pairs`, :func:`quotient_of_pairs`), and a loop of
-  each (:func:`add`, :func:`multiply`, :func:`divide`); the rounding decisions
+  (:func:`sum_of_pairs`, :func:`product_of_pairs`, :func:`quotient_of_pairs`), and their
+  loops (:func:`add_or_multiply`, :func:`divide`); the rounding decisions
   (:func:`rounded`). Each operand of a loop is a flat array of its values, or of one value for
   a scalar (read at index 0 by every step: ``step`` 0).
 * :func:`ties`: :class:`scoring.engine.rank_order.Ties` of rows of values, given their order.
@@ -112,23 +112,13 @@ def quotient_of_pairs(xh, xl, xe, yh, yl, ye, y_single):
     return hi, lo, (xe + abs(hi) * ye) / y_abs + REL * abs(hi), y_abs
 
 
-def add(n, ahi, alo, aerr, bhi, blo, berr):
-    """:func:`sum_of_pairs` of each pair of values."""
+def add_or_multiply(n, ahi, alo, aerr, bhi, blo, berr, multiply):
+    """:func:`sum_of_pairs` of each pair of values, or with ``multiply`` :func:`product_of_pairs`."""
     s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
     hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):
-        x = ahi[i * s1], alo[i * s2], aerr[i * s3]
-        hi[i], lo[i], err[i] = sum_of_pairs(*x, bhi[i * s4], blo[i * s5], berr[i * s6])
-    return hi, lo, err
-
-
-def multiply(n, ahi, alo, aerr, bhi, blo, berr):
-    """:func:`product_of_pairs` of each pair of values."""
-    s1, s2, s3, s4, s5, s6 = _step(ahi), _step(alo), _step(aerr), _step(bhi), _step(blo), _step(berr)
-    hi, lo, err = np.empty(n), np.empty(n), np.empty(n)
-    for i in range(n):
-        x = ahi[i * s1], alo[i * s2], aerr[i * s3]
-        hi[i], lo[i], err[i] = product_of_pairs(*x, bhi[i * s4], blo[i * s5], berr[i * s6])
+        x, y = (ahi[i * s1], alo[i * s2], aerr[i * s3]), (bhi[i * s4], blo[i * s5], berr[i * s6])
+        hi[i], lo[i], err[i] = product_of_pairs(*x, *y) if multiply else sum_of_pairs(*x, *y)
     return hi, lo, err
 
 

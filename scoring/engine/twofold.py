@@ -174,10 +174,11 @@ class Approx:
         if self.is_single and b.is_single:  # the sum of two doubles is exact as a pair
             s, e = two_sum(self.hi, b.hi)
             return Approx(s, e, self.err + b.err, integer_bound=bound, unsure=unsure)
+        operands = (self.hi, self.lo, self.err, b.hi, b.lo, b.err)
         if _large(self.hi, b.hi):
-            hi, lo, err = _compiled("add", self.hi, self.lo, self.err, b.hi, b.lo, b.err)
+            hi, lo, err = _compiled("add_or_multiply", *operands, flags=(False,))
         else:
-            hi, lo, err = sum_of_pairs(self.hi, self.lo, self.err, b.hi, b.lo, b.err)
+            hi, lo, err = sum_of_pairs(*operands)
         if bound is not None:
             return Approx(hi, lo, 0.0, integer_bound=bound, unsure=unsure)
         return Approx(hi, lo, err, unsure=unsure)
@@ -205,9 +206,10 @@ class Approx:
                 return Approx(p, e, 0.0, integer_bound=exact_bound, unsure=unsure)
             err = np.abs(self.hi) * b.err + np.abs(b.hi) * self.err + self.err * b.err
             return Approx(p, e, err, unsure=unsure)
+        operands = (self.hi, self.lo, self.err, b.hi, b.lo, b.err)
         if _large(self.hi, b.hi):
-            return Approx(*_compiled("multiply", self.hi, self.lo, self.err, b.hi, b.lo, b.err), unsure=unsure)
-        return Approx(*product_of_pairs(self.hi, self.lo, self.err, b.hi, b.lo, b.err), unsure=unsure)
+            return Approx(*_compiled("add_or_multiply", *operands, flags=(True,)), unsure=unsure)
+        return Approx(*product_of_pairs(*operands), unsure=unsure)
 
     __rmul__ = __mul__
 
