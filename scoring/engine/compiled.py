@@ -12,7 +12,7 @@ routes give the same numbers, bit for bit (``tests/scoring/engine/test_kernels.p
 from __future__ import annotations
 
 import inspect
-from types import ModuleType
+from types import FunctionType, SimpleNamespace
 
 import numpy as np
 
@@ -22,24 +22,29 @@ OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 """Cached beside the module; the interpreter lock let go; a division by 0 gives an infinity or
 NaN as numpy's does, never an exception. No fast math: the arithmetic stays as written."""
 _loaded = False
+_loops: SimpleNamespace | None = None
 
 
 def load() -> None:
     """Compile (or read from the cache) every function :mod:`scoring.engine.kernels` defines,
-    for the rest of this process (the module's names: :mod:`scoring.engine.twofold` keeps the
-    Python functions it imported)."""
-    global _loaded
-    if _loaded:
-        return
-    from numba import njit  # here, so that a process with no large computation never imports it
+    for the rest of this process. The compiled ones are copies that call one another; the
+    module keeps its Python functions, which :mod:`scoring.engine.twofold` applies to arrays."""
+    global _loaded, _loops
+    if _loops is None:
+        from numba import njit  # here, so that a process with no large computation never imports it
 
-    for name, function in inspect.getmembers(kernels, inspect.isfunction):
-        if function.__module__ == kernels.__name__:  # the loops and the steps they call by name
-            setattr(kernels, name, njit(**OPTIONS)(function))
-    kernels.rounded(1, np.zeros(1), np.zeros(1), np.zeros(1))  # numba's start, now rather than mid-pass
+        namespace = dict(vars(kernels))  # what the copies call by name: each other, numpy, constants
+        functions = {}
+        for name, function in inspect.getmembers(kernels, inspect.isfunction):
+            if function.__module__ == kernels.__name__:
+                copy = FunctionType(function.__code__, namespace, name, function.__defaults__)
+                copy.__qualname__, copy.__module__ = function.__qualname__, function.__module__
+                namespace[name] = functions[name] = njit(**OPTIONS)(copy)
+        _loops = SimpleNamespace(**functions)
+        _loops.rounded(1, np.zeros(1), np.zeros(1), np.zeros(1))  # numba's start, now rather than mid-pass
     _loaded = True
 
 
-def loops() -> ModuleType | None:
+def loops() -> SimpleNamespace | None:
     """The compiled loops once loaded, else ``None``."""
-    return kernels if _loaded else None
+    return _loops if _loaded else None

@@ -239,12 +239,18 @@ def test_a_column_equal_to_an_earlier_one_takes_its_ties_without_a_sort(monkeypa
         assert np.array_equal(found.defined[:, column], expected.defined)
 
 
-def test_every_step_of_the_loops_is_written_in_their_own_file() -> None:
+def test_every_step_of_the_loops_is_written_in_their_own_file_and_stays_python_there(monkeypatch) -> None:
     """numba's cache of a compiled loop is stamped with the loop's own file alone: a step it
     calls from another file of ours could change and leave the cached loops computing the old
-    way, where the numpy route computes the new."""
+    way, where the numpy route computes the new. And the numpy route's steps stay Python
+    functions once the loops are loaded (else numba would compile each for arrays)."""
+    monkeypatch.setattr(compiled, "_loaded", False)
+    compiled.load()
+    steps = ("two_sum", "fast_two_sum", "two_prod", "sum_of_pairs", "product_of_pairs", "quotient_of_pairs")
+    assert not [step for step in steps if hasattr(getattr(kernels, step), "py_func")]
+    assert hasattr(compiled.loops().two_prod, "py_func")
     tree = ast.parse(Path(kernels.__file__).read_text())
     imported = [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     assert [name for name in imported if name.startswith("scoring")] == []
-    assert twofold.two_sum.__module__ == kernels.__name__ and not hasattr(twofold.two_sum, "py_func")
+    assert twofold.two_sum is kernels.two_sum
