@@ -5,15 +5,15 @@ leaves the arithmetic as written unless asked for fast math. Every loop releases
 interpreter lock, so the bootstrap's threads run them side by side.
 
 Written here as plain Python over scalars and arrays; :func:`scoring.engine.compiled.load`
-compiles every function of this module (numba's ``njit``) in a process that has a large
-computation ahead, and only then are they called. Each is compiled on first use and cached
-beside this file (or in numba's cache directory where that is not writable).
+compiles a copy of every function of this module (numba's ``njit``; the copies call one
+another) in a process that has a large computation ahead, and only then are the loops called.
+Each is compiled on first use and cached beside this file (or in numba's cache directory where
+that is not writable); the module's own functions stay Python.
 
 * The error-free transformations of doubles that the pair arithmetic is built on (Dekker,
   Knuth): a sum or a product of two doubles as the rounded result and its exact error. Written
-  once, on doubles or numpy arrays alike: :mod:`scoring.engine.twofold` imports them for its
-  arrays (before any load, so as Python functions), the loops call them on one value after
-  another, so both routes take the same IEEE steps. They are in this file, as is every step a
+  once, on doubles or numpy arrays alike: :mod:`scoring.engine.twofold` applies them to its
+  arrays, the loops call their compiled copies on one value after another, so both routes take the same IEEE steps. They are in this file, as is every step a
   loop takes, because numba's cache of a loop is stamped with its own file alone: a step
   changed in another file would leave the cached loops computing the old way.
 * The pair operations of :mod:`scoring.engine.twofold` (sums, products, quotients with their
