@@ -13,9 +13,10 @@ that is not writable); the module's own functions stay Python.
 * The error-free transformations of doubles that the pair arithmetic is built on (Dekker,
   Knuth): a sum or a product of two doubles as the rounded result and its exact error. Written
   once, on doubles or numpy arrays alike: :mod:`scoring.engine.twofold` applies them to its
-  arrays, the loops call their compiled copies on one value after another, so both routes take the same IEEE steps. They are in this file, as is every step a
-  loop takes, because numba's cache of a loop is stamped with its own file alone: a step
-  changed in another file would leave the cached loops computing the old way.
+  arrays, the loops call their compiled copies on one value after another, so both routes
+  take the same IEEE steps. They are in this file, as is every step a loop takes, because
+  numba's cache of a loop is stamped with its own file alone: a step changed in another file
+  would leave the cached loops computing the old way.
 * The pair operations of :mod:`scoring.engine.twofold` (sums, products, quotients with their
   error bounds), on those transformations: their steps written once too, on doubles or arrays
   (:func:`sum_of_pairs`, :func:`product_of_pairs`, :func:`quotient_of_pairs`), and their
