@@ -103,9 +103,11 @@ class Ties:
             start = np.float64(signs[column]).tobytes() + (values[:1, column] + 0.0).tobytes()
             alike = sorted_by_start.setdefault(start, [])
             same = next((c for c in alike if np.array_equal(values[:, c], values[:, column])), None)
-            one = found.column(same) if same is not None else cls.of(values[:, column], signs[column])
             if same is None:
                 alike.append(column)
+                one = cls.of(values[:, column], signs[column])
+            else:
+                one = found.column(same)
             found.better[:, column], found.tied[:, column], found.defined[:, column] = one.better, one.tied, one.defined
         return found
 

@@ -216,13 +216,12 @@ class Approx:
     def __truediv__(self, other: object) -> Approx:
         b = Approx.of(other)
         unsure = _or(self.unsure, b.unsure)
+        operands = (self.hi, self.lo, self.err, b.hi, b.lo, b.err)
         if _large(self.hi, b.hi):
-            operands = (self.hi, self.lo, self.err, b.hi, b.lo, b.err)
             hi, lo, err, open_sign = _compiled("divide", *operands, flags=(b.is_single,))
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
-                operands = (self.hi, self.lo, self.err, b.hi, b.lo, b.err, b.is_single)
-                hi, lo, err, b_abs = quotient_of_pairs(*operands)
+                hi, lo, err, b_abs = quotient_of_pairs(*operands, b.is_single)
                 open_sign = ~(b_abs > 0) & ~np.isnan(b.hi)
         if not _is_exact(b):
             unsure = _or(unsure, np.broadcast_to(open_sign, np.shape(hi)))
