@@ -125,12 +125,15 @@ def average_ranks(values: Sequence[float], direction: Direction = HIGHER) -> np.
 
 
 def _rankdata(values: np.ndarray, *, method: str) -> np.ndarray:
-    """``scipy.stats.rankdata``, imported when first needed: scipy.stats takes about 0.6 s to
-    import, a tenth of the command line's whole run on ten million lines, and scoring one file
-    ranks nothing."""
-    from scipy.stats import rankdata
-
-    return rankdata(values, method=method)
+    """Ranks from 1 for the smallest of ``values`` (none NaN), as ``scipy.stats.rankdata`` gives
+    them: equal values take the lowest of their positions (``"min"``) or their mean
+    (``"average"``). Two binary searches in the sorted values, with numpy alone: scipy.stats took
+    0.6 s to import, which a command line that ranks, or the first page of a process, waited for."""
+    ascending = np.sort(values)
+    lowest = np.searchsorted(ascending, values, side="left") + 1
+    if method == "min":
+        return lowest
+    return (lowest + np.searchsorted(ascending, values, side="right")) / 2
 
 
 def correlation(xp, covariance, variance_x, variance_y):

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy.stats import spearmanr
+from scipy.stats import rankdata, spearmanr
 
 from scoring.engine import ranking
 from scoring.engine.rank_order import RankOrder
@@ -59,6 +59,14 @@ def test_a_rank_is_one_plus_the_number_of_strictly_better_teams(values: list[flo
 
 def test_average_ranks_split_ties() -> None:
     assert ranking.average_ranks([3.0, 1.0, 3.0, 2.0]).tolist() == [1.5, 4.0, 1.5, 3.0]
+
+
+@PROPERTY
+@given(values=st.lists(st.integers(min_value=-4, max_value=4).map(lambda v: v / 2 or -0.0), min_size=1, max_size=40))
+def test_ranks_are_scipy_s_rankdata_with_ties_on_the_lowest_or_the_mean_position(values: list[float]) -> None:
+    """The engine ranks with numpy alone; scipy's rankdata is the peer it must equal (-0 and 0 tie)."""
+    assert ranking.average_ranks(values).tolist() == rankdata([-v for v in values], method="average").tolist()
+    assert ranking.competition_ranks(values) == rankdata([-v for v in values], method="min").tolist()
 
 
 def scipy_rho(a: list[float], b: list[float]) -> float:
