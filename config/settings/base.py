@@ -213,7 +213,7 @@ STATICFILES_FINDERS = [
 ]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "leaderboard.static_storage.CompressedOnceStorage"},
 }
 """Static files as ``collectstatic`` leaves them in STATIC_ROOT, in every set-up: each under a
 name with its content's hash (whitenoise tells browsers to keep it for good), beside it a Brotli
