@@ -14,15 +14,24 @@ $(BIN)/python:
 install: $(BIN)/python
 	mkdir -p "$${LEADERBOARD_VAR_DIR:-var}"
 	$(BIN)/pip install -q -r requirements.txt
+	@$(MAKE) --no-print-directory $(LOOPS)
 
 install-dev: $(BIN)/python
 	mkdir -p "$${LEADERBOARD_VAR_DIR:-var}"
 	$(BIN)/pip install -q -r requirements-dev.txt
+	@$(MAKE) --no-print-directory $(LOOPS)
+
+# The engine's compiled loops, into numba's cache beside scoring/engine/kernels.py, whenever they
+# or numba change: the first bootstrap a person runs reads them instead of compiling them.
+LOOPS := $(VENV)/.loops-compiled
+$(LOOPS): scoring/engine/kernels.py scoring/engine/compiled.py scoring/engine/compile_loops.py requirements.txt
+	$(BIN)/python -m scoring.engine.compile_loops >/dev/null
+	touch $@
 
 demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
-	$(BIN)/python manage.py collectstatic --noinput --verbosity 0  # hashed, Brotli and gzip copies, into var/staticfiles
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0  # hashed, Brotli and gzip copies (once), into var/staticfiles
 	DEBUG=false $(BIN)/python manage.py runserver 127.0.0.1:8000
 
 lint: install-dev

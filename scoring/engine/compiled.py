@@ -48,3 +48,10 @@ def load() -> None:
 def loops() -> SimpleNamespace | None:
     """The compiled loops once loaded, else ``None``."""
     return _loops if _loaded else None
+
+
+def signatures() -> dict[str, list[str]]:
+    """Each compiled loop's signatures so far in this process (none before :func:`load`)."""
+    if _loops is None:
+        return {}
+    return {name: [str(types) for types in loop.signatures] for name, loop in vars(_loops).items()}
