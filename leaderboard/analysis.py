@@ -15,54 +15,27 @@ confusion matrix. Kappa and the clustering are of the :data:`AGREEMENT_TEAMS` te
 the primary metric (a heatmap of thousands of teams shows nothing; kappa grows with the square
 of their number); everything else is of every team.
 
-**When.** Never because someone reads a page: the write that changes a phase's counting scores
-asks for it in its transaction (:func:`analysis_request`, called by
-:func:`leaderboard.stability.scores_changed`), at most one job per phase at a time. A job that
-finds the scores changed while it ran asks again, so the last one runs on the final scores.
-With RQ a worker runs the job, at most every ``settings.ANALYSIS_EVERY_S`` per phase (during a
-rush the scores change every second), and every worker's recovery sweep (:func:`analysis_due`)
-asks for the analyses that are not of their phase's current scores once that pause is over (and
-when the part a board shows changes at the close). With the immediate backend (the embedded
-default) the job runs as the write commits, like the scoring job itself: 3,000 teams take about
-a second (benchmarks/README.md).
+**When.** As every derived result of a phase (:mod:`leaderboard.derived`): asked for by the
+write that changes its counting scores, computed off the request path, at most once every
+``settings.ANALYSIS_EVERY_S`` per phase (during a rush the scores change every second);
+meanwhile its page and the board's two rows say they are of earlier scores.
 
 **Where.** One :class:`~leaderboard.models.PhaseAnalysis` row per phase, stamped with the digest
 of what it was computed from (:func:`leaderboard.selectors.boards.analysis_stamp`): the result,
 the majority vote's and the oracle's values packed for the board, and each team's label of each
 hardest item for the organisers' CSV. Storing a result raises the task's scores version, so
 pages show it at once; a board built from other scores shows the stored rows marked as stale.
-
-**Locks.** A write that asks for an analysis locks the phase's row after the task's (its
-scores change raised the task's versions first), and the job that stores one takes them in the
-same order: the job's check for newer scores then waits for any write that asked meanwhile, so
-a change is never left without an analysis.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import logging
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from django.conf import settings
-from django.db import transaction
-from django.utils import timezone
-from django_tasks import task
 
-from leaderboard.models import (
-    ALL_ITEMS,
-    PartScores,
-    Phase,
-    PhaseAnalysis,
-    Scored,
-    Submission,
-    Task,
-    stored_scores,
-)
-from leaderboard.results_cache import results_changed
-from leaderboard.selectors.boards import BoardData, analysis_stamp, board_data, columns_of, primary_column
+from leaderboard.models import ALL_ITEMS, PartScores, Phase, PhaseAnalysis, Scored, Submission, stored_scores
+from leaderboard.selectors.boards import BoardData, columns_of, primary_column
 from leaderboard.uploads import kept_gold
 from scoring.engine.analysis import Analysis, analyse, hard_labels
 from scoring.engine.confusion import hard_confusions
@@ -71,13 +44,9 @@ from scoring.engine.items import pack_items, reproduces, unpack_items
 from scoring.engine.scorer import aligned_items
 from scoring.engine.split import part_masks
 
-logger = logging.getLogger(__name__)
-
 AGREEMENT_TEAMS = 50
 """The teams whose kappa the analysis computes and clusters: the first under the primary metric
 (as the rank chart of the disagreement page draws the first 50)."""
-LOST_AFTER = dt.timedelta(minutes=10)
-"""A computation asked for this long ago and not finished is taken for lost and asked again."""
 CHUNK = 200
 """Runs read from the database at a time: their items are turned into labels as they come, so
 that the job holds one byte per team and item, whatever the files were."""
@@ -85,80 +54,6 @@ that the job holds one byte per team and item, whatever the files were."""
 SKIPPED_RESCORING = "being re-scored against the new gold file"
 SKIPPED_UNREADABLE = "its file no longer reads against the gold file"
 SKIPPED_MISMATCH = "its per-item predictions do not give its stored confusion matrix"
-
-
-# --- asking --------------------------------------------------------------------------------------
-
-
-def _pausing(row: PhaseAnalysis | None, now: dt.datetime) -> bool:
-    """Whether the phase's last analysis, on a worker, is less than ``settings.ANALYSIS_EVERY_S``
-    old: the workers' sweep asks for the next once that pause is over. (With the immediate
-    backend there is no sweep, and the analysis is computed as the write commits.)"""
-    if settings.TASKS_BACKEND != "rq" or row is None or row.computed_at is None:
-        return False
-    return row.computed_at > now - dt.timedelta(seconds=settings.ANALYSIS_EVERY_S)
-
-
-def _under_way(row: PhaseAnalysis | None, now: dt.datetime) -> bool:
-    return row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER
-
-
-def analysis_request(*, phase: Phase) -> None:
-    """Ask for the phase's analysis unless a computation is under way (asked for less than
-    :data:`LOST_AFTER` ago) or pausing (:func:`_pausing`). Call it inside the writing
-    transaction; the job is handed over on commit. A phase waiting for its gold file has none
-    to ask for."""
-    if phase.waits_for_gold:
-        return
-    fields = ("pk", "requested_at", "computed_at")
-    row, _ = PhaseAnalysis.objects.select_for_update().only(*fields).get_or_create(phase=phase)
-    now = timezone.now()
-    if _under_way(row, now) or _pausing(row, now):
-        return
-    PhaseAnalysis.objects.filter(pk=row.pk).update(requested_at=now)
-    transaction.on_commit(lambda: enqueue_analysis(phase.pk))
-
-
-def enqueue_analysis(phase_id: int) -> None:
-    """Hand the computation to the queue (with the immediate backend: compute it now). Call it
-    on commit."""
-    try:
-        compute_analysis.enqueue(phase_id)
-    except Exception:  # the queue is an optimisation: the recovery sweep asks again
-        logger.exception("could not compute or enqueue the analysis of phase %s", phase_id)
-        PhaseAnalysis.objects.filter(phase_id=phase_id).update(requested_at=None)
-
-
-@task()
-def compute_analysis(phase_id: int) -> str:
-    """Compute phase ``phase_id``'s analysis of its current scores."""
-    try:
-        return analysis_compute(phase_id=phase_id)
-    except Exception:
-        PhaseAnalysis.objects.filter(phase_id=phase_id).update(requested_at=None)
-        raise
-
-
-def analysis_due(*, now: dt.datetime | None = None) -> int:
-    """Ask for the analysis of every phase whose stored one is not of its current scores and
-    that no job is computing and whose pause is over (the workers' recovery sweep runs this);
-    how many were asked for. Phases closed more than a day ago are left alone: their scores no
-    longer change."""
-    now = now or timezone.now()
-    asked = 0
-    phases = Phase.objects.select_related("task").filter(
-        closes_at__gt=now - dt.timedelta(days=1), submissions__status=Submission.Status.SCORED
-    )
-    for phase in phases.distinct():
-        row = PhaseAnalysis.objects.filter(phase=phase).only("stamp", "requested_at", "computed_at").first()
-        if _under_way(row, now) or _pausing(row, now):
-            continue
-        if row is not None and row.stamp == analysis_stamp(board_data(phase), phase):
-            continue
-        with transaction.atomic():
-            analysis_request(phase=phase)
-        asked += 1
-    return asked
 
 
 # --- computing -----------------------------------------------------------------------------------
@@ -263,16 +158,19 @@ def analysis_result(analysis: Analysis, *, teams: list[int], hardest_ids: list[s
     }
 
 
-def _computed(phase: Phase, data: BoardData) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The phase's analysis of the runs ``data`` counts: the row's ``result`` and its other fields."""
+def computed(phase: Phase, data: BoardData) -> tuple[dict[str, Any], str]:
+    """The phase's analysis of the runs its board counts (``data``): the row's fields and a
+    summary for the logs."""
     gold = kept_gold(phase)
     keep = None
     if data.part != ALL_ITEMS:
         keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[data.part]
     teams, labels, skipped = _team_labels(phase, data, gold, keep)
     fields: dict[str, Any] = {"board_values": None, "board_layout": "", "hardest_labels": None, "n_teams": len(teams)}
+    fields |= {"part": data.part, "result": {"teams": teams, "skipped": skipped}}
+    summary = f"{len(teams)} teams, {len(skipped)} left out"
     if len(teams) < 2:
-        return {"teams": teams, "skipped": skipped}, fields
+        return fields, summary
     task_ = phase.task
     analysis = analyse(
         gold.codes if keep is None else gold.codes[keep],
@@ -289,41 +187,12 @@ def _computed(phase: Phase, data: BoardData) -> tuple[dict[str, Any], dict[str, 
         for report in (analysis.majority_vote, analysis.oracle)
     ]
     fields |= {
+        "result": {**analysis_result(analysis, teams=teams, hardest_ids=hardest_ids), "skipped": skipped},
         "board_values": np.stack(rows).astype("<f8").tobytes(),
         "board_layout": Scored.layout_of(columns),
         "hardest_labels": pack_items(analysis.hardest_codes.ravel(), len(task_.labels)),
     }
-    return {**analysis_result(analysis, teams=teams, hardest_ids=hardest_ids), "skipped": skipped}, fields
-
-
-def analysis_compute(*, phase_id: int) -> str:
-    """Compute and store the phase's analysis of its current scores (idempotent: nothing to do
-    when the stored one is current); returns what happened, for the logs. If the scores changed
-    while it ran, it asks again."""
-    phase = Phase.objects.select_related("task").filter(pk=phase_id).first()
-    if phase is None:
-        return "gone"
-    versions = (phase.task.scores_version, phase.task.results_version)
-    # The stamp first, the runs after: a result can only be newer than its stamp.
-    data = board_data(phase)
-    stamp = analysis_stamp(data, phase)
-    if PhaseAnalysis.objects.filter(phase=phase, stamp=stamp).exists():
-        PhaseAnalysis.objects.filter(phase=phase).update(requested_at=None)
-        return "current already"
-    result, fields = _computed(phase, data)
-    with transaction.atomic():
-        # The task's row first, as a write that asks: any change of the scores raised a version.
-        now = Task.objects.select_for_update().values_list("scores_version", "results_version").get(pk=phase.task_id)
-        results_changed(phase.task_id, scores_only=True)
-        row, _ = PhaseAnalysis.objects.select_for_update().get_or_create(phase=phase)
-        row.stamp, row.part, row.result = stamp, data.part, result
-        for name, value in fields.items():
-            setattr(row, name, value)
-        row.computed_at, row.requested_at = timezone.now(), None
-        row.save()
-        if now != versions and analysis_stamp(board_data(phase), phase) != stamp:
-            analysis_request(phase=phase)  # newer scores: at once, or once the pause is over
-    return f"{fields['n_teams']} teams, {len(result['skipped'])} left out"
+    return fields, summary
 
 
 def hardest_labels(row: PhaseAnalysis) -> np.ndarray | None:

@@ -355,3 +355,13 @@ def standalone_html(figure: str, *, title: str, note: str, filename: str) -> str
         validate=False,
     )
     return STANDALONE_PAGE.format(title=escape(title), note=escape(note), font=FONT_FAMILY, figure=body)
+
+
+def prepare() -> None:
+    """Draw one small figure of each kind, as a web process does before its first request
+    (:mod:`leaderboard.startup`): plotly loads a trace type's classes and checks when one is first
+    drawn, more than half a second that would otherwise fall on a visitor."""
+    figure = kappa_heatmap(teams=["a", "b"], kappa=[[1.0, 0.5], [0.5, 1.0]])
+    confusion_heatmap([[1, 0], [0, 1]], ["a", "b"], title="")
+    rank_lines(columns=[], teams=[], ranks={}, values={})
+    standalone_html(figure, title="", note="", filename="figure")

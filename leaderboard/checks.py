@@ -10,6 +10,8 @@ from django.conf import settings
 from django.core.checks import Error, Tags, register
 
 TASKS_BACKENDS = ("immediate", "rq")
+DERIVED_RESULTS_PLACES = {"worker": "rq", "thread": "immediate", "commit": "immediate"}
+"""Where derived results may be computed, and the tasks backend each goes with."""
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
 SECRET_KEY_MIN_LENGTH = 50
 
@@ -24,6 +26,20 @@ def check_tasks_backend(app_configs=None, **kwargs) -> list[Error]:
             f"TASKS_BACKEND is {backend!r}; it must be one of {', '.join(TASKS_BACKENDS)}.",
             hint="Unset it for scoring inside the upload request, or set TASKS_BACKEND=rq with REDIS_URL.",
             id="leaderboard.E001",
+        )
+    ]
+
+
+@register()
+def check_derived_results_place(app_configs=None, **kwargs) -> list[Error]:
+    place, backend = getattr(settings, "DERIVED_RESULTS_IN", "thread"), getattr(settings, "TASKS_BACKEND", "immediate")
+    if DERIVED_RESULTS_PLACES.get(place) == backend:
+        return []
+    return [
+        Error(
+            f"DERIVED_RESULTS_IN is {place!r} with TASKS_BACKEND {backend!r}.",
+            hint="Unset DERIVED_RESULTS_IN: it is 'worker' with TASKS_BACKEND=rq and 'thread' on the embedded set-up.",
+            id="leaderboard.E006",
         )
     ]
 

@@ -1100,45 +1100,93 @@ class Announcement(models.Model):
         return self.title
 
 
-class PhaseStability(models.Model):
-    """The paired-bootstrap intervals of a phase's board (leaderboard.stability computes them in
-    the background): the latest result, the scores it was computed from, and whether a
-    computation is under way. One row per phase; the result of older scores stays until the new
-    one is written, so pages can show it marked as stale."""
+LOST_AFTER = dt.timedelta(minutes=10)
+"""A derived result's computation asked for this long ago and not finished is taken for lost."""
 
-    phase = models.OneToOneField(Phase, on_delete=models.CASCADE, related_name="stability")
-    stamp = models.CharField(
-        max_length=64, blank=True, help_text="digest of the scores the result was computed from (leaderboard.caching)"
-    )
-    result = models.JSONField(null=True, blank=True, help_text="intervals in the layout of the CLI's board JSON")
-    replicates = models.PositiveIntegerField(default=0)
-    seed = models.BigIntegerField(default=0)
+
+class ComputationFailed(Exception):
+    """A derived result's computation failed for a reason a page can show (the memory or time it
+    was allowed): the previous result stays, marked stale with ``reason``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class DerivedState:
+    """Where a phase's derived result stands against the inputs it would be computed from now."""
+
+    current: bool
+    failure: str = ""
+    """Why the computation for these inputs failed (the next change of the inputs asks again)."""
+    due_at: dt.datetime | None = None
+    """When the next computation will be asked for, while it waits for its kind's pause."""
+
+
+class DerivedResult(models.Model):
+    """The state every derived result of a phase keeps (one row per phase and kind; the
+    mechanism is :mod:`leaderboard.derived`): the digest of the inputs its result was computed
+    from, when, whether a computation is under way, and why the last one failed. The result of
+    older inputs stays until a new one is written, so pages can show it marked as stale."""
+
+    STATE = ("phase", "stamp", "computed_at", "requested_at", "failure", "failed_stamp", "failed_at")
+    """The fields the state is decided from (a result, up to megabytes, is read apart)."""
+
+    stamp = models.CharField(max_length=64, blank=True, help_text="digest of the inputs the result was computed from")
     computed_at = models.DateTimeField(null=True, blank=True)
     requested_at = models.DateTimeField(
-        null=True, blank=True, help_text="when a computation was last handed to the queue; cleared when it ends"
+        null=True, blank=True, help_text="when a computation was last handed over; cleared when it ends"
     )
     failure = models.CharField(
         max_length=200, blank=True, help_text="why the last computation failed; empty once one succeeds"
     )
     failed_stamp = models.CharField(
-        max_length=64, blank=True, help_text="digest of the scores the last failed computation was asked for"
+        max_length=64, blank=True, help_text="digest of the inputs the last failed computation was asked for"
     )
     failed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    def under_way(self, now: dt.datetime) -> bool:
+        """Whether a computation was handed over less than :data:`LOST_AFTER` ago."""
+        return self.requested_at is not None and self.requested_at > now - LOST_AFTER
+
+    def due_at(self, pause_s: float) -> dt.datetime | None:
+        """When the next computation may start: ``pause_s`` after the end of the last, whether it
+        succeeded or failed (``None``: at once)."""
+        ends = [at for at in (self.computed_at, self.failed_at) if at is not None]
+        return max(ends) + dt.timedelta(seconds=pause_s) if ends and pause_s > 0 else None
+
+    def state(self, stamp: str, *, pause_s: float, now: dt.datetime) -> DerivedState:
+        """The state against ``stamp``, the digest of the inputs as they are now."""
+        if self.stamp == stamp:
+            return DerivedState(current=True)
+        if self.failed_stamp == stamp:
+            return DerivedState(current=False, failure=self.failure)
+        due_at = None if self.under_way(now) else self.due_at(pause_s)
+        return DerivedState(current=False, due_at=due_at if due_at is not None and due_at > now else None)
+
+
+class PhaseStability(DerivedResult):
+    """The paired-bootstrap intervals of a phase's board (computed by leaderboard.stability):
+    the latest result and its state."""
+
+    phase = models.OneToOneField(Phase, on_delete=models.CASCADE, related_name="stability")
+    result = models.JSONField(null=True, blank=True, help_text="intervals in the layout of the CLI's board JSON")
+    replicates = models.PositiveIntegerField(default=0)
+    seed = models.BigIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"intervals of {self.phase}"
 
 
-class PhaseAnalysis(models.Model):
-    """What the teams of a phase got wrong together (leaderboard.analysis computes it in the
-    background from the counting runs' per-item predictions): the result, the scores it was
-    computed from, and whether a computation is under way. One row per phase; the result of
-    older scores stays until the new one is written, so pages can show it marked as stale."""
+class PhaseAnalysis(DerivedResult):
+    """What the teams of a phase got wrong together (computed by leaderboard.analysis from the
+    counting runs' per-item predictions): the latest result and its state."""
 
     phase = models.OneToOneField(Phase, on_delete=models.CASCADE, related_name="analysis")
-    stamp = models.CharField(
-        max_length=64, blank=True, help_text="digest of the scores the result was computed from (selectors.boards)"
-    )
     part = models.CharField(max_length=8, blank=True, help_text="the items it was computed on: all, public or private")
     result = models.JSONField(
         null=True,
@@ -1160,10 +1208,6 @@ class PhaseAnalysis(models.Model):
         blank=True,
         editable=False,
         help_text="each analysed team's label of each hardest item (class codes, compressed: scoring.engine.items)",
-    )
-    computed_at = models.DateTimeField(null=True, blank=True)
-    requested_at = models.DateTimeField(
-        null=True, blank=True, help_text="when a computation was last handed to the queue; cleared when it ends"
     )
 
     def __str__(self) -> str:

@@ -16,24 +16,15 @@ submission is left out, with the reason shown beside its team, when it is being 
 against a new gold file (its items belong to the old one), when its file cannot be read
 against the gold any more, or when its items do not give its stored confusion matrix exactly.
 
-**When.** Never because someone reads a page (a GET only reads): the write that changes a
-phase's counting scores (a score, a disqualification, a removed team, a new gold file...) asks
-for them in its transaction (:func:`scores_changed`), at most one job per phase at a time
-(``requested_at``; a job lost for :data:`LOST_AFTER` is asked for again). A job that finds the
-scores changed while it ran asks again, so the last one always runs on the final scores. With
-RQ the job runs on a worker, and every worker's recovery sweep (:func:`intervals_due`) asks for
-the intervals of phases whose scores changed less than ``settings.BOOTSTRAP_EVERY_S`` after the
-last computation once that pause is over (during a rush the scores change every second, and a
-3,000-team phase's intervals take a core for seconds), and for phases whose shown part changed at
-their close; meanwhile the pages show the previous intervals as stale and say when the next
-are due. With the immediate backend (the embedded default, which would run the job inside the
-request that asked) it runs in a thread of the process instead (``settings.BOOTSTRAP_IN_THREAD``).
-Either way the computation itself runs in a child process with a memory and a time limit
-(:mod:`leaderboard.stability_job`), never in a web process; it keeps the phase's replicates
-between two computations, so a new or re-scored run is the only one whose values it computes.
-A computation that fails (memory, time) leaves the previous result in place, shown as stale
-with the reason (status ``failed``); the recovery sweep does not try the same scores again,
-the next change of the scores does.
+**When.** As every derived result of a phase (:mod:`leaderboard.derived`): asked for by the
+write that changes its counting scores, computed off the request path, at most once every
+``settings.BOOTSTRAP_EVERY_S`` per phase (during a rush the scores change every second, and a
+3,000-team phase's intervals take a core for seconds), meanwhile shown stale with when the next
+are due. The computation itself runs in a child process with a memory and a time limit
+(:mod:`leaderboard.stability_job`), never in a web process nor a worker's; it keeps the phase's
+replicates between two computations, so a new or re-scored run is the only one whose values it
+computes. A computation that fails (memory, time) leaves the previous result in place, shown as
+stale with the reason (status ``failed``).
 
 **Where.** One :class:`PhaseStability` row per phase, stamped with the digest of what it was
 computed from (:func:`inputs_digest`: each team's counting submission and its scores' version,
@@ -47,23 +38,16 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import logging
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connections, transaction
 from django.utils import timezone
-from django_tasks import task
 
 from leaderboard import stability_job
-from leaderboard.analysis import analysis_request
-from leaderboard.models import ALL_ITEMS, Phase, PhaseStability, Submission, Team
-from leaderboard.results_cache import results_changed
+from leaderboard.models import ALL_ITEMS, ComputationFailed, DerivedResult, Phase, PhaseStability, Submission, Team
 from leaderboard.selectors.boards import BoardData, board_data, counting_submissions, scores_digest
 from leaderboard.uploads import kept_gold
 from scoring.engine.columns import Column
@@ -73,12 +57,8 @@ from scoring.engine.scorer import aligned_items
 from scoring.engine.significance import LEVEL
 from scoring.engine.split import part_masks
 
-logger = logging.getLogger(__name__)
-
 RESULT_KEPT_S = 60 * 60
 """How long a result's arrays stay in the cache after they were last made."""
-LOST_AFTER = dt.timedelta(minutes=10)
-"""A computation asked for this long ago and not finished is taken for lost and asked again."""
 
 CURRENT, RECOMPUTING, UNAVAILABLE, FAILED = "current", "recomputing", "unavailable", "failed"
 """The states of a phase's intervals, as pages and the API name them: ``failed`` when the
@@ -134,29 +114,14 @@ def inputs_digest(phase: Phase, data: BoardData | None = None) -> str:
     return hashlib.sha256(repr(inputs).encode()).hexdigest()
 
 
-def stability_compute(*, phase_id: int) -> str:
-    """Compute and store the intervals of the phase's current scores (idempotent: nothing to
-    do when the stored ones are current), in a process of their own
-    (:mod:`leaderboard.stability_job`); returns what happened, for the logs. If the scores
-    changed while it ran, it asks for the intervals again. A computation that fails leaves the
-    previous result in place, marked stale with the reason. With ``BOOTSTRAP_REPLICATES`` 0
-    the intervals are off and nothing is computed."""
-    phase = Phase.objects.select_related("task").filter(pk=phase_id).first()
-    if phase is None:
-        return "gone"
-    if phase.waits_for_gold:
-        return "no gold file yet"
-    if settings.BOOTSTRAP_REPLICATES < 1:
-        return "off"
+def computed(phase: Phase, data: BoardData) -> tuple[dict[str, Any], str]:
+    """The phase's intervals of the runs its board counts (``data``), computed in a process of
+    their own (:mod:`leaderboard.stability_job`): the row's fields and a summary for the logs.
+    Raises :class:`~leaderboard.models.ComputationFailed` when the child process fails (its
+    memory, its time)."""
     replicates, seed = settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED
-    # The digest first, the scores after: the result can only be newer than its stamp, and a
-    # newer result under an older stamp is shown as stale, never a stale one as current.
-    digest = inputs_digest(phase)
-    if PhaseStability.objects.filter(phase=phase, stamp=digest).exists():
-        PhaseStability.objects.filter(phase=phase).update(requested_at=None)
-        return "current already"
     fields = ("confusion_matrix", "items", "kind", "file", "score_count")
-    counting = sorted(counting_submissions(phase, fields=fields).items())
+    counting = sorted(counting_submissions(phase, fields=fields, part=data.part).items())
     gold = kept_gold(phase)
     runs: list[tuple[int, bytes, list]] = []
     skipped: dict[str, str] = {}
@@ -170,10 +135,9 @@ def stability_compute(*, phase_id: int) -> str:
             runs.append((team_id, packed, submission.confusion_matrix))
     names = dict(Team.objects.filter(pk__in=[team for team, _ in counting]).values_list("pk", "name"))
     del counting  # the runs' items are in ``runs``, packed
-    part = phase.shown_part()
     keep = None
-    if part != ALL_ITEMS:
-        keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[part]
+    if data.part != ALL_ITEMS:
+        keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[data.part]
     job = {
         "labels": list(gold.labels),
         "ordinal": phase.task.ordinal,
@@ -185,129 +149,10 @@ def stability_compute(*, phase_id: int) -> str:
         "mismatch": SKIPPED_MISMATCH,
     }
     outcome = stability_job.run(gold=gold.codes, keep=keep, runs=runs, teams=names, job=job)
-    with transaction.atomic():
-        row, _ = PhaseStability.objects.select_for_update().only(*_ROW_STATE).get_or_create(phase=phase)
-        if outcome.failure:
-            changes = {"failure": outcome.failure, "failed_stamp": digest, "failed_at": timezone.now()}
-        else:
-            changes = {
-                "result": stability_job.json_text(outcome.result),
-                "stamp": digest,
-                "replicates": replicates,
-                "seed": seed,
-                "computed_at": timezone.now(),
-                "failure": "",
-                "failed_stamp": "",
-                "failed_at": None,
-            }
-        PhaseStability.objects.filter(pk=row.pk).update(requested_at=None, **changes)
-        results_changed(phase.task_id, scores_only=True)
-        if not outcome.failure and inputs_digest(phase) != digest:
-            stability_request(phase=phase)
     if outcome.failure:
-        return f"failed: {outcome.failure}"
-    return f"{outcome.teams} teams, {outcome.skipped} left out, {replicates} replicates"
-
-
-@task()
-def compute_stability(phase_id: int) -> str:
-    """Compute phase ``phase_id``'s bootstrap intervals for its current scores."""
-    try:
-        return stability_compute(phase_id=phase_id)
-    except Exception:
-        # Let the next change of the scores (or the recovery sweep) ask again at once.
-        PhaseStability.objects.filter(phase_id=phase_id).update(requested_at=None)
-        raise
-
-
-def _in_thread(phase_id: int, delay_s: float) -> None:
-    if delay_s > 0:
-        time.sleep(delay_s)
-    try:
-        compute_stability.call(phase_id)
-    except Exception:
-        logger.exception("bootstrap intervals of phase %s failed", phase_id)
-    finally:
-        connections.close_all()  # this thread's connections, not the request's
-
-
-def enqueue_stability(phase_id: int, delay_s: float = 0.0) -> None:
-    """Hand the computation to the queue (RQ), or to a thread of this process where the queue
-    is the immediate backend (``settings.BOOTSTRAP_IN_THREAD``), which waits ``delay_s`` first.
-    Call it on commit."""
-    if settings.BOOTSTRAP_IN_THREAD:
-        worker = threading.Thread(
-            target=_in_thread, args=(phase_id, delay_s), name=f"bootstrap-{phase_id}", daemon=True
-        )
-        worker.start()
-        return
-    try:
-        compute_stability.enqueue(phase_id)
-    except Exception:  # the queue is an optimisation: the recovery sweep asks again
-        logger.exception("could not enqueue the intervals of phase %s", phase_id)
-        PhaseStability.objects.filter(phase_id=phase_id).update(requested_at=None)
-
-
-def _wait_s(row: PhaseStability | None, now: dt.datetime) -> float:
-    """Seconds until ``settings.BOOTSTRAP_EVERY_S`` has passed since the last computation."""
-    due_at = _due_at(row)
-    return max(0.0, (due_at - now).total_seconds()) if due_at is not None else 0.0
-
-
-def stability_request(*, phase: Phase) -> None:
-    """Ask for the phase's intervals unless a computation is under way (asked for less than
-    :data:`LOST_AFTER` ago): at most one job per phase at a time, however many writes ask. With
-    RQ, a phase computed less than ``BOOTSTRAP_EVERY_S`` ago waits for the recovery sweep
-    (:func:`intervals_due`); in a thread, the thread waits. Call it inside the writing
-    transaction; the job is handed over on commit."""
-    if settings.BOOTSTRAP_REPLICATES < 1:
-        return
-    now = timezone.now()
-    row, _ = PhaseStability.objects.only(*_ROW_STATE).get_or_create(phase=phase)  # never its result
-    wait_s = _wait_s(row, now)
-    if wait_s > 0 and not settings.BOOTSTRAP_IN_THREAD:
-        return  # the recovery sweep asks once the pause is over
-    claimed = (
-        PhaseStability.objects.filter(phase=phase).exclude(requested_at__gt=now - LOST_AFTER).update(requested_at=now)
-    )
-    if claimed:
-        transaction.on_commit(lambda: enqueue_stability(phase.pk, wait_s))
-
-
-def scores_changed(*, phase: Phase, new_score: bool = False) -> None:
-    """The counting scores of ``phase`` changed (a score written, a submission disqualified,
-    the chosen one changed...): its results pages show something new and its intervals and its
-    analysis are asked for. Call it inside the writing transaction. ``new_score``: the scoring job's, which pages
-    show within twice ``RESULTS_SCORES_FRESH_S`` (:mod:`leaderboard.results_cache`); any other
-    change at once."""
-    results_changed(phase.task_id, scores_only=new_score)
-    stability_request(phase=phase)
-    analysis_request(phase=phase)  # what the teams got wrong together: leaderboard.analysis
-
-
-def intervals_due(*, now: dt.datetime | None = None) -> int:
-    """Ask for the intervals of every phase whose stored ones are not computed from its current
-    inputs, that no job is computing, whose pause since the last computation is over, and whose
-    last computation did not fail on these same inputs (the recovery sweep of the workers runs
-    this); how many were asked for. Phases closed more than a day ago are left alone: their
-    scores no longer change."""
-    if settings.BOOTSTRAP_REPLICATES < 1:
-        return 0
-    now = now or timezone.now()
-    asked = 0
-    phases = Phase.objects.select_related("task").filter(
-        closes_at__gt=now - dt.timedelta(days=1), submissions__status=Submission.Status.SCORED
-    )
-    for phase in phases.distinct():
-        row = PhaseStability.objects.filter(phase=phase).only(*_ROW_STATE).first()
-        if row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER:
-            continue
-        if _wait_s(row, now) > 0 or (row is not None and inputs_digest(phase) in (row.stamp, row.failed_stamp)):
-            continue  # paused, current, or failed on these very scores (a new score asks again)
-        with transaction.atomic():
-            stability_request(phase=phase)
-        asked += 1
-    return asked
+        raise ComputationFailed(outcome.failure)
+    fields = {"result": stability_job.json_text(outcome.result), "replicates": replicates, "seed": seed}
+    return fields, f"{outcome.teams} teams, {outcome.skipped} left out, {replicates} replicates"
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -678,29 +523,6 @@ class Intervals:
         }
 
 
-_ROW_STATE = (
-    "phase",
-    "stamp",
-    "replicates",
-    "seed",
-    "computed_at",
-    "requested_at",
-    "failure",
-    "failed_stamp",
-    "failed_at",
-)
-"""The row's fields the state is decided from (its result, up to megabytes, is read apart)."""
-
-
-def _due_at(row: PhaseStability | None) -> dt.datetime | None:
-    """When the next computation may start: ``settings.BOOTSTRAP_EVERY_S`` after the end of the
-    last, whether it succeeded or failed."""
-    ends = [at for at in (row.computed_at, row.failed_at) if at is not None] if row is not None else []
-    if not ends or settings.BOOTSTRAP_EVERY_S <= 0:
-        return None
-    return max(ends) + dt.timedelta(seconds=settings.BOOTSTRAP_EVERY_S)
-
-
 def _data_of(phase: Phase, row: PhaseStability) -> IntervalsData | None:
     """The arrays of the result computed at ``row.computed_at`` (cached by that time: a
     result never changes; read from the database and turned into arrays once). ``None`` when
@@ -725,29 +547,26 @@ def intervals_of(*, phase: Phase, data: BoardData | None = None) -> Intervals:
     someone who may see the board."""
     if settings.BOOTSTRAP_REPLICATES < 1:
         return Intervals(status=UNAVAILABLE)
-    row = PhaseStability.objects.filter(phase=phase).only(*_ROW_STATE).first()
-    digest = inputs_digest(phase, data)
-    current = row is not None and row.stamp == digest
-    failure = row.failure if row is not None and not current and row.failed_stamp == digest else ""
-    due_at = None
-    if not current and not failure:
-        now = timezone.now()
-        pending = row is not None and row.requested_at is not None and row.requested_at > now - LOST_AFTER
-        due_at = None if pending else _due_at(row)
-        due_at = due_at if due_at is not None and due_at > now else None
-    stored = row is not None and row.computed_at is not None
+    row = PhaseStability.objects.filter(phase=phase).only(*DerivedResult.STATE, "replicates", "seed").first()
+    if row is None:
+        return Intervals(status=RECOMPUTING)
+    state = row.state(inputs_digest(phase, data), pause_s=settings.BOOTSTRAP_EVERY_S, now=timezone.now())
+    stored = row.computed_at is not None
     found = _data_of(phase, row) if stored else None
-    status = (CURRENT if found is not None else UNAVAILABLE) if current else (FAILED if failure else RECOMPUTING)
+    if state.current:
+        status = CURRENT if found is not None else UNAVAILABLE
+    else:
+        status = FAILED if state.failure else RECOMPUTING
     if not stored:
-        return Intervals(status=status, due_at=due_at, failure=failure)
+        return Intervals(status=status, due_at=state.due_at, failure=state.failure)
     return Intervals(
         status=status,
-        failure=failure,
+        failure=state.failure,
         data=found,
-        stale=not current,
+        stale=not state.current,
         computed_at=row.computed_at,
         replicates=row.replicates,
         seed=row.seed,
-        due_at=due_at,
+        due_at=state.due_at,
         stored=True,
     )

@@ -400,7 +400,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
     (
         "entry points",
         (
-            ("config", ("config",)),
+            ("config", ("config", "leaderboard.startup")),
             ("commands", ("leaderboard.management",)),
             ("scorer CLI", ("scoring.__main__",)),
         ),
@@ -429,7 +429,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
     (
         "writes",
         (
-            ("services", ("leaderboard.services",)),
+            ("services", ("leaderboard.services", "leaderboard.derived")),
             ("bundles", ("leaderboard.bundles", "leaderboard.archives", "leaderboard.zipstream")),
         ),
     ),

@@ -134,7 +134,8 @@ REQUEUE_AFTER_S = float(os.environ.get("REQUEUE_AFTER_S", "20"))
 """A run left queued this long whose job the queue no longer has (Redis restarted, or down when
 it was uploaded) is handed to the queue again by the recovery sweep."""
 RECOVERY_EVERY_S = int(os.environ.get("RECOVERY_EVERY_S", "15"))
-"""How often each scoring worker runs the recovery sweep (leaderboard.services.scoring)."""
+"""How often each scoring worker runs the recovery sweep (leaderboard.services.scoring and
+leaderboard.derived), and the embedded set-up's web process the sweep of derived results."""
 
 # Ranking stability (leaderboard.stability): paired-bootstrap intervals of each phase's board,
 # computed in the background once its scores change (asked for by the write that changes them).
@@ -162,15 +163,16 @@ BOOTSTRAP_STORE_DIR = Path(os.environ.get("BOOTSTRAP_STORE_DIR", VAR_DIR / "boot
 """Where each phase's replicates are kept between two computations (a cache, one directory a
 phase: a new run's values are computed, the others' read). Any worker machine may have its own:
 one that has none computes every team once."""
-BOOTSTRAP_IN_THREAD = TASKS_BACKEND != "rq"
-"""The immediate backend would run the bootstrap inside the request that asked for it: run it
-in a thread of the web process instead, so that no page waits for it. RQ runs it on a worker."""
 ANALYSIS_EVERY_S = float(os.environ.get("ANALYSIS_EVERY_S", "10"))
-"""On RQ, a phase's analysis (what its teams got wrong together: leaderboard.analysis) is
-computed again at most this often (from the end of the last computation): a 3,000-team phase's
-takes a core for about a second, which during a rush would run back to back beside the scoring.
-Meanwhile its page and the board's two rows say they are of earlier scores. With the immediate
-backend it is computed as each write commits."""
+"""A phase's analysis (what its teams got wrong together: leaderboard.analysis) is computed
+again at most this often (from the end of the last computation): a 3,000-team phase's takes a
+core for about a second, which during a rush would run back to back beside the scoring.
+Meanwhile its page and the board's two rows say they are of earlier scores."""
+DERIVED_RESULTS_IN = os.environ.get("DERIVED_RESULTS_IN", "worker" if TASKS_BACKEND == "rq" else "thread")
+"""Where a phase's derived results (its intervals, its analysis: leaderboard.derived) are
+computed, never in a request: ``worker`` (RQ), or ``thread``, the embedded set-up's web process,
+in threads of their own started with it. ``commit`` (the tests') computes them as the write that
+asked commits."""
 
 # A new score is on every results page within twice this many seconds and the time to compute
 # the page (every other change at once): during a deadline rush the pages are recomputed about

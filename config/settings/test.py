@@ -25,11 +25,13 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     }
 
 # No bootstrap intervals unless a test turns them on with a replicate count (tests/*/
-# test_stability*.py): other tests count a board's queries and read its rows. When on, the job
-# runs on commit in the test's own thread.
+# test_stability*.py): other tests count a board's queries and read its rows. Derived results are
+# computed on commit in the test's own thread, the only connection that sees a test's rows, with
+# no pause between two computations unless a test sets one.
 BOOTSTRAP_REPLICATES = 0
-BOOTSTRAP_IN_THREAD = False
+DERIVED_RESULTS_IN = "commit"
 BOOTSTRAP_EVERY_S = 0
+ANALYSIS_EVERY_S = 0
 BOOTSTRAP_STORE_DIR = Path(tempfile.gettempdir()) / f"leaderboard-test-bootstrap-{os.getpid()}"
 BOOTSTRAP_NICENESS = 0  # a test waits for the computation: on a busy machine, niceness is its time
 RESULTS_SCORES_FRESH_S = 0  # a test reads its new score at once; test_results_cache sets the window

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.conf import settings
+from django.utils import timezone
 
 from leaderboard import charts, exports
 from leaderboard.analysis import AGREEMENT_TEAMS, hardest_labels
-from leaderboard.models import PartScores, Phase, PhaseAnalysis
+from leaderboard.models import DerivedState, PartScores, Phase, PhaseAnalysis
 from leaderboard.pages.results import board_data_of
 from leaderboard.results_cache import cached
 from leaderboard.selectors.boards import ANALYSIS_ROWS, BoardData, analysis_stamp, columns_of
@@ -29,9 +31,9 @@ from scoring.engine.ranking import goodness
 
 HARDEST_SHOWN = 100
 """The hardest items the page lists (the CSV and the JSON hold every one)."""
-CURRENT, RECOMPUTING, NONE = "current", "recomputing", "none"
-"""Whether a phase's analysis is of its current scores, of earlier ones while it is recomputed,
-or not there at all (yet)."""
+CURRENT, RECOMPUTING, FAILED, NONE = "current", "recomputing", "failed", "none"
+"""Whether a phase's analysis is of its current scores, of earlier ones while it is recomputed
+or because its computation for the current ones failed, or not there at all (yet)."""
 GONE = "a team no longer on the board"
 
 
@@ -82,22 +84,24 @@ def _scores(stored: dict) -> PartScores:
     return PartScores(**{name: stored.get(name) for name in PartScores.__dataclass_fields__})
 
 
-def _stored(phase: Phase, data: BoardData) -> tuple[PhaseAnalysis | None, str]:
-    """The phase's stored analysis of the part its board shows, and its status."""
+def _stored(phase: Phase, data: BoardData) -> tuple[PhaseAnalysis | None, str, DerivedState | None]:
+    """The phase's stored analysis of the part its board shows, its status and its state."""
     row = PhaseAnalysis.objects.filter(phase=phase).defer("board_values", "hardest_labels").first()
     if row is None or row.computed_at is None or row.part != data.part or row.result is None:
-        return None, NONE
-    return row, CURRENT if row.stamp == analysis_stamp(data, phase) else RECOMPUTING
+        return None, NONE, None
+    state = row.state(analysis_stamp(data, phase), pause_s=settings.ANALYSIS_EVERY_S, now=timezone.now())
+    return row, CURRENT if state.current else FAILED if state.failure else RECOMPUTING, state
 
 
 def _summary(phase: Phase) -> dict[str, Any]:
     """The cached summary (see the module): plain data, names as the board names the teams now."""
     data = board_data_of(phase)
-    row, status = _stored(phase, data)
+    row, status, state = _stored(phase, data)
     n_scored = int(data.scored.sum())
     summary: dict[str, Any] = {"status": status, "n_scored": n_scored, "applies": False}
     if row is None:
         return summary
+    summary |= {"failure": state.failure, "due_at": state.due_at}
     result = row.result
     names = {int(team): name for team, name in zip(data.team_ids, data.names, strict=True)}
 
@@ -153,7 +157,7 @@ def _hardest(phase: Phase) -> dict[str, Any] | None:
     """Every hardest item (id, gold label, how many teams got it right, the teams' votes per
     label), and each analysed team's label of each (names as now)."""
     data = board_data_of(phase)
-    row, _ = _stored(phase, data)
+    row, _, _ = _stored(phase, data)
     if row is None or not row.result.get("hardest"):
         return None
     labels = phase.task.labels
@@ -237,6 +241,7 @@ def analysis_api(*, phase: Phase, show_hardest: bool) -> dict[str, Any]:
         "phase": phase.slug,
         "status": summary["status"],
         "computed_at": summary["computed_at"].isoformat() if summary.get("computed_at") else None,
+        **({"failure": summary["failure"]} if summary.get("failure") else {}),
         "teams": summary.get("n_teams", 0),
         "skipped": dict(summary.get("skipped", [])),
         **dict.fromkeys(("majority_vote", "oracle", "unsolved", "agreement", "hardest")),

@@ -12,8 +12,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard import errors
+from leaderboard.derived import scores_changed
 from leaderboard.models import OrganiserAction, Submission, Task, Team
-from leaderboard.stability import scores_changed
 
 REASON_FIELD = "reason"
 

@@ -35,7 +35,7 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus, task
 from django_tasks.exceptions import TaskResultDoesNotExist
 
-from leaderboard import stability
+from leaderboard import derived
 from leaderboard.models import Phase, Submission
 from leaderboard.services.notifications import submission_finished_notify
 from scoring.engine.io import InputFileError
@@ -126,7 +126,7 @@ def submission_score(*, submission_id: int) -> str:
         submission.save()
         # The team's notes are written with the outcome; their e-mails go once it commits.
         submission_finished_notify(submission=submission)
-        stability.scores_changed(phase=phase, new_score=True)
+        derived.scores_changed(phase=phase, new_score=True)
     logger.debug("submission %s %s", submission_id, submission.status)
     return submission.status
 
@@ -166,9 +166,17 @@ def enqueue_scoring(submission_id: int) -> bool:
 
 
 def enqueue_on_commit(submission_ids: list[int]) -> None:
-    """Enqueue each submission once the current transaction commits."""
-    for pk in submission_ids:
-        transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
+    """Enqueue the submissions once the current transaction commits. Where they are scored at
+    once (the immediate backend), their phases' derived results are asked for once, after the
+    last (:func:`leaderboard.derived.asked_once`)."""
+
+    def enqueue() -> None:
+        with derived.asked_once():
+            for pk in submission_ids:
+                enqueue_scoring(pk)
+
+    if submission_ids:
+        transaction.on_commit(enqueue)
 
 
 def _job_alive(job_id: str) -> bool:

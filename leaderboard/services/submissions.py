@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard import errors
+from leaderboard.derived import scores_changed
 from leaderboard.models import (
     CONTRASTIVE_MARK,
     DESCRIPTION_MAX_LENGTH,
@@ -27,7 +28,6 @@ from leaderboard.permissions import is_member
 from leaderboard.selectors.notifications import email_is_confirmed
 from leaderboard.selectors.participation import participation_problem, quota, team_of
 from leaderboard.services.scoring import enqueue_on_commit
-from leaderboard.stability import scores_changed
 from leaderboard.uploads import prediction_kind, safe_file_name
 
 UPLOAD_TURNS = threading.BoundedSemaphore(settings.UPLOADS_AT_ONCE)

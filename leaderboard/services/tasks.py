@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import F
 
 from leaderboard import errors
+from leaderboard.derived import scores_changed
 from leaderboard.models import (
     DEFAULT_MAX_PER_DAY,
     DEFAULT_MAX_TOTAL,
@@ -24,7 +25,6 @@ from leaderboard.models import (
 )
 from leaderboard.results_cache import results_changed
 from leaderboard.services.scoring import enqueue_on_commit, stuck_after
-from leaderboard.stability import scores_changed
 from leaderboard.uploads import check_size, clean_labels, parse_gold, safe_file_name, stored_gold
 from scoring.engine.baselines import baseline_matrices, baseline_names
 from scoring.engine.gold import GoldChange, compare_gold
@@ -363,8 +363,11 @@ def gold_confirm(*, phase: Phase) -> int:
     baselines_refresh(phase=phase, gold=gold)
     ids = list(phase.submissions.values_list("pk", flat=True))
     phase.submissions.filter(status=Submission.Status.FAILED).update(status=Submission.Status.QUEUED)
-    scores_changed(phase=phase)
-    enqueue_on_commit(ids)
+    if ids:  # the board shows them being re-scored; their new scores ask for its derived results
+        results_changed(phase.task_id)
+        enqueue_on_commit(ids)
+    else:
+        scores_changed(phase=phase)
     return len(ids)
 
 

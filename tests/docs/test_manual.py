@@ -134,7 +134,7 @@ def test_each_kind_of_stale_reference_is_reported_with_its_line(line: str, probl
 def test_references_that_exist_are_not_reported() -> None:
     text = "\n".join(
         [
-            "`leaderboard/samples.py`, `tests/leaderboard/test_*.py`, `leaderboard.stability.intervals_due`",
+            "`leaderboard/samples.py`, `tests/leaderboard/test_*.py`, `leaderboard.derived.sweep`",
             "`MAX_UPLOAD_BYTES`, `DAILY_LIMIT`, `GUNICORN_BIND`, `LEADERBOARD_TOKEN`",
             "http://127.0.0.1:8000/tasks/semeval-2017-task-4a/phases/evaluation/metrics/recall[neutral]_c/?x=1",
             "python -m scoring gold.csv runs/*.csv --format json --bootstrap 1000 --seed 1",

@@ -27,8 +27,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import analysis
-from leaderboard.models import Phase, PhaseAnalysis, Submission
+from leaderboard import analysis, derived
+from leaderboard.models import LOST_AFTER, Phase, PhaseAnalysis, Submission
 from leaderboard.selectors.boards import columns_of
 from leaderboard.services import tasks as task_service
 from leaderboard.services.teams import team_create
@@ -176,7 +176,7 @@ def test_the_analysis_follows_the_scores(
 
     # A queue that does not run: a new score leaves the rows of the old scores, marked stale.
     handed = []
-    monkeypatch.setattr(analysis, "enqueue_analysis", handed.append)
+    monkeypatch.setattr(derived, "hand_over", lambda kind, phase_id: kind == "analysis" and handed.append(phase_id))
     user = make_user("latecomer")
     team_create(task=task, user=user, name="Frank")
     submit(task, user, labels_file(["c"] * N_ITEMS))
@@ -187,15 +187,39 @@ def test_the_analysis_follows_the_scores(
     assert json.loads(client.get(url("analysis_json", task)).content)["status"] == "recomputing"
 
     # The job was lost: the workers' sweep asks again once LOST_AFTER has passed.
-    assert analysis.analysis_due() == 0  # asked for a moment ago: under way
-    PhaseAnalysis.objects.filter(phase=phase).update(requested_at=timezone.now() - analysis.LOST_AFTER)
+    assert derived.sweep() == 0  # asked for a moment ago: under way
+    PhaseAnalysis.objects.filter(phase=phase).update(requested_at=timezone.now() - LOST_AFTER)
     with django_capture_on_commit_callbacks(execute=True):
-        assert analysis.analysis_due() == 1
+        assert derived.sweep() == 1
     assert handed == [phase.pk, phase.pk]
-    assert analysis.analysis_compute(phase_id=phase.pk) == "6 teams, 0 left out"
-    assert analysis.analysis_compute(phase_id=phase.pk) == "current already"
+    assert derived.compute("analysis", phase.pk) == "6 teams, 0 left out"
+    assert derived.compute("analysis", phase.pk) == "current already"
     board = client.get(url("leaderboard", task)).content.decode()
     assert "tag-stale" not in board and "the 6 teams' runs combined" in board
+
+
+def test_a_failed_computation_keeps_the_previous_analysis_with_its_reason(
+    client, scored, make_user, submit, monkeypatch
+):
+    task, _, _ = scored()
+    phase = task.current_phase()
+    before = PhaseAnalysis.objects.get(phase=phase)
+
+    def broken(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(analysis, "analyse", broken)
+    user = make_user("latecomer")
+    team_create(task=task, user=user, name="Frank")
+    submit(task, user, labels_file(["c"] * N_ITEMS))
+    row = PhaseAnalysis.objects.get(phase=phase)
+    assert row.computed_at == before.computed_at and row.result == before.result  # kept
+    assert row.failure == derived.FAILED and row.requested_at is None
+    page = client.get(url("analysis", task)).content.decode()
+    assert "could not be computed</strong>: the computation failed" in page and "The runs of 5 teams" in page
+    api = json.loads(client.get(url("analysis_json", task)).content)
+    assert api["status"] == "failed" and api["failure"] == derived.FAILED
+    assert derived.sweep() == 0  # not tried again on the same scores
 
 
 def test_a_run_whose_items_do_not_give_its_matrix_is_left_out_and_named(client, scored):
@@ -204,7 +228,7 @@ def test_a_run_whose_items_do_not_give_its_matrix_is_left_out_and_named(client, 
     wrong = np.zeros(N_ITEMS, dtype=np.uint8)
     Submission.objects.filter(phase=phase, team__name="Alice").update(items=pack_items(wrong, 3))
     PhaseAnalysis.objects.filter(phase=phase).update(stamp="")
-    assert analysis.analysis_compute(phase_id=phase.pk) == "4 teams, 1 left out"
+    assert derived.compute("analysis", phase.pk) == "4 teams, 1 left out"
     page = client.get(url("analysis", task)).content.decode()
     assert "<strong>Alice</strong> (its per-item predictions do not give its stored confusion matrix)" in page
     assert json.loads(client.get(url("analysis_json", task)).content)["skipped"] == {"Alice": analysis.SKIPPED_MISMATCH}
@@ -355,15 +379,15 @@ def test_on_workers_a_phase_s_analysis_waits_for_its_pause(
 ):
     task, _, _ = scored()
     phase = task.current_phase()
-    settings.TASKS_BACKEND, settings.ANALYSIS_EVERY_S = "rq", 60
+    settings.ANALYSIS_EVERY_S = 60
     handed = []
-    monkeypatch.setattr(analysis, "enqueue_analysis", handed.append)
+    monkeypatch.setattr(derived, "hand_over", lambda kind, phase_id: kind == "analysis" and handed.append(phase_id))
     user = make_user("latecomer")
     team_create(task=task, user=user, name="Frank")
     submit(task, user, labels_file(["c"] * N_ITEMS))
     assert handed == []  # computed a moment ago: the pause is not over
-    assert analysis.analysis_due() == 0
+    assert derived.sweep() == 0
     PhaseAnalysis.objects.filter(phase=phase).update(computed_at=timezone.now() - dt.timedelta(seconds=61))
     with django_capture_on_commit_callbacks(execute=True):
-        assert analysis.analysis_due() == 1
+        assert derived.sweep() == 1
     assert handed == [phase.pk]

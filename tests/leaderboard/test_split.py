@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import stability
+from leaderboard import derived
 from leaderboard.errors import problem_codes
 from leaderboard.models import Phase, PhaseStability, Submission
 from leaderboard.selectors.boards import leaderboard
@@ -204,7 +204,7 @@ def test_no_shake_up_without_a_split(client, task):
 def test_intervals_resample_the_part_the_board_shows(split_task, settings):
     settings.BOOTSTRAP_REPLICATES = 40
     phase = split_task.current_phase()
-    stability.stability_compute(phase_id=phase.pk)
+    derived.compute("intervals", phase.pk)
     row = PhaseStability.objects.get(phase=phase)
     public = part_masks(N_ITEMS, percent=40, seed=phase.split_seed_number)["public"]
     assert row.result["n_items"] == public.sum()

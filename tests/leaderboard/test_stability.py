@@ -13,8 +13,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import stability
-from leaderboard.models import Phase, PhaseStability, StoredFile, Submission
+from leaderboard import derived, stability
+from leaderboard.models import LOST_AFTER, Phase, PhaseStability, StoredFile, Submission
 from leaderboard.services.teams import team_create
 from leaderboard.uploads import stored_gold
 from scoring.engine.bootstrap import bootstrap
@@ -43,7 +43,6 @@ def django_capture_on_commit_callbacks_executed(django_capture_on_commit_callbac
 def bootstrap_settings(settings):
     settings.BOOTSTRAP_REPLICATES = REPLICATES
     settings.BOOTSTRAP_SEED = SEED
-    settings.BOOTSTRAP_IN_THREAD = False
     return settings
 
 
@@ -72,7 +71,7 @@ def board_url(task, name: str = "leaderboard", *args: str) -> str:
 def compute(task) -> PhaseStability:
     """Compute the intervals again (the uploads computed them once already)."""
     PhaseStability.objects.filter(phase=task.current_phase()).update(stamp="")
-    stability.stability_compute(phase_id=task.current_phase().pk)
+    derived.compute("intervals", task.current_phase().pk)
     return PhaseStability.objects.get(phase=task.current_phase())
 
 
@@ -211,7 +210,7 @@ def test_items_that_do_not_give_the_stored_matrix_are_left_out_and_said(teams, c
 
 def test_each_new_score_asks_for_the_intervals_of_its_phase(teams, monkeypatch):
     asked = []
-    monkeypatch.setattr(stability, "enqueue_stability", lambda phase_id, delay_s=0.0: asked.append(phase_id))
+    monkeypatch.setattr(derived, "hand_over", lambda kind, phase_id: kind == "intervals" and asked.append(phase_id))
     task, _ = teams()
     # One job at a time per phase: the first score's request is pending, the others join it.
     assert asked == [task.current_phase().pk]
@@ -228,7 +227,7 @@ def test_the_last_job_runs_on_the_final_scores(teams):
 def test_computing_twice_for_the_same_scores_does_nothing(teams):
     task, _ = teams()
     first = compute(task)
-    assert stability.stability_compute(phase_id=task.current_phase().pk) == "current already"
+    assert derived.compute("intervals", task.current_phase().pk) == "current already"
     assert PhaseStability.objects.get(pk=first.pk).computed_at == first.computed_at
 
 
@@ -264,7 +263,7 @@ def test_board_shows_the_intervals_computed_when_the_scores_landed(teams, client
 
 def test_new_scores_show_the_previous_intervals_as_stale(teams, client, make_user, submit, monkeypatch):
     task, _ = teams()
-    monkeypatch.setattr(stability, "enqueue_stability", lambda phase_id, delay_s=0.0: None)  # a busy queue
+    monkeypatch.setattr(derived, "hand_over", lambda kind, phase_id: None)  # a busy queue
     user = make_user("late")
     team_create(task=task, user=user, name="Late")
     submit(task, user, MOSTLY_A)
@@ -295,10 +294,10 @@ def test_new_scores_wait_for_the_pause_between_two_computations(
     assert api == {"status": stability.RECOMPUTING, "due_at": due.isoformat()}
 
     # The recovery sweep asks for them once the pause is over, not before.
-    assert stability.intervals_due(now=due - dt.timedelta(seconds=1)) == 0
+    assert derived.sweep(now=due - dt.timedelta(seconds=1)) == 0
     PhaseStability.objects.filter(pk=row.pk).update(computed_at=row.computed_at - dt.timedelta(seconds=121))
     with django_capture_on_commit_callbacks_executed():
-        assert stability.intervals_due() == 1
+        assert derived.sweep() == 1
     content = client.get(board_url(task)).content.decode()
     assert "Computed " in content and "tag-stale" not in content
 
@@ -307,12 +306,12 @@ def test_a_lost_job_is_asked_for_again_by_the_sweep(teams, monkeypatch, django_c
     task, _ = teams()
     phase = task.current_phase()
     asked = []
-    monkeypatch.setattr(stability, "enqueue_stability", lambda phase_id, delay_s=0.0: asked.append(phase_id))
+    monkeypatch.setattr(derived, "hand_over", lambda kind, phase_id: kind == "intervals" and asked.append(phase_id))
     PhaseStability.objects.filter(phase=phase).update(stamp="", requested_at=timezone.now() - dt.timedelta(seconds=30))
-    assert stability.intervals_due() == 0  # a job asked for 30 s ago may still run
-    PhaseStability.objects.filter(phase=phase).update(requested_at=timezone.now() - stability.LOST_AFTER)
+    assert derived.sweep() == 0  # a job asked for 30 s ago may still run
+    PhaseStability.objects.filter(phase=phase).update(requested_at=timezone.now() - LOST_AFTER)
     with django_capture_on_commit_callbacks_executed():
-        assert stability.intervals_due() == 1
+        assert derived.sweep() == 1
     assert asked == [phase.pk]
 
 

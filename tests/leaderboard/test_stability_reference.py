@@ -20,7 +20,7 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard import stability, stability_job
+from leaderboard import derived, stability, stability_job
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS
 from leaderboard.models import ALL_ITEMS, Phase, PhaseStability, StoredFile, Team
 from leaderboard.selectors.boards import counting_submissions
@@ -44,7 +44,6 @@ SEED = 1
 def bootstrap_settings(settings):
     settings.BOOTSTRAP_REPLICATES = REPLICATES
     settings.BOOTSTRAP_SEED = SEED
-    settings.BOOTSTRAP_IN_THREAD = False
     return settings
 
 
@@ -117,7 +116,7 @@ def test_a_500_team_phase_stores_the_oracle_s_intervals():
     ]
     factory.scored_submissions_create(task=task, runs=runs, batch_size=500)
     phase = task.current_phase()
-    stability.stability_compute(phase_id=phase.pk)
+    derived.compute("intervals", phase.pk)
     row = PhaseStability.objects.get(phase=phase)
     assert as_text(row.result) == as_text(expected_result(phase))
 
@@ -198,7 +197,7 @@ def test_a_failed_computation_keeps_the_previous_intervals_marked_stale_with_its
     before = PhaseStability.objects.get(phase=phase)
     with override_settings(**limits):
         if "BOOTSTRAP_REPLICATES" in limits:
-            assert stability.stability_compute(phase_id=phase.pk) == f"failed: {reason}"
+            assert derived.compute("intervals", phase.pk) == f"failed: {reason}"
         else:
             late_run(task, make_user, submit)  # the job its score asks for fails
         row = PhaseStability.objects.get(phase=phase)
@@ -215,7 +214,7 @@ def test_a_failed_computation_keeps_the_previous_intervals_marked_stale_with_its
         assert api == {"status": stability.FAILED, "failure": reason}
         # The recovery sweep does not try these scores again...
         PhaseStability.objects.filter(pk=row.pk).update(failed_at=timezone.now() - dt.timedelta(hours=1))
-        assert stability.intervals_due() == 0
+        assert derived.sweep() == 0
     # ... a new score does.
     user = make_user("later")
     registration_request(task=task, user=user, accept_terms=True)

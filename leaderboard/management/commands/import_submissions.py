@@ -9,7 +9,9 @@ then goes through the same service (with its team, in one transaction: a refused
 file leaves no team behind) as an upload on the site: the same validation, the same
 dates and limits (``--submitted-at`` says when the files were collected; it must lie within
 the task's dates), the same scoring. Nothing is refused silently: the summary lists every
-refused file with its reason.
+refused file with its reason. The phase's derived results (its intervals, its analysis) are asked
+for once, after the last file (:func:`leaderboard.derived.asked_once`), so a file costs the same
+at any size of the board.
 
 Reruns are safe: a file whose exact content the team already submitted is skipped, so after
 fixing the refused files, run the same command again and only those are imported.
@@ -28,7 +30,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from leaderboard import errors
+from leaderboard import derived, errors
 from leaderboard.models import Membership, Submission, Task
 from leaderboard.names import name_key
 from leaderboard.services import submissions as submission_service
@@ -101,24 +103,27 @@ class Command(BaseCommand):
         imported: list[tuple[Path, Submission]] = []
         skipped: list[Path] = []
         refused: list[tuple[Path, str, str]] = []
-        for index, path in enumerate(files, start=1):
-            self.progress(index, len(files), path.name)
-            content = path.read_bytes()
-            team_name = path.stem
-            try:
-                if already_submitted(task, team_name, content, now):
-                    skipped.append(path)
-                    continue
-                with transaction.atomic():  # a refused file leaves no team behind; scoring runs on commit
-                    user = submitter_of(task, team_name)
-                    submission = submission_service.submission_create(
-                        task=task, user=user, name=path.name, content=content, description=DESCRIPTION, now=now
-                    )
-            except ValidationError as error:
-                refused.append((path, ",".join(sorted(errors.problem_codes(error))), " ".join(error.messages)))
-            else:
-                imported.append((path, submission))
+        with derived.asked_once():
+            for index, path in enumerate(files, start=1):
+                self.progress(index, len(files), path.name)
+                try:
+                    submission = self.one_file(task, path, now)
+                except ValidationError as error:
+                    refused.append((path, ",".join(sorted(errors.problem_codes(error))), " ".join(error.messages)))
+                else:
+                    (skipped.append(path) if submission is None else imported.append((path, submission)))
         self.summary(imported, skipped, refused)
+
+    def one_file(self, task: Task, path: Path, now: dt.datetime) -> Submission | None:
+        """Submit one file for the team it names (``None``: the team submitted these bytes already)."""
+        content = path.read_bytes()
+        if already_submitted(task, path.stem, content, now):
+            return None
+        with transaction.atomic():  # a refused file leaves no team behind; scoring runs on commit
+            user = submitter_of(task, path.stem)
+            return submission_service.submission_create(
+                task=task, user=user, name=path.name, content=content, description=DESCRIPTION, now=now
+            )
 
     def moment(self, text: str | None) -> dt.datetime:
         if not text:

@@ -27,10 +27,9 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
-from django.test import override_settings
 from django.utils import timezone
 
-from leaderboard import stability
+from leaderboard import derived
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES
 from leaderboard.models import Phase, Task
 from leaderboard.services import submissions as submission_service
@@ -119,13 +118,13 @@ class Command(BaseCommand):
         if existing.exists() and not reset:
             self.stdout.write(f"The demo task exists already: /tasks/{ROOT_SLUG}/ (use --reset to rebuild it).")
             return
-        # The scores' requests for bootstrap intervals would each start a computation; the demo
-        # computes each phase's once, here, so that its first visitor finds them.
-        with override_settings(BOOTSTRAP_REPLICATES=0), transaction.atomic():
+        # Each phase's derived results are computed once, here, after every run is scored, so
+        # that the demo's first visitor finds them.
+        with derived.asked_once(), transaction.atomic():
             existing.delete()
             root = self._load()
         for phase in root.every_phase():
-            stability.stability_compute(phase_id=phase.pk)
+            derived.bring_up_to_date(phase=phase)
         self.stdout.write(
             self.style.SUCCESS(f"Demo loaded: /tasks/{ROOT_SLUG}/ with two subtasks and {len(MATRICES)} teams.")
         )

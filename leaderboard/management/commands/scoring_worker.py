@@ -8,9 +8,9 @@ a fault left behind.
 - **Preloaded.** RQ forks a work horse for each job, and what the horse imports dies with it: the
   modules the jobs need are imported first (:data:`PRELOADED`), so no job pays for them.
 - **Recovery.** Every ``settings.RECOVERY_EVERY_S`` (RQ's maintenance tick, run between jobs and
-  while idle) the worker hands lost runs to the queue again and asks for the bootstrap intervals
-  and analyses that are due (:func:`leaderboard.services.scoring.recover_runs`,
-  :func:`leaderboard.stability.intervals_due`, :func:`leaderboard.analysis.analysis_due`).
+  while idle) the worker hands lost runs to the queue again and asks for the derived results
+  (bootstrap intervals, analyses) that are due (:func:`leaderboard.services.scoring.recover_runs`,
+  :func:`leaderboard.derived.sweep`).
   Several workers may sweep at once: scoring is idempotent.
 - **Redis outages.** RQ's worker gives up when Redis fails it outside its waiting loop: this
   command then starts a new worker after a pause that grows to ``MAX_RESTART_WAIT_S``, until
@@ -34,19 +34,17 @@ from redis.exceptions import RedisError
 from rq import Worker
 from rq.logutils import setup_loghandlers
 
-from leaderboard import analysis, stability
+from leaderboard import derived
 from leaderboard.services.scoring import recover_runs
 
 logger = logging.getLogger(__name__)
 
 PRELOADED = (
     "leaderboard.services.scoring",
-    "leaderboard.stability",
-    "leaderboard.analysis",
+    "leaderboard.derived",
     "leaderboard.services.notifications",
     "leaderboard.services.registrations",
-    "pandas",  # the scorer imports these two when first needed (scoring.engine.io, .ranking)
-    "scipy.stats",
+    "pandas",  # the scorer imports it when first needed (scoring.engine.io)
     settings.ROOT_URLCONF,  # a job's notice links to its run (reverse): the URLconf imports every view
 )
 """The modules that define the jobs, and those the jobs import when they run."""
@@ -59,8 +57,7 @@ def recover() -> None:
     (each opens its own)."""
     try:
         recover_runs()
-        stability.intervals_due()
-        analysis.analysis_due()
+        derived.sweep()
     except Exception:
         logger.exception("the recovery sweep failed; it runs again at the next tick")
     finally:

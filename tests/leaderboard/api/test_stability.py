@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from leaderboard import stability
+from leaderboard import derived
 from leaderboard.models import Phase, PhaseStability
 from leaderboard.services.teams import team_create
 from scoring.engine.columns import ranking_columns
@@ -17,7 +17,6 @@ from tests.conftest import MOSTLY_A, PERFECT
 def bootstrap_settings(settings):
     settings.BOOTSTRAP_REPLICATES = 40
     settings.BOOTSTRAP_SEED = 3
-    settings.BOOTSTRAP_IN_THREAD = False
 
 
 @pytest.fixture
@@ -40,7 +39,7 @@ def get(client: Client, path: str):
 
 def test_leaderboard_intervals_in_the_cli_layout(board, client):
     task, _ = board()
-    stability.stability_compute(phase_id=task.current_phase().pk)
+    derived.compute("intervals", task.current_phase().pk)
     data = get(client, f"/tasks/{task.slug}/leaderboard").json()
     intervals = data["intervals"]
     assert intervals["status"] == "current"
@@ -60,7 +59,7 @@ def test_leaderboard_intervals_in_the_cli_layout(board, client):
 
 def test_leaderboard_says_recomputing_without_stale_values(board, client, make_user, submit, monkeypatch):
     task, _ = board()
-    monkeypatch.setattr(stability, "enqueue_stability", lambda phase_id, delay_s=0.0: None)  # a busy queue
+    monkeypatch.setattr(derived, "hand_over", lambda kind, phase_id: None)  # a busy queue
     late = make_user("late")
     team_create(task=task, user=late, name="C")
     submit(task, late, MOSTLY_A)
@@ -77,7 +76,7 @@ def test_leaderboard_says_unavailable_when_turned_off(board, client, settings):
 @pytest.mark.parametrize("column_set", ["paper", "all"])
 def test_correlations_have_rho_intervals_in_the_layout_of_rho(board, client, column_set):
     task, _ = board()
-    stability.stability_compute(phase_id=task.current_phase().pk)
+    derived.compute("intervals", task.current_phase().pk)
     data = get(client, f"/tasks/{task.slug}/correlations?set={column_set}").json()
     assert data["intervals_status"] == "current"
     assert len(data["spearman_intervals"]) == len(data["rho"])
@@ -99,7 +98,7 @@ def test_correlations_before_the_intervals_exist(board, client):
 
 def test_hidden_board_gives_participants_no_intervals(board, organiser):
     task, members = board(visibility=Phase.Visibility.AFTER_CLOSE)
-    stability.stability_compute(phase_id=task.current_phase().pk)
+    derived.compute("intervals", task.current_phase().pk)
     participant = Client()
     participant.force_login(members["A"])
     for path in ("leaderboard", "correlations"):

@@ -122,9 +122,9 @@ def test_the_maintenance_tick_runs_the_recovery_sweep(monkeypatch):
     swept: list[str] = []
     monkeypatch.setattr(scoring_worker.Worker, "run_maintenance_tasks", lambda self: swept.append("rq"))
     monkeypatch.setattr(scoring_worker, "recover_runs", lambda: swept.append("runs") or 0)
-    monkeypatch.setattr(scoring_worker.stability, "intervals_due", lambda: swept.append("intervals") or 0)
+    monkeypatch.setattr(scoring_worker.derived, "sweep", lambda: swept.append("derived") or 0)
     scoring_worker.ScoringWorker.run_maintenance_tasks(object.__new__(scoring_worker.ScoringWorker))
-    assert swept == ["rq", "runs", "intervals"]
+    assert swept == ["rq", "runs", "derived"]
 
 
 @pytest.mark.django_db

@@ -14,12 +14,12 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from leaderboard import derived
 from leaderboard.models import Phase, PhaseAnalysis, StoredFile, Submission
 from leaderboard.services.organisers import team_remove
 from leaderboard.services.scoring import lost_runs, submission_score
 from leaderboard.services.tasks import gold_confirm, gold_preview, phase_create, phase_update
 from leaderboard.services.teams import team_create
-from leaderboard.stability import stability_compute
 from tests.conftest import GOLD, PERFECT
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +39,7 @@ def test_a_phase_created_without_gold_waits_for_it(waiting):
     phase_update(phase=waiting, settings={"private_percent": 30})
     waiting.refresh_from_db()
     assert waiting.private_percent == 30 and not waiting.baselines.exists()
-    assert stability_compute(phase_id=waiting.pk) == "no gold file yet"
+    assert derived.compute("intervals", waiting.pk) == "nothing to compute"
 
 
 def test_a_run_queued_in_a_waiting_phase_is_scored_once_the_gold_file_is_given(

@@ -1,0 +1,33 @@
+"""What a web process does before it takes its first request (``config/wsgi.py`` calls
+:func:`prepare`, under ``runserver`` as under gunicorn, whose workers load the application before
+they accept a connection): nothing a page needs is imported, compiled or warmed up in a person's
+time, and on the embedded set-up the process starts the runner of its derived results.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from django.conf import settings
+from django.template.loader import get_template
+
+from leaderboard import charts, derived
+
+LIBRARIES = ("mpmath", "mpmath.libmp", "mpmath.ctx_iv")
+"""Libraries the engine imports when a computation first needs them (a process that scores a
+file may never), which results pages need: exact values of the what-if and of the suite."""
+
+
+def prepare() -> None:
+    """Import what pages import on first use, compile every template of the site, draw one figure
+    of each kind (plotly loads a trace type's classes when one is first drawn), and start the
+    runner of derived results on the embedded set-up (:class:`leaderboard.derived.Runner`)."""
+    for name in LIBRARIES:
+        importlib.import_module(name)
+    for folder in settings.TEMPLATES[0]["DIRS"]:
+        for path in sorted(Path(folder).rglob("*.html")):
+            get_template(str(path.relative_to(folder)))
+    charts.prepare()
+    if settings.DERIVED_RESULTS_IN == derived.THREAD:
+        derived.RUNNER.start()
