@@ -73,37 +73,42 @@ def leaderboard(request: HttpRequest, phase: Phase) -> HttpResponse:
     """The board, a page of it (``?page=``), or the teams whose name holds ``?q=``, sorted by
     any column (``?sort=``), raw or calibrated (``?calibrated=1``); the visitor's team's row is
     always shown (the rows are the same for everybody; the visitor's team is marked here)."""
-    calibrated, overall, contrastive = (
-        request.GET.get("calibrated") == "1",
-        _overall(request, phase),
-        _contrastive(request),
-    )
+    options = _board_options(request, phase)
 
     def context() -> dict:
-        return results_page.board_page(
-            phase=phase,
-            calibrated=calibrated,
-            sort=request.GET.get("sort"),
-            page=request.GET.get("page"),
-            query=request.GET.get("q"),
-            team_id=_team_id(request, phase),
-            contrastive=contrastive,
-            overall=overall,
-        )
+        return results_page.board_page(phase=phase, team_id=_team_id(request, phase), **options)
 
-    columns = shown_columns(phase.task, calibrated=calibrated, overall=overall)
-    page = request.GET.get("page", "1")
-    if not (page.isdigit() and 0 < int(page) <= SHARED_PAGES):  # a made-up page: its reader's own
+    key = _shared_board_key(phase, options)
+    if key is None:  # a made-up page: its reader's own
         return render(request, "leaderboard/leaderboard.html", context())
-    params = (
-        calibrated,
-        sorted_by(phase.task, columns, request.GET.get("sort")).id,
-        overall_key(overall),
-        int(page),
-        contrastive,
-    )
-    reads = {"calibrated", "sort", "overall", "over", "page", "contrastive"}  # a search is the visitor's own
-    return _render_shared(request, phase, "leaderboard/leaderboard.html", context, params, reads=reads)
+    return _render_shared(request, phase, "leaderboard/leaderboard.html", context, key, reads=BOARD_READS)
+
+
+BOARD_READS = {"calibrated", "sort", "overall", "over", "page", "contrastive"}
+"""The parameters of a board page kept rendered for everyone (a search is the visitor's own)."""
+
+
+def _board_options(request: HttpRequest, phase: Phase) -> dict:
+    """The board's options in the query string, as :func:`results_page.board_page` takes them."""
+    return {
+        "calibrated": request.GET.get("calibrated") == "1",
+        "sort": request.GET.get("sort"),
+        "page": request.GET.get("page"),
+        "query": request.GET.get("q"),
+        "contrastive": _contrastive(request),
+        "overall": _overall(request, phase),
+    }
+
+
+def _shared_board_key(phase: Phase, options: dict) -> tuple | None:
+    """The options, parsed, that a board page kept for everyone is kept under; ``None`` for a
+    page number beyond :data:`SHARED_PAGES` or not a number."""
+    page = "1" if options["page"] is None else options["page"]
+    if not (page.isdigit() and 0 < int(page) <= SHARED_PAGES):
+        return None
+    columns = shown_columns(phase.task, calibrated=options["calibrated"], overall=options["overall"])
+    sort = sorted_by(phase.task, columns, options["sort"]).id
+    return (options["calibrated"], sort, overall_key(options["overall"]), int(page), options["contrastive"])
 
 
 SHARED_PAGES = 100

@@ -360,17 +360,29 @@ def task_import_preview(request: HttpRequest, pk: int) -> HttpResponse:
     exported = plan.source == EXPORTED_TASK
     form = TaskImportForm(request.POST or None, request.FILES or None, plan=plan, options=options, exported=exported)
     if request.method == "POST" and form.is_valid():
-        chosen, golds = form.import_options()
-        try:
-            import_service.import_choose(pending=pending, options=chosen, golds=golds)
-            if request.POST.get("action") == "confirm":
-                task = import_service.import_confirm(pending=pending, options=pending_imports.import_options(pending))
-                messages.success(request, f"The task “{task.title}” is created.")
-                return redirect(task)
-        except ValidationError as error:
-            messages.error(request, refusal(error))
-        return redirect("leaderboard:task_import_preview", pk=pending.pk)
-    context = {
+        return _import_answered(request, pending, form)
+    context = _preview_context(pending=pending, plan=plan, options=options, form=form, exported=exported)
+    return render(request, "leaderboard/task_import_preview.html", context)
+
+
+def _import_answered(request: HttpRequest, pending, form: TaskImportForm) -> HttpResponse:
+    """Keep the organiser's answers and, to "confirm", create the task; back to the preview
+    with the refusal when something is wrong."""
+    chosen, golds = form.import_options()
+    try:
+        import_service.import_choose(pending=pending, options=chosen, golds=golds)
+        if request.POST.get("action") == "confirm":
+            task = import_service.import_confirm(pending=pending, options=pending_imports.import_options(pending))
+            messages.success(request, f"The task “{task.title}” is created.")
+            return redirect(task)
+    except ValidationError as error:
+        messages.error(request, refusal(error))
+    return redirect("leaderboard:task_import_preview", pk=pending.pk)
+
+
+def _preview_context(*, pending, plan, options, form: TaskImportForm, exported: bool) -> dict:
+    """What the preview shows: the plan, each part with its new address, the form of questions."""
+    return {
         "pending": pending,
         "plan": plan,
         "form": form,
@@ -383,4 +395,3 @@ def task_import_preview(request: HttpRequest, pk: int) -> HttpResponse:
         "waiting": plan.waiting(),
         "needs_labels": errors.IMPORT_NEEDS_LABELS,
     }
-    return render(request, "leaderboard/task_import_preview.html", context)
