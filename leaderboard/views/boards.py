@@ -306,6 +306,9 @@ def analysis_hardest_csv(request: HttpRequest, phase: Phase) -> HttpResponse:
     return download(content, filename=exports.download_name(phase, "csv").replace("-leaderboard.", "-hardest-items."))
 
 
+KAPPA_NOTE = "Cohen's kappa between every two teams' labels, the teams in the order of their clustering."
+
+
 @board_view
 def analysis_heatmap(request: HttpRequest, phase: Phase) -> HttpResponse:
     """The kappa heatmap as one HTML file with plotly.js inlined: it opens offline."""
@@ -316,7 +319,7 @@ def analysis_heatmap(request: HttpRequest, phase: Phase) -> HttpResponse:
     page = charts.standalone_html(
         summary["heatmap"],
         title=f"Agreement between the teams · {phase.task.full_title} · {phase.name}",
-        note="Cohen's kappa between every two teams' labels, the teams in the order of their clustering.",
+        note=f"{KAPPA_NOTE} {phase.description}".strip(),
         filename=stem,
     )
     return download(page, content_type="text/html; charset=utf-8", filename=f"{stem}.html")

@@ -84,6 +84,14 @@ def as_csv(ids: list[str], codes: np.ndarray) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+DRAWN_RUNS = (
+    "The teams' runs are not SemEval-2017's systems' outputs, which were not published: each run is drawn item by "
+    "item from the team's published confusion matrix, so every score is the paper's, but which items a team got "
+    "wrong, and so what the analysis finds the teams got wrong together (majority vote, oracle, kappa, hardest "
+    "items) and the bootstrap intervals, describe these draws."
+)
+"""What the demo's phases say of their runs, on every page of item-level results (the analysis page)."""
+
 CONTRASTIVE_TEAMS = ("A", "C")
 """The teams that also mark a contrastive run in subtask B."""
 
@@ -184,7 +192,10 @@ class Command(BaseCommand):
         dev = task.phases.get()
         task_service.phase_update(
             phase=dev,
-            settings={"description": "Practice on a development set of 1,500 tweets; the board is public throughout."},
+            settings={
+                "description": "Practice on a development set of 1,500 tweets; the board is public throughout. "
+                + f"{DRAWN_RUNS} Here each label is drawn with the per-class rates of the team's Table 8 matrix."
+            },
         )
         # Teams can be formed until the last phase closes: the evaluation phase opens its
         # window to the future while the teams are made, then takes its true dates.
@@ -192,7 +203,8 @@ class Command(BaseCommand):
             task=task,
             name="Evaluation",
             slug="evaluation",
-            description="The official test set of 12,284 tweets; results were hidden until the close.",
+            description="The official test set of 12,284 tweets; results were hidden until the close. "
+            + f"{DRAWN_RUNS} Here they are drawn so that each team's confusion matrix is exactly its Table 8 matrix.",
             gold_name="semeval2017-task4a-gold.csv",
             gold_content=as_csv(ids, gold),
             opens_at=eval_opens,
@@ -275,6 +287,10 @@ class Command(BaseCommand):
             contrastive_runs=1,
         )
         phase = subtask.phases.get()
+        task_service.phase_update(
+            phase=phase,
+            settings={"description": f"{DRAWN_RUNS} Here a team's neutral labels of subtask A became either class."},
+        )
         task_service.phase_file_add(
             phase=phase, title="Test tweets to label (ids only)", name="test-tweets-4b.csv", content=ids_csv(b_ids)
         )
