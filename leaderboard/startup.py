@@ -10,7 +10,11 @@ import importlib
 from pathlib import Path
 
 from django.conf import settings
+from django.core.cache import caches
+from django.template import engines
 from django.template.loader import get_template
+from django.utils import formats, translation
+from django.utils.module_loading import import_string
 
 from leaderboard import charts, derived
 
@@ -25,6 +29,14 @@ def prepare() -> None:
     runner of derived results on the embedded set-up (:class:`leaderboard.derived.Runner`)."""
     for name in LIBRARIES:
         importlib.import_module(name)
+    # What Django itself loads on a first request: the cache, the context processors, the
+    # storage of messages and the sessions' serializer, the formats of the language.
+    caches["default"]  # noqa: B018
+    engines["django"].engine.template_context_processors  # noqa: B018
+    for setting in ("MESSAGE_STORAGE", "SESSION_SERIALIZER"):
+        import_string(getattr(settings, setting))
+    with translation.override(settings.LANGUAGE_CODE):
+        formats.get_format("DATE_FORMAT")
     for folder in settings.TEMPLATES[0]["DIRS"]:
         for path in sorted(Path(folder).rglob("*.html")):
             get_template(str(path.relative_to(folder)))
