@@ -10,7 +10,7 @@ matrix, per-item predictions rebuilt from it, as the scoring task would have sto
 
 Timed, separately:
 
-- **the job**: :func:`leaderboard.analysis.analysis_compute`, the body of the background job, from
+- **the job**: :func:`leaderboard.derived.compute` of the analysis, the body of the background job, from
   the phase's id to the stored row: the board read for the stamp, every team's items read from the
   database a chunk at a time, unpacked and checked against its stored matrix, the analysis, the
   result written and the check for newer scores. Each run starts with the stored result deleted.
@@ -54,7 +54,7 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402 (Django is set up first)
 
-from leaderboard import analysis  # noqa: E402
+from leaderboard import analysis, derived  # noqa: E402
 from leaderboard.models import PhaseAnalysis, Submission  # noqa: E402
 from leaderboard.uploads import stored_gold  # noqa: E402
 from scoring.engine.analysis import analyse  # noqa: E402
@@ -76,7 +76,7 @@ def main() -> None:
     for _ in range(ARGS.repeat):
         PhaseAnalysis.objects.all().delete()
         start, cpu = time.perf_counter(), time.process_time()
-        outcome = analysis.analysis_compute(phase_id=phase_id)
+        outcome = derived.compute("analysis", phase_id)
         job.append((time.perf_counter() - start, time.process_time() - cpu))
     gold = stored_gold(phase)
     labels = np.stack([unpack_items(items) for items in Submission.objects.values_list("items", flat=True)])

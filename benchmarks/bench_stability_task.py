@@ -10,7 +10,7 @@ Each row is measured in processes of its own, so that each peak is that row's al
   Task 4A test set's size and class counts (12,284 items), and ``--teams`` teams, each with one
   scored hard-label submission written by ``tools.factory`` (a random better-than-chance matrix,
   per-item predictions rebuilt from it, as the scoring task would have stored them);
-* **the job**, in a fresh process, as the site runs it: :func:`leaderboard.stability.stability_compute`,
+* **the job**, in a fresh process, as the site runs it: :func:`leaderboard.derived.compute` of the intervals,
   from the phase's id to the stored row (the scores' stamp, the counting submissions, every
   team's items, the paired bootstrap of every ranking column raw and calibrated with every rho
   of the heatmap, the overall rankings, the result stored). First with nothing kept from an
@@ -145,10 +145,10 @@ def children_cpu() -> float:
 
 def timed_job(phase_id: int) -> tuple[float, float, str]:
     """The job once: wall time, CPU time of this process and its children, its outcome."""
-    from leaderboard import stability
+    from leaderboard import derived
 
     start, cpu, child_cpu = time.perf_counter(), time.process_time(), children_cpu()
-    outcome = stability.stability_compute(phase_id=phase_id)
+    outcome = derived.compute("intervals", phase_id)
     wall = time.perf_counter() - start
     return wall, time.process_time() - cpu + children_cpu() - child_cpu, outcome
 
@@ -159,7 +159,7 @@ def job(phase_id: int, replicates: int, repeat: int, scratch: Path) -> dict:
 
     from django.conf import settings
 
-    import leaderboard.stability  # noqa: F401 (imported before the clock starts, as in a running worker)
+    import leaderboard.derived  # noqa: F401 (imported before the clock starts, as in a running worker)
     from leaderboard.models import PhaseStability
 
     settings.BOOTSTRAP_REPLICATES = replicates

@@ -130,7 +130,7 @@ from django.db.models import Max  # noqa: E402
 from django.test import RequestFactory  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from leaderboard import stability  # noqa: E402
+from leaderboard import derived  # noqa: E402
 from leaderboard.models import Phase, StoredFile, Submission, Task  # noqa: E402
 from leaderboard.selectors.boards import leaderboard  # noqa: E402
 from leaderboard.views import boards  # noqa: E402
@@ -208,10 +208,10 @@ READ_PAGES = ("leaderboard", "disagreements")
 
 
 def warm_up(setup: Setup, port: int) -> dict[str, float]:
-    """Before the rush, as on a live board: the intervals of the scores so far, then each page
+    """Before the rush, as on a live board: the derived results of the scores so far, then each page
     read once on the empty cache (its latency returned)."""
     for phase in Phase.objects.filter(task_id=setup.task_id):
-        stability.stability_compute(phase_id=phase.pk)
+        derived.bring_up_to_date(phase=phase)
     reader = Browser(port, accepts_gzip=True)
     return {page: reader.get(f"/tasks/{SLUG}/{page}/").latency_ms for page in READ_PAGES}
 

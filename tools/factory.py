@@ -195,7 +195,16 @@ SEMEVAL_GOLD_COUNTS = (3972, 5937, 2375)
 """The labels and class counts of the SemEval-2017 Task 4A test set (12,284 items)."""
 
 
-def scored_phase(*, slug: str, title: str, description: str, password: str, teams: int, seed: int = 2017) -> Phase:
+def scored_phase(
+    *,
+    slug: str,
+    title: str,
+    description: str,
+    password: str,
+    teams: int,
+    seed: int = 2017,
+    organiser: str = "organiser",
+) -> Phase:
     """A task whose gold file has the SemEval-2017 Task 4A test set's size and class counts
     (ids in a seeded order), open now, and ``teams`` teams without members, each with one scored
     hard-label submission (:func:`scored_submissions_create`: a random better-than-chance
@@ -210,6 +219,7 @@ def scored_phase(*, slug: str, title: str, description: str, password: str, team
         labels=SEMEVAL_LABELS,
         gold_content=labels_csv(item_ids(len(gold)), SEMEVAL_LABELS, gold),
         organiser_password=password,
+        organiser_name=organiser,
         opens_at=now - timedelta(days=2),
         closes_at=now + timedelta(days=1),
     )
