@@ -31,7 +31,7 @@ def prepare() -> None:
         importlib.import_module(name)
     # What Django itself loads on a first request: the cache, the context processors, the
     # storage of messages and the sessions' serializer, the formats of the language.
-    caches["default"]  # noqa: B018
+    caches["default"]
     engines["django"].engine.template_context_processors  # noqa: B018
     for setting in ("MESSAGE_STORAGE", "SESSION_SERIALIZER"):
         import_string(getattr(settings, setting))

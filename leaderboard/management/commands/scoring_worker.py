@@ -36,6 +36,7 @@ from rq.logutils import setup_loghandlers
 
 from leaderboard import derived
 from leaderboard.services.scoring import recover_runs
+from leaderboard.startup import LIBRARIES
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ PRELOADED = (
     "leaderboard.services.registrations",
     "pandas",  # the scorer imports it when first needed (scoring.engine.io)
     settings.ROOT_URLCONF,  # a job's notice links to its run (reverse): the URLconf imports every view
+    *LIBRARIES,  # exact values (an irrational MCC of a score, an analysis's rows)
 )
 """The modules that define the jobs, and those the jobs import when they run."""
 MAX_RESTART_WAIT_S = 30.0
