@@ -244,6 +244,13 @@ def bring_up_to_date(*, phase: Phase) -> None:
         compute(kind.name, phase.pk)
 
 
+_SETTLED: dict[tuple[str, int], tuple] = {}
+"""(kind, phase) → what the sweep found them settled at (current, or failed on their inputs): the
+task's versions, the part shown, the row's stamps and times. A sweep that finds them unchanged
+does not read the board again (every ``RECOVERY_EVERY_S``, in the web process on the embedded
+set-up)."""
+
+
 def sweep(*, now: dt.datetime | None = None) -> int:
     """Ask for every derived result that is due (see the module); how many were asked for."""
     now = now or timezone.now()
@@ -256,11 +263,24 @@ def sweep(*, now: dt.datetime | None = None) -> int:
         if phase.waits_for_gold:
             continue
         rows = {kind.name: kind.model.objects.filter(phase=phase).only(*DerivedResult.STATE).first() for kind in kinds}
-        waiting = [kind for kind in kinds if not _busy(rows[kind.name], kind, now)]
+        inputs = (phase.task.scores_version, phase.task.results_version, phase.shown_part(), phase.gold_version)
+        settled = {
+            kind.name: (inputs, row.stamp, row.computed_at, row.failed_stamp, row.failed_at)
+            if (row := rows[kind.name]) is not None
+            else None
+            for kind in kinds
+        }
+        waiting = [
+            kind
+            for kind in kinds
+            if not _busy(rows[kind.name], kind, now)
+            and (settled[kind.name] is None or _SETTLED.get((kind.name, phase.pk)) != settled[kind.name])
+        ]
         data = board_data(phase) if waiting else None
         for kind in waiting:
             row = rows[kind.name]
             if row is not None and kind.stamp(phase, data) in (row.stamp, row.failed_stamp):
+                _SETTLED[kind.name, phase.pk] = settled[kind.name]
                 continue  # current, or failed on these very inputs (their next change asks again)
             with transaction.atomic():
                 ask(phase=phase, kinds=[kind])

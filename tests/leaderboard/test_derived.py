@@ -191,3 +191,21 @@ def test_on_the_embedded_set_up_nothing_derived_is_computed_in_a_request_or_an_u
     assert PhaseAnalysis.objects.get(phase=phase).n_teams == 3
     assert len(threads) == 4  # each kind once after the import, once after the upload
     assert {thread for _, thread in threads} <= {"derived-analysis", "derived-intervals"}
+
+
+def test_the_sweep_reads_a_board_again_only_once_something_changed(
+    registered, task, make_user, submit, monkeypatch, django_capture_on_commit_callbacks
+):
+    user = make_user("alpha")
+    team_create(task=task, user=user, name="Alpha")
+    submit(task, user, PERFECT)
+    assert derived.sweep() == 0  # current: found settled
+    reads = []
+    monkeypatch.setattr(derived, "board_data", lambda phase: reads.append(phase.pk) or board_data(phase))
+    assert derived.sweep() == 0 and reads == []  # nothing changed: the board is not read
+    calls, _ = registered
+    PhaseStability.objects.filter(phase=task.current_phase()).update(stamp="")  # as if lost
+    with django_capture_on_commit_callbacks(execute=True):
+        assert derived.sweep() == 1
+    assert reads == [task.current_phase().pk] * 2  # the sweep's, then the computation's
+    assert stored(task).result == {"teams": 1} and len(calls) == 2
