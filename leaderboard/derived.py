@@ -43,6 +43,7 @@ import datetime as dt
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,10 @@ FAILED = "the computation failed"
 """The reason shown for an unforeseen error (its trace goes to the log)."""
 SWEPT_DAYS = 1
 """Phases closed longer ago than this are left alone by the sweep: their scores no longer change."""
+STARTS_AFTER_S = 0.25
+"""On the embedded set-up a computation handed over starts this much later: the request that
+asked is answered first, rather than sharing the interpreter's lock with a computation of
+thousands of teams for its last milliseconds."""
 
 
 @dataclass(frozen=True)
@@ -330,7 +335,7 @@ class Runner:
     def put(self, kind_name: str, phase_id: int) -> None:
         with self._wake:
             self._pending += 1
-        self._queues[kind_name].put(phase_id)
+        self._queues[kind_name].put((phase_id, time.monotonic() + STARTS_AFTER_S))
 
     def sweep_at(self, moment: dt.datetime) -> None:
         """Sweep at ``moment`` (a pause ends then) if none comes before."""
@@ -354,7 +359,9 @@ class Runner:
             return self._wake.wait_for(lambda: self._pending == 0, timeout=timeout_s)
 
     def _compute(self, kind_name: str) -> None:
-        while (phase_id := self._queues[kind_name].get()) is not None:
+        while (item := self._queues[kind_name].get()) is not None:
+            phase_id, starts_at = item
+            time.sleep(max(0.0, starts_at - time.monotonic()))
             try:
                 compute(kind_name, phase_id)
             except Exception:

@@ -839,7 +839,12 @@ class Submission(Scored):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["team", "created_at"])]
+        indexes = [
+            models.Index(fields=["team", "created_at"]),
+            # A team's runs in a phase (its limits, at every upload): the database reads them, not
+            # every run of the phase, which it would otherwise read by the phase's index.
+            models.Index(fields=["team", "phase", "created_at"], name="submission_team_phase"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["team", "phase"], condition=Q(chosen=True), name="one_chosen_submission_per_phase"
