@@ -24,8 +24,9 @@ LABELS_FIELD = "labels"
 
 
 def file_error(error: InputFileError, field: str) -> ValidationError:
-    """An engine file problem as a form error; its code is the problem's template in ``io``."""
-    return ValidationError({field: ValidationError(str(error), code=error.template)})
+    """An engine file problem as a form error; its code is the problem's stable code
+    (``UNKNOWN_ID``: the name of its message's constant in ``scoring.engine.io``)."""
+    return ValidationError({field: ValidationError(str(error), code=error.code)})
 
 
 def safe_file_name(name: str) -> str:

@@ -29,7 +29,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
 # computed on commit in the test's own thread, the only connection that sees a test's rows, with
 # no pause between two computations unless a test sets one.
 BOOTSTRAP_REPLICATES = 0
-DERIVED_RESULTS_IN = "commit"
+DERIVED_RESULTS_IN = "worker" if TASKS_BACKEND == "rq" else "commit"  # noqa: F405 (the scaled tests' workers: RQ)
 BOOTSTRAP_EVERY_S = 0
 ANALYSIS_EVERY_S = 0
 BOOTSTRAP_STORE_DIR = Path(tempfile.gettempdir()) / f"leaderboard-test-bootstrap-{os.getpid()}"

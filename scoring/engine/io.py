@@ -67,6 +67,7 @@ from scoring.engine.files.labels import distinct_labels, encode_labels, natural_
 from scoring.engine.files.messages import (
     AMBIGUOUS_ID_COLUMN,
     BLANK_BEFORE_HEADER,
+    CODES,
     DUPLICATE_COLUMN,
     DUPLICATE_ID,
     EMPTY_FILE,
@@ -102,6 +103,7 @@ from scoring.engine.ids import key_order
 __all__ = [
     "AMBIGUOUS_ID_COLUMN",
     "BLANK_BEFORE_HEADER",
+    "CODES",
     "DUPLICATE_COLUMN",
     "DUPLICATE_ID",
     "EMPTY_FILE",

@@ -92,6 +92,14 @@ FIRST_DATA_LINE = HEADER_LINE + 1
 """The line of the first data row: data row ``k`` is on line ``FIRST_DATA_LINE + k``."""
 
 
+CODES: dict[str, str] = {
+    text: name for name, text in list(globals().items()) if name.isupper() and isinstance(text, str)
+}
+"""Each message's stable code, the name of its constant (``UNKNOWN_ID``): what an error reports
+to a program (the site's API and its client), whatever the wording of the message."""
+UNNAMED = "INVALID_FILE"
+"""The code of a message that is not one of the constants above (none is raised)."""
+
 LONGEST_QUOTED = 200
 """Longest text quoted whole in a message: a 1 MB field is quoted cut, so that the error about
 a huge line is not itself huge (it is shown on a page and kept in the session until then)."""
@@ -104,11 +112,13 @@ def _shortened(value: object) -> object:
 class InputFileError(ValueError):
     """A problem in a gold or prediction file: which file, which line, what was expected.
 
-    ``params`` keep the values whole; the message quotes long ones cut.
+    ``code`` names the problem for a program (:data:`CODES`); ``params`` keep the values whole;
+    the message quotes long ones cut.
     """
 
     def __init__(self, template: str, *, file: str, line: int | None = None, **params: object) -> None:
         self.template = template
+        self.code = CODES.get(template, UNNAMED)
         self.file = file
         self.line = line
         self.params = params

@@ -108,14 +108,20 @@ def template_pattern(template: str) -> str:
     return "".join(re.escape(literal) + (".*?" if field is not None else "") for literal, field, _, _ in parts)
 
 
+TEMPLATE_OF = {io.CODES[template]: template for template in FILE_PROBLEMS}
+"""A file problem's stable code → its message template."""
+
+
 def file_problem(error: ValidationError, name: str = "run.csv") -> str:
-    """The named problem (an ``io`` template) of a refused file, after checking that the
-    message is that template, filled in, after the file's name and (if any) the line."""
+    """The named problem (an ``io`` template) of a refused file, after checking that its code is
+    the template's stable code and the message that template, filled in, after the file's name
+    and (if any) the line."""
     [item] = [item for items in error.update_error_dict({}).values() for item in items]
-    assert item.code in FILE_PROBLEMS, f"not a named file problem: {error.messages}"
+    assert item.code in TEMPLATE_OF, f"not a named file problem: {error.messages}"
+    template = TEMPLATE_OF[item.code]
     where = re.escape(name) + r"(, line \d+)?: "
-    assert re.fullmatch(where + template_pattern(item.code), item.message, flags=re.S), item.message
-    return item.code
+    assert re.fullmatch(where + template_pattern(template), item.message, flags=re.S), item.message
+    return template
 
 
 def page(name: str, task: Task, *args: object) -> str:
