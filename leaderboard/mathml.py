@@ -14,10 +14,12 @@ from xml.sax.saxutils import escape
 from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert
 
-from scoring.engine.registry import CLASS_MEASURES, METRICS, ORDINAL_METRICS, ClassMeasure, Metric
+from scoring.engine.registry import CLASS_MEASURES, ITEM_METRICS, METRICS, ORDINAL_METRICS, ClassMeasure, Metric
 
 FORMULAS: frozenset[str] = frozenset(
-    entry.formula_latex for entry in (*METRICS, *ORDINAL_METRICS, *CLASS_MEASURES) if entry.formula_latex
+    entry.formula_latex
+    for entry in (*METRICS, *ORDINAL_METRICS, *ITEM_METRICS, *CLASS_MEASURES)
+    if entry.formula_latex
 )
 """Every LaTeX formula of the registry: the only strings this module converts."""
 

@@ -47,78 +47,22 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from scoring import multi_output
 from scoring.engine.aggregate import METHODS, Aggregate
 from scoring.engine.analysis import HARDEST_AT_LEAST, Analysis
-from scoring.engine.board import Board, BoardError, PredictionFilesError, choose_columns, score_board
+from scoring.engine.board import Board, score_board
 from scoring.engine.bootstrap import write_replicates
-from scoring.engine.canonical import matrix_value
 from scoring.engine.columns import Column, table8_columns
-from scoring.engine.formatting import mass_text, rank_text, rho_text, value_text
+from scoring.engine.formatting import rank_text, rho_text, value_text
 from scoring.engine.io import InputFileError
 from scoring.engine.latex import latex_table
-from scoring.engine.metrics import macro_f1_gap_closed_form
 from scoring.engine.ranking import rank_among
 from scoring.engine.references import plain
-from scoring.engine.registry import CLASS_MEASURES, get, suite_metrics
+from scoring.engine.registry import get
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import Report, weighted_averages
 from scoring.engine.whatif import GOLD, UNIFORM, TargetError, WhatIf, exact_share, parse_target, what_if
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain-text table: first column left-aligned, the others right-aligned."""
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
-
-    def line(cells: Sequence[str]) -> str:
-        first, *rest = (str(c) for c in cells)
-        return "  ".join([first.ljust(widths[0]), *(c.rjust(w) for c, w in zip(rest, widths[1:], strict=True))])
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)])
-
-
-def matrix_table(matrix: np.ndarray, labels: Sequence[str]) -> str:
-    rows = [[f"pred {label}", *(mass_text(x) for x in row)] for label, row in zip(labels, matrix, strict=True)]
-    return table(["", *(f"gold {label}" for label in labels)], rows)
-
-
-def text_report(report: Report) -> str:
-    labels = report.labels
-    sections = [
-        f"{report.n_items} items, {len(labels)} classes: {', '.join(labels)}",
-        "Confusion matrix (rows: predicted, columns: gold)\n" + matrix_table(report.matrix, labels),
-    ]
-    if report.calibrated_matrix is not None:
-        sections.append(
-            f"Prevalence-calibrated matrix ({plain('@opitz-overview, Eq. 6')})\n"
-            + matrix_table(report.calibrated_matrix, labels)
-        )
-    else:
-        sections.append("Prevalence calibration is undefined: a class has no gold item.")
-    metric_rows = [
-        [metric.name, metric.key, value_text(report.metrics[metric.key]), value_text(report.calibrated[metric.key])]
-        for metric in suite_metrics(ordinal=report.ordinal)
-    ]
-    sections.append("Metrics\n" + table(["metric", "key", "raw", "calibrated"], metric_rows))
-    sections.append(
-        f"The two macro F1s ({plain('@opitz-burst-note')}): Δ = F1 of averages − averaged F1 = "
-        f"{value_text(report.metrics['macro_f1_gap'], 6)}; by the closed form of its Lemma (Eq. 4): "
-        f"{value_text(matrix_value(macro_f1_gap_closed_form, report.matrix), 6)}"
-    )
-    class_rows = [
-        [
-            label,
-            *(value_text(report.per_class[label][m.key]) for m in CLASS_MEASURES),
-            mass_text(report.per_class[label]["support"]),
-            mass_text(report.per_class[label]["predicted"]),
-        ]
-        for label in labels
-    ]
-    header = ["class", *(m.key for m in CLASS_MEASURES), "support", "predicted"]
-    sections.append(
-        f"Per class (one-vs-rest, {plain('@measures-table')}, Table 1; dp uses the natural log)\n"
-        + table(header, class_rows)
-    )
-    return "\n\n".join(sections) + "\n"
+from scoring.tables import board_table, fail, file_problem, rho_table, scored_board, table, text_report
 
 
 def extras(report: Report, *, weights: list[float] | None, prevalence: str | None) -> dict:
@@ -177,31 +121,6 @@ def number_list(text: str, *, what: str, n: int) -> list[float]:
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2)
     return values
-
-
-def board_table(board: Board | WhatIf, columns: Sequence[Column]) -> str:
-    """A row per column, a cell per team: the value and, in parentheses, the team's rank (of a
-    board, or of a what-if at its target)."""
-    rows = []
-    for column in columns:
-        ranks = board.ranks(column)
-        cells = [
-            f"{value_text(value)} ({rank_text(ranks[team])})"
-            for team, value in zip(board.teams, board.values(column), strict=True)
-        ]
-        rows.append([column.id, column.symbol, *cells])
-    return table(["column", "symbol", *board.teams], rows)
-
-
-def rho_table(board: Board, columns: Sequence[Column]) -> str:
-    """Spearman's rho between every pair of columns; the columns are numbered to keep it narrow."""
-    matrix = board.correlations(columns)
-    width = len(str(len(columns)))
-    rows = [
-        [f"{number:>{width}} {row.id}", *(rho_text(matrix[row.id][column.id].rho) for column in columns)]
-        for number, row in enumerate(columns, start=1)
-    ]
-    return table(["", *(str(number) for number in range(1, len(columns) + 1))], rows)
 
 
 def board_text(board: Board, columns: Sequence[Column] | None, aggregate: Aggregate | None = None) -> str:
@@ -341,18 +260,6 @@ ORDINAL_NEEDS_LABELS = (
 )
 
 
-def fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
-
-
-def file_problem(error: Exception) -> str:
-    """A file's problem as the error line says it: where, and what."""
-    if isinstance(error, OSError):
-        return f"cannot read {error.filename}: {error.strerror}"
-    return str(error)
-
-
 def parser() -> argparse.ArgumentParser:
     """The command line's options: ``--help`` and the manual's reference are written from them."""
     command = argparse.ArgumentParser(
@@ -375,7 +282,17 @@ def parser() -> argparse.ArgumentParser:
     )
     command.add_argument(
         "--labels",
-        help="comma-separated label order (default: the gold file's labels in natural order, class2 before class10)",
+        action="append",
+        help="comma-separated label order (default: the gold file's labels in natural order, class2 before class10); "
+        "with --multi-label, OUTPUT=a,b,c for an output, once per output to give (the others read from the gold)",
+    )
+    command.add_argument(
+        "--multi-label",
+        action="store_true",
+        help="a task with several labels an item: the gold and prediction files hold an id and one column per "
+        "output; an output of 0 and 1 is a label (1: present). Reports each output's suite, every metric's mean "
+        "over the outputs, the exact match ratio and the Hamming loss, and for 0/1 labels the label-set metrics "
+        "(micro and macro P/R/F1 over the labels, the Jaccard index and F1 of each item's labels)",
     )
     command.add_argument(
         "--ordinal",
@@ -499,21 +416,14 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
             "--metrics chooses the columns of --format latex or text, or those of --aggregate; the JSON board "
             "holds every column"
         )
-    try:
-        scored = score_board(args.gold, args.predictions, labels=labels, ordinal=args.ordinal)
-    except PredictionFilesError as errors:
-        for error in errors.errors:
-            fail(file_problem(error))
-        return 2
-    except (BoardError, InputFileError, OSError) as error:
-        return fail(file_problem(error))
-    try:
-        columns = choose_columns(args.metrics, scored.ranking_columns(calibrated=None)) if args.metrics else None
-    except BoardError as error:
-        return fail(f"--metrics: {error}")
-    aggregate = None
-    if args.aggregate:
-        aggregate = Aggregate(args.aggregate, tuple(columns or scored.ranking_columns(calibrated=False)))
+    found = scored_board(
+        lambda: score_board(args.gold, args.predictions, labels=labels, ordinal=args.ordinal),
+        metrics=args.metrics,
+        aggregate=args.aggregate,
+    )
+    if isinstance(found, int):
+        return found
+    scored, columns, aggregate = found
     try:
         scenario = board_what_if(scored, args.prevalence) if args.prevalence else None
     except TargetError as error:
@@ -564,7 +474,11 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
+    if args.multi_label:
+        return multi_output.main(args)
+    if args.labels and len(args.labels) > 1:
+        return fail("--labels is given once: the labels of the one label column (several outputs: --multi-label)")
+    labels = [label.strip() for label in args.labels[0].split(",")] if args.labels else None
     if args.ordinal and labels is None:
         return fail(ORDINAL_NEEDS_LABELS)
     if len(args.predictions) == 1 and args.format != "latex":

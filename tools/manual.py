@@ -39,7 +39,7 @@ from leaderboard.models import Phase, Task
 from leaderboard.samples import format_rules
 from scoring import __main__ as scorer
 from scoring.engine.references import plain
-from scoring.engine.registry import CLASS_MEASURES, PROPERTY_NAMES, ClassMeasure, Metric, suite_metrics
+from scoring.engine.registry import CLASS_MEASURES, ITEM_METRICS, PROPERTY_NAMES, ClassMeasure, Metric, suite_metrics
 from tools.imports import REPO, import_graph, our_modules, parsed
 
 DEMO = "http://127.0.0.1:8000"
@@ -284,8 +284,11 @@ def _range(entry: Metric | ClassMeasure) -> str:
 
 def metric_section(entry: Metric | ClassMeasure, *, per_class: bool = False) -> str:
     key = f"{entry.key}[LABEL]" if per_class else entry.key
+    twinned = getattr(entry, "scope", "matrix") == "matrix"
     facts = [
-        f"Column ids `{key}` (raw) and `{key}_c` (calibrated)",
+        f"Column ids `{key}` (raw) and `{key}_c` (calibrated)"
+        if twinned
+        else f"Column id `{key}` (no calibrated twin)",
         f"range {_range(entry)}",
         "higher is better" if entry.higher_is_better else "lower is better (an error)",
     ]
@@ -293,6 +296,12 @@ def metric_section(entry: Metric | ClassMeasure, *, per_class: bool = False) -> 
         facts.append("shown, never ranked")
     if getattr(entry, "scale", "nominal") == "ordinal":
         facts.append("scored only when the task's labels are an ordered scale")
+    if not twinned:
+        facts.append(
+            "a task with several outputs, every one a 0/1 label"
+            if entry.scope == "labels"
+            else "a task with several outputs"
+        )
     if entry.baseline is not None:
         facts.append(f"chance baseline {entry.baseline.text}")
     rows = [
@@ -308,7 +317,7 @@ def metric_section(entry: Metric | ClassMeasure, *, per_class: bool = False) -> 
         table(["property", "raw", "calibrated"], rows),
         f"Properties: {plain(entry.properties_source)}.",
     ]
-    if not per_class and entry.kind == "ranking" and entry.scale == "nominal":
+    if not per_class and entry.kind == "ranking" and entry.scale == "nominal" and twinned:
         parts.append(f"On the demo: <{DEMO}{DEMO_BOARD}/metrics/{entry.key}/>")
     return "\n\n".join(parts)
 
@@ -330,6 +339,14 @@ def metric_catalogue() -> str:
         "Each class against all the others (one-vs-rest); a board has one column per class for recall, "
         "and every submission page a table of all of them.",
         *(metric_section(measure, per_class=True) for measure in CLASS_MEASURES),
+        "## Tasks with several labels an item",
+        "A task may give each item a label for every one of several *outputs*, each with labels of its own (an "
+        "output of 0 and 1 is a label of a multi-label task, 1 present). Each output is scored under the whole "
+        "suite above, raw and calibrated, on its own confusion matrix; under each metric's key the task has the "
+        "mean over its outputs of that metric, raw and calibrated (the mean of exact values, rounded once; "
+        "undefined when one output's is). Beside them, the metrics below read the items across the outputs, "
+        "with P an item's labels predicted present and G its labels present in the gold:",
+        *(metric_section(metric) for metric in ITEM_METRICS),
     ]
     return "\n\n".join(parts)
 

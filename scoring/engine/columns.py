@@ -17,7 +17,7 @@ from typing import Protocol
 
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import Direction
-from scoring.engine.registry import BY_KEY, CLASS_MEASURE_BY_KEY, ClassMeasure, Metric, ranking_metrics
+from scoring.engine.registry import BY_KEY, CLASS_MEASURE_BY_KEY, ClassMeasure, Metric, item_metrics, ranking_metrics
 
 CALIBRATED_SUFFIX = "_c"
 
@@ -141,6 +141,31 @@ def ranking_columns(
     keys = [(metric.key, None) for metric in ranking_metrics(ordinal=ordinal)]
     keys += [(measure, label) for measure in class_measures for label in labels]
     return [Column(key, label, flag) for flag in flags for key, label in keys]
+
+
+def output_columns(*, labels: bool, calibrated: bool | None = False) -> list[Column]:
+    """The ranking columns of a task with several outputs: every ranking metric of the suite
+    (each the mean over the outputs), raw (``calibrated=False``), calibrated (``True``) or both
+    (``None``), then the metrics read from the items (:data:`~scoring.engine.registry.ITEM_METRICS`,
+    with the label-set ones where every output is a 0/1 label, ``labels``), which have no
+    calibrated twin and come with the raw ones."""
+    flags = (False, True) if calibrated is None else (calibrated,)
+    columns = [Column(metric.key, None, flag) for flag in flags for metric in ranking_metrics()]
+    if calibrated is not True:
+        columns += [Column(metric.key) for metric in item_metrics(labels=labels)]
+    return columns
+
+
+def output_paired_columns(*, labels: bool) -> list[Column]:
+    """The heatmap of a task with several outputs: each mean of the suite followed by its
+    calibrated twin, then the metrics read from the items."""
+    twins = [
+        column
+        for base in output_columns(labels=labels)
+        if base.metric.scope == "matrix"
+        for column in (base, base.counterpart())
+    ]
+    return twins + [column for column in output_columns(labels=labels) if column.metric.scope != "matrix"]
 
 
 def paired_columns(labels: Sequence[str], *, paper_set: bool = False, ordinal: bool = False) -> list[Column]:

@@ -13,7 +13,9 @@ them; this module is the exact one (the other is :mod:`scoring.engine.twofold`).
 * :class:`Logs`, a rational multiple of √3/π times a sum of logarithms of rationals
   (discriminant power and its averages), the logarithms of one coefficient held as the
   logarithm of their product, so that ln a + ln b = ln ab exactly;
-* :class:`Root`, the n-th root of a rational (the geometric mean of recalls).
+* :class:`Root`, the n-th root of a rational (the geometric mean of recalls), and
+  :class:`Roots`, a rational plus a sum of rational multiples of such roots (a mean of geometric
+  means, one an output of a task with several).
 
 Rounding (:meth:`rounded`): a rational by one int division; one square root or one n-th root
 by an integer root with a sticky bit (:mod:`scoring.engine.rational`); anything else by Ziv's
@@ -34,7 +36,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from scoring.engine.rational import root_of_ratio, sqrt_of_ratio
+from scoring.engine.rational import integer_root, root_of_ratio, sqrt_of_ratio
 
 START_PRECISION = 96
 MAX_PRECISION = 8192
@@ -327,14 +329,112 @@ class Root:
         self.value = value
         self.n = n
 
+    def interval(self, iv):
+        return _root_interval(self.value, self.n, iv)
+
     def rounded(self) -> float:
         return root_of_ratio(self.value.num, self.value.den, self.n)
 
+    def __add__(self, other: object):
+        return Roots.of(self) + other
 
-Real = Q | Surds | Logs | Root | _Undefined
+    __radd__ = __add__
+
+    def __mul__(self, other: object):
+        return Roots.of(self) * other
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: object):
+        return Roots.of(self) / other
 
 
-def ziv(value: Surds | Logs, *, start: int = START_PRECISION) -> float:
+def _root_interval(value: Q, n: int, iv):
+    """An interval holding value^(1/n), 2^-p wide at the context's precision p (integer roots of
+    the value scaled by 2^(n p), rounded down: the root lies between r and r + 1 over 2^p)."""
+    bits = iv.prec + 2
+    low = integer_root((value.num << (n * bits)) // value.den, n)
+    return iv.mpf([low, low + 1]) / iv.mpf(2) ** bits
+
+
+class Roots:
+    """``rational + sum_t coefficient(t)·value(t)^(1/n(t))`` over irrational roots: a mean of
+    geometric means of recalls (one an output of a task with several). A root whose value is a
+    rational's n-th power is that rational; the terms left are irrational and their
+    coefficients are positive in every sum the formulas make, so the value is irrational and
+    Ziv's rounding ends."""
+
+    __slots__ = ("rational", "terms")
+
+    def __init__(self, rational: Q, terms: dict[tuple[int, int, int], Q]) -> None:
+        self.rational = rational
+        self.terms = terms
+
+    @staticmethod
+    def of(value: object) -> Roots:
+        if isinstance(value, Roots):
+            return value
+        if isinstance(value, Root):
+            num, den = _reduced(value.value.num, value.value.den)
+            top, bottom = integer_root(num, value.n), integer_root(den, value.n)
+            if top**value.n == num and bottom**value.n == den:
+                return Roots(Q(top, bottom), {})
+            return Roots(Q(0), {(num, den, value.n): Q(1)})
+        return Roots(Q.of(value), {})
+
+    def simplified(self):
+        return self.rational if not self.terms else self
+
+    def __add__(self, other: object):
+        if isinstance(other, _Undefined):
+            return other
+        if not isinstance(other, Roots | Root | Q | int):
+            return NotImplemented
+        b = Roots.of(other)
+        terms = dict(self.terms)
+        for key, coefficient in b.terms.items():
+            terms[key] = terms[key] + coefficient if key in terms else coefficient
+        return Roots(self.rational + b.rational, terms).simplified()
+
+    __radd__ = __add__
+
+    def __mul__(self, other: object):
+        if isinstance(other, _Undefined):
+            return other
+        if not isinstance(other, Q | int):
+            return NotImplemented
+        factor = Q.of(other)
+        if factor.is_zero():
+            return Q(0)
+        return Roots(self.rational * factor, {key: c * factor for key, c in self.terms.items()}).simplified()
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: object):
+        if isinstance(other, _Undefined):
+            return other
+        return self * (Q(1) / Q.of(other))
+
+    def interval(self, iv):
+        total = self.rational.interval(iv)
+        for (num, den, n), coefficient in self.terms.items():
+            total = total + coefficient.interval(iv) * _root_interval(Q(num, den), n, iv)
+        return total
+
+    def rounded(self) -> float:
+        if not self.terms:
+            return self.rational.rounded()
+        if self.rational.is_zero() and len(self.terms) == 1:
+            (((num, den, n), coefficient),) = self.terms.items()
+            if coefficient.num == coefficient.den:
+                return root_of_ratio(num, den, n)
+        return ziv(self)
+
+
+Real = Q | Surds | Logs | Root | Roots | _Undefined
+
+
+def ziv(value: Surds | Logs | Roots, *, start: int = START_PRECISION) -> float:
     """The double nearest to ``value``: intervals at increasing precision until both ends round
     to the same double (see the module docstring)."""
     from mpmath.libmp import to_rational

@@ -90,6 +90,7 @@ from scoring.engine.files.messages import (
     UNEXPECTED_COLUMN,
     UNKNOWN_ID,
     UNKNOWN_LABEL,
+    UNKNOWN_OUTPUT_LABEL,
     UNREADABLE_HEADER,
     UTF16,
     InputFileError,
@@ -128,6 +129,7 @@ __all__ = [
     "UNEXPECTED_COLUMN",
     "UNKNOWN_ID",
     "UNKNOWN_LABEL",
+    "UNKNOWN_OUTPUT_LABEL",
     "UNREADABLE_HEADER",
     "UTF16",
     "InputFileError",
@@ -141,9 +143,10 @@ __all__ = [
 """The readers and what callers use with them: the error, every named message, the tolerance."""
 
 
-@dataclass(frozen=True, eq=False)
-class LabelFile:
-    """A parsed ``id,label`` file: ids and label codes in file order, the first on line 2.
+@dataclass(frozen=True, eq=False, kw_only=True)
+class IdsFile:
+    """A gold file's ids, proved distinct, in file order (the first on line 2), and what matching
+    a prediction file to them needs.
 
     The ids stay in one Arrow string array (``id_array``), ten million of them a few bytes
     each; :attr:`ids` makes them Python strings on first use.
@@ -151,8 +154,6 @@ class LabelFile:
 
     name: str
     id_array: pa.ChunkedArray
-    codes: np.ndarray
-    labels: tuple[str, ...]
     sorted_keys: np.ndarray | None = field(default=None, repr=False)
     """The ids' sorted keys when the uniqueness check sorted them (ids in no order)."""
     id_coder: IdCoder | None = field(default=None, repr=False)
@@ -162,7 +163,7 @@ class LabelFile:
 
     @property
     def n_items(self) -> int:
-        return len(self.codes)
+        return len(self.id_array)
 
     @cached_property
     def id_order(self) -> np.ndarray:
@@ -175,6 +176,14 @@ class LabelFile:
     def ids(self) -> np.ndarray:
         """The ids as an array of Python strings, in file order."""
         return self.id_array.to_numpy(zero_copy_only=False)
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class LabelFile(IdsFile):
+    """A parsed ``id,label`` file: its ids, and their label codes in file order."""
+
+    codes: np.ndarray
+    labels: tuple[str, ...]
 
 
 @dataclass(frozen=True, eq=False)

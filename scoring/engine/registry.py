@@ -15,6 +15,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from scoring.engine import label_sets
 from scoring.engine import metrics as m
 from scoring.engine.canonical import matrix_value
 from scoring.engine.metrics import Quantities, Value
@@ -99,6 +100,12 @@ class Metric:
     scale: Literal["nominal", "ordinal"] = "nominal"
     """``ordinal``: the metric reads the label order as a scale, so a task scores it only when
     its organiser declares the labels ordered (:data:`ORDINAL_METRICS`)."""
+    scope: Literal["matrix", "items", "labels"] = "matrix"
+    """``matrix``: a function of one confusion matrix (a task's, or each output's, averaged over
+    the outputs of a task with several). ``items`` and ``labels``: a task with several outputs
+    only (:data:`ITEM_METRICS`), read from its items, ``formula`` a function of
+    :class:`~scoring.engine.label_sets.ItemCounts`; ``labels`` where every output is a 0/1
+    label. These have no calibrated twin."""
 
     do_not_call_in_templates: ClassVar[bool] = True
     """A metric is callable: this keeps a template engine from calling it when a page reads
@@ -421,7 +428,153 @@ for a task whose labels its organiser declares an ordered scale (``ordinal``); n
 :data:`METRICS`, whose every member reads the labels as names (invariant when they are
 renamed)."""
 
-BY_KEY: dict[str, Metric] = {metric.key: metric for metric in (*METRICS, *ORDINAL_METRICS)}
+NO_CALIBRATED_TWIN = (
+    "No calibrated twin: calibration rescales the gold classes of one output's confusion matrix "
+    "(@opitz-overview, Eq. 6), and this metric reads the items across the outputs, where no such matrix exists."
+)
+
+
+def _item_metric(key: str, name: str, symbol: str, formula, latex: str, text: str, description: str, **options):
+    return Metric(
+        key=key,
+        name=name,
+        symbol=symbol,
+        formula=formula,
+        formula_latex=latex,
+        formula_text=text,
+        description=f"{description} {NO_CALIBRATED_TWIN}",
+        properties_source="not analysed in the papers; " + NO_CALIBRATED_TWIN,
+        **options,
+    )
+
+
+ITEM_METRICS: tuple[Metric, ...] = (
+    _item_metric(
+        "exact_match",
+        "Exact match ratio",
+        "EMR",
+        label_sets.exact_match,
+        r"\frac{1}{n}\sum_{x} [\hat{y}(x) = y(x)]",
+        "(items whose every output is right) / n",
+        "The share of items with every output right (HatEval's exact match ratio): one wrong output and the "
+        "item counts as wrong.",
+        source="@semeval2019-task5, subtask B",
+        scope="items",
+    ),
+    _item_metric(
+        "hamming_loss",
+        "Hamming loss",
+        "HL",
+        label_sets.hamming_loss,
+        r"\frac{1}{n\,K}\sum_{x}\sum_{k} [\hat{y}_k(x) \neq y_k(x)]",
+        "(item-output cells wrong) / (n · K), K outputs",
+        "The share of an item's outputs that are wrong, over every item: an error, lower is better.",
+        source="the share of wrong item-output cells",
+        direction=LOWER,
+        scope="items",
+    ),
+    _item_metric(
+        "label_micro_precision",
+        "Micro precision over the labels",
+        "µP",
+        label_sets.label_micro_precision,
+        r"\frac{\sum_k \mathrm{TP}_k}{\sum_k (\mathrm{TP}_k + \mathrm{FP}_k)}",
+        "ΣTP / (ΣTP + ΣFP), the present labels pooled over the labels; 0 if none is predicted",
+        "How far a label predicted present can be trusted, the counts of every label pooled.",
+        source="@measures-table, Table 2 (micro-weighted, counts pooled over the labels)",
+        scope="labels",
+    ),
+    _item_metric(
+        "label_micro_recall",
+        "Micro recall over the labels",
+        "µR",
+        label_sets.label_micro_recall,
+        r"\frac{\sum_k \mathrm{TP}_k}{\sum_k (\mathrm{TP}_k + \mathrm{FN}_k)}",
+        "ΣTP / (ΣTP + ΣFN); 0 if no label is present in the gold",
+        "The share of the gold's present labels that are predicted, the counts of every label pooled.",
+        source="@measures-table, Table 2 (micro-weighted, counts pooled over the labels)",
+        scope="labels",
+    ),
+    _item_metric(
+        "label_micro_f1",
+        "Micro F1 over the labels",
+        "µF1",
+        label_sets.label_micro_f1,
+        r"\frac{2\sum_k \mathrm{TP}_k}{2\sum_k \mathrm{TP}_k + \sum_k \mathrm{FP}_k + \sum_k \mathrm{FN}_k}",
+        "2ΣTP / (2ΣTP + ΣFP + ΣFN); 0 if no label is predicted or present",
+        "The harmonic mean of micro precision and micro recall: SemEval-2018 E-c's micro F1.",
+        source="@semeval2018-task1, subtask E-c",
+        scope="labels",
+    ),
+    _item_metric(
+        "label_macro_precision",
+        "Macro precision over the labels",
+        "MP",
+        label_sets.label_macro_precision,
+        r"\frac{1}{K}\sum_k \frac{\mathrm{TP}_k}{\mathrm{TP}_k + \mathrm{FP}_k}",
+        "(1/K) Σₖ TPₖ / (TPₖ + FPₖ), 0/0 = 0",
+        "Each label's precision of its presence, averaged over the labels.",
+        source="@measures-table, Table 3 (macro-weighted, equal weights)",
+        scope="labels",
+    ),
+    _item_metric(
+        "label_macro_recall",
+        "Macro recall over the labels",
+        "MR",
+        label_sets.label_macro_recall,
+        r"\frac{1}{K}\sum_k \frac{\mathrm{TP}_k}{\mathrm{TP}_k + \mathrm{FN}_k}",
+        "(1/K) Σₖ TPₖ / (TPₖ + FNₖ), 0/0 = 0",
+        "Each label's recall of its presence, averaged over the labels.",
+        source="@measures-table, Table 3 (macro-weighted, equal weights)",
+        scope="labels",
+    ),
+    _item_metric(
+        "label_macro_f1",
+        "Macro F1 over the labels",
+        "MF1",
+        label_sets.label_macro_f1,
+        r"\frac{1}{K}\sum_k \frac{2\,\mathrm{TP}_k}{2\,\mathrm{TP}_k + \mathrm{FP}_k + \mathrm{FN}_k}",
+        "(1/K) Σₖ 2TPₖ / (2TPₖ + FPₖ + FNₖ), 0/0 = 0",
+        "Each label's F1 of its presence, averaged over the labels: SemEval-2018 E-c's macro F1.",
+        source="@semeval2018-task1, subtask E-c",
+        scope="labels",
+    ),
+    _item_metric(
+        "jaccard",
+        "Jaccard index (mean over items)",
+        "J",
+        label_sets.jaccard,
+        r"\frac{1}{n}\sum_x \frac{|P(x) \cap G(x)|}{|P(x) \cup G(x)|}",
+        "(1/n) Σₓ |P ∩ G| / |P ∪ G|, 1 for an item with no label predicted or present",
+        "How much of an item's labels, predicted and gold together, both agree on: SemEval-2018 E-c's "
+        "ranking score (its 'accuracy').",
+        source="@semeval2018-task1, subtask E-c",
+        scope="labels",
+    ),
+    _item_metric(
+        "samples_f1",
+        "F1 of each item's labels (mean over items)",
+        "sF1",
+        label_sets.samples_f1,
+        r"\frac{1}{n}\sum_x \frac{2\,|P(x) \cap G(x)|}{|P(x)| + |G(x)|}",
+        "(1/n) Σₓ 2|P ∩ G| / (|P| + |G|), 1 for an item with no label predicted or present",
+        "Each item's F1 of its predicted labels against its gold labels, averaged over the items.",
+        source="the F1 of each item's label sets",
+        scope="labels",
+    ),
+)
+"""The metrics of a task with several outputs that read its items (:mod:`scoring.engine.label_sets`):
+the exact match ratio and the Hamming loss of every such task, and, when every output is a 0/1
+label, the label-set metrics of multi-label tasks. Beside them such a task has every metric of
+:data:`METRICS`, each the mean over the outputs of that output's value."""
+
+BY_KEY: dict[str, Metric] = {metric.key: metric for metric in (*METRICS, *ORDINAL_METRICS, *ITEM_METRICS)}
+
+
+def item_metrics(*, labels: bool) -> tuple[Metric, ...]:
+    """The item metrics of a task with several outputs: with the label-set ones when every
+    output is a 0/1 label (``labels``)."""
+    return tuple(metric for metric in ITEM_METRICS if labels or metric.scope == "items")
 
 
 def get(key: str) -> Metric:

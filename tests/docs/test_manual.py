@@ -20,7 +20,7 @@ import pytest
 
 from client import leaderboard_client
 from scoring import __main__ as scorer
-from scoring.engine.registry import CLASS_MEASURES, suite_metrics
+from scoring.engine.registry import CLASS_MEASURES, ITEM_METRICS, suite_metrics
 from tools import manual
 from tools.imports import REPO, our_modules
 
@@ -69,7 +69,7 @@ def test_the_api_reference_covers_the_schema() -> None:
 
 def test_the_catalogue_holds_every_metric_raw_and_calibrated_with_its_formula() -> None:
     page = manual.metric_catalogue()
-    entries = [*suite_metrics(ordinal=True), *CLASS_MEASURES]
+    entries = [*suite_metrics(ordinal=True), *CLASS_MEASURES, *ITEM_METRICS]
     for metric in suite_metrics(ordinal=True):
         assert f"`{metric.key}` (raw) and `{metric.key}_c` (calibrated)" in page
         assert f"### {metric.name} ({metric.symbol})" in page
@@ -77,6 +77,9 @@ def test_the_catalogue_holds_every_metric_raw_and_calibrated_with_its_formula() 
         assert f"`{measure.key}[LABEL]` (raw)" in page
     assert page.count("<math ") == len(entries) + 1  # each formula, and calibration's
     assert "lower is better (an error)" in page  # the ordinal errors
+    for metric in ITEM_METRICS:  # a task with several outputs: no calibrated twin
+        assert f"### {metric.name} ({metric.symbol})" in page
+        assert f"Column id `{metric.key}` (no calibrated twin)" in page
 
 
 def test_the_settings_page_lists_every_variable_the_settings_read() -> None:

@@ -204,3 +204,20 @@ def probability_columns(header: Header, *, labels: Sequence[str], name: str) -> 
         if kind == "other":
             raise InputFileError(UNEXPECTED_COLUMN, file=name, line=line, column=column, expected=", ".join(expected))
     return id_index, [position[label] for label in labels]
+
+
+def output_columns(header: Header, *, outputs: Sequence[str] | None, name: str) -> tuple[int, list[int]]:
+    """Where the id column and each output's column are in the header of a file of a task with
+    several outputs: the id column (``id`` in any case) and one column per output, named as
+    written; in the order of ``outputs`` (a prediction file's, which must name exactly those),
+    or of the header (a gold file's, whose columns name the outputs)."""
+    line = HEADER_LINE
+    ids = [index for index, column in enumerate(header.names) if column.lower() == ID]
+    if len(ids) > 1:
+        raise InputFileError(DUPLICATE_COLUMN, file=name, line=line, column=header.names[ids[1]])
+    others = [column for column in header.names if column.lower() != ID]
+    expected = others if outputs is None else list(outputs)
+    _check_columns(others, expected=expected, found=", ".join(header.names), name=name, line=line)
+    if not expected:
+        raise InputFileError(MISSING_COLUMN, file=name, line=line, column="output", found=", ".join(header.names))
+    return ids[0], [header.names.index(output) for output in expected]

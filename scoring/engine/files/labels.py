@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from scoring.engine.files.messages import FIRST_DATA_LINE, UNKNOWN_LABEL, InputFileError
+from scoring.engine.files.messages import FIRST_DATA_LINE, UNKNOWN_LABEL, UNKNOWN_OUTPUT_LABEL, InputFileError
 from scoring.engine.files.rows import first_index, per_label
 
 _DIGITS = re.compile(r"([0-9]+)")
@@ -28,14 +28,18 @@ def distinct_labels(values: pa.ChunkedArray) -> tuple[str, ...]:
     return tuple(sorted({label for chunk in values.chunks for label in chunk.dictionary.to_pylist()}, key=natural_key))
 
 
-def encode_labels(values: pa.ChunkedArray, *, labels: Sequence[str], name: str) -> np.ndarray:
-    """Codes 0..n-1 of a column of labels in task order; an error on the first unknown label."""
+def encode_labels(
+    values: pa.ChunkedArray, *, labels: Sequence[str], name: str, column: str | None = None
+) -> np.ndarray:
+    """Codes 0..n-1 of a column of labels in task order; an error on the first unknown label,
+    naming the ``column`` (an output's) where a file has several."""
     code_of = {label: code for code, label in enumerate(labels)}
     codes = per_label(values, lambda label: code_of.get(label, -1), dtype=np.int32)
     unknown = codes < 0
     if unknown.any():
         row = first_index(unknown)
-        raise InputFileError(
-            UNKNOWN_LABEL, file=name, line=row + FIRST_DATA_LINE, label=values[row].as_py(), labels=", ".join(labels)
-        )
+        where = {"line": row + FIRST_DATA_LINE, "label": values[row].as_py(), "labels": ", ".join(labels)}
+        if column is None:
+            raise InputFileError(UNKNOWN_LABEL, file=name, **where)
+        raise InputFileError(UNKNOWN_OUTPUT_LABEL, file=name, column=column, **where)
     return codes

@@ -61,6 +61,9 @@ DUPLICATE_ID = "the id {id!r} appears a second time (first on line {first_line})
 UNKNOWN_LABEL = "unknown label {label!r}; expected one of {labels}"
 
 
+UNKNOWN_OUTPUT_LABEL = "unknown label {label!r} in the column {column!r}; expected one of {labels}"
+
+
 UNKNOWN_ID = "the id {id!r} is not in the gold file"
 
 
