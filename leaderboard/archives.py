@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from django.utils import timezone
 
 from leaderboard.exports import csv_cell, download_name
-from leaderboard.models import Phase
+from leaderboard.models import Phase, Task
 from leaderboard.selectors.feedback import PRIMARY_DIGITS, Level
 from leaderboard.selectors.runs import COUNTING_RUNS, RunFacts, RunsView, run_facts, run_files
 from leaderboard.zipstream import ZipEntry, zip_stream
@@ -168,7 +168,7 @@ def readme_text(view: RunsView, *, team: str | None, now: dt.datetime) -> str:
         f"Written {utc_text(now)} UTC. This archive holds {chosen}.",
         f"Phase: {utc_text(phase.opens_at)} to {utc_text(phase.closes_at)} UTC; counts: "
         f"{phase.get_counting_display()}; scores on {part.get(view.part, view.part)}.",
-        f"Labels: {', '.join(task.labels)}. Primary metric: {task.primary_metric}.",
+        f"{task_labels_text(task)}. Primary metric: {task.primary_metric}.",
         "",
         "Files",
         "  <team>/<run id>-<original name>   each run's file, exactly as uploaded",
@@ -224,3 +224,10 @@ def archive_entries(view: RunsView, *, team: str | None = None) -> Iterator[ZipE
 def runs_archive(view: RunsView, *, team: str | None = None) -> Iterator[bytes]:
     """The archive as bytes, written as it is read."""
     return zip_stream(archive_entries(view, team=team))
+
+
+def task_labels_text(task: Task) -> str:
+    """``Labels: a, b, c``, or a task of several outputs' ``Outputs: hate (0, 1), target (0, 1)``."""
+    if task.outputs:
+        return "Outputs: " + ", ".join(f"{output.name} ({', '.join(output.labels)})" for output in task.scheme.outputs)
+    return f"Labels: {', '.join(task.labels)}"

@@ -264,6 +264,30 @@ PRIMARY_NEEDS_ORDINAL = Problem(
     "{metric} is an error on an ordered scale: rank by it only a task whose labels form one (tick “the labels "
     "are an ordered scale”).",
 )
+PRIMARY_NEEDS_OUTPUTS = Problem(
+    "PRIMARY_NEEDS_OUTPUTS",
+    "{metric} reads the items of a task with several outputs{labels}: rank by it only such a task.",
+)
+TOO_FEW_OUTPUTS = Problem(
+    "TOO_FEW_OUTPUTS",
+    "A task with several labels an item needs at least two output columns besides the id (found {found}); a task of "
+    "one label column is the other kind.",
+)
+BAD_OUTPUT_LABELS = Problem(
+    "BAD_OUTPUT_LABELS",
+    "The output {output!r} needs at least two labels, none twice (found {labels}); give them as “{output}: a, b”.",
+)
+WHAT_IF_NOT_FOR_OUTPUTS = Problem(
+    "WHAT_IF_NOT_FOR_OUTPUTS",
+    "The what-if re-scores each team at another class distribution of one label column: a task with several "
+    "labels an item has none yet (its boards show every metric, raw and calibrated, without it).",
+)
+ANALYSIS_NOT_FOR_OUTPUTS = Problem(
+    "ANALYSIS_NOT_FOR_OUTPUTS",
+    "What the teams got wrong together (their majority vote, the oracle, kappa between them) is computed for a task "
+    "of one label column: a task with several labels an item has no such analysis yet.",
+)
+UNKNOWN_OUTPUT = Problem("UNKNOWN_OUTPUT", "The gold file has no output column {output!r} (its outputs: {outputs}).")
 BAD_OVERALL = Problem(
     "BAD_OVERALL",
     "The overall ranking cannot be taken over these columns: {why}.",

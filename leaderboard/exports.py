@@ -164,6 +164,7 @@ def board_data(board: Board) -> dict[str, Any]:
             "title": task.title,
             "parent": task.parent.slug if task.parent_id else None,
             "labels": list(task.labels),
+            **({"outputs": task.outputs} if task.outputs else {}),
             "primary_metric": task.primary_metric,
             "counting": phase.counting,
         },

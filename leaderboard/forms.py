@@ -24,6 +24,7 @@ from leaderboard.services.tasks import (
     PHASE_SETTINGS_FIELDS,
     TASK_SETTINGS_FIELDS,
 )
+from leaderboard.uploads import outputs_of_gold
 
 
 class UploadField(forms.FileField):
@@ -154,14 +155,36 @@ class PhaseCreateForm(PhaseSettingsForm):
         }
 
 
+ONE_LABEL, OUTPUTS = "one", "outputs"
+"""The two kinds of task: one label an item, or several (an output per column)."""
+
+
 class TaskCreateForm(forms.ModelForm):
-    """A new task and its first phase: the task's address, labels and primary metric, the
-    phase's gold file, dates, limits and policies. More phases are added from the task page."""
+    """A new task and its first phase: the task's address, kind, labels (or outputs) and primary
+    metric, the phase's gold file, dates, limits and policies. More phases are added from the
+    task page."""
 
     slug = forms.SlugField(max_length=60, help_text="the task's address: letters, digits, hyphens")
+    kind = forms.ChoiceField(
+        label="Labels an item",
+        choices=[
+            (ONE_LABEL, "One: the files have an id and a label column"),
+            (
+                OUTPUTS,
+                "Several: the files have an id and one column per output, each with labels of its own (an output of "
+                "0 and 1 is a label of a multi-label task, 1 present)",
+            ),
+        ],
+        initial=ONE_LABEL,
+        required=False,
+        widget=forms.RadioSelect,
+    )
     labels = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="the label set in order, one per line or separated by commas",
+        required=False,
+        help_text="the label set in order, one per line or separated by commas; several labels an item: the outputs "
+        "are the gold file's columns, their labels read from it unless given here, one output a line as "
+        "“output: a, b, c” (every output, for a phase without a gold file yet)",
     )
     phase_name = forms.CharField(
         max_length=80, initial=PHASE_DEFAULT_NAME, help_text="the first phase, e.g. Practice, Development, Evaluation"
@@ -173,6 +196,7 @@ class TaskCreateForm(forms.ModelForm):
         "title",
         "slug",
         "description",
+        "kind",
         "labels",
         "ordinal",
         "primary_metric",
@@ -231,6 +255,28 @@ class TaskCreateForm(forms.ModelForm):
         raw = self.cleaned_data["labels"].replace(",", "\n")
         return [line.strip() for line in raw.splitlines() if line.strip()]
 
+    def clean(self) -> dict:
+        """A task of one label column needs its labels; one of several outputs takes its outputs
+        from the gold file (or, without one yet, from the labels given for each)."""
+        data = super().clean()
+        if data.get("kind") == OUTPUTS:
+            given: dict[str, list[str]] = {}
+            for line in (data.get("labels") or "").splitlines():
+                if line.strip():
+                    name, _, labels = line.partition(":")
+                    given[name.strip()] = [label.strip() for label in labels.split(",") if label.strip()]
+            upload = data.get("gold")
+            content = None if upload is None else upload.read()
+            if upload is not None:
+                upload.seek(0)
+            try:
+                data["outputs"] = outputs_of_gold(content=content, given=given)
+            except ValidationError as error:
+                self.add_error(None, error)
+        elif not (data.get("labels") or "").strip():
+            self.add_error("labels", errors.TOO_FEW_LABELS.plain())
+        return data
+
     def service_arguments(self) -> dict:
         """The keyword arguments of :func:`leaderboard.services.tasks.task_create`."""
         data = self.cleaned_data
@@ -242,7 +288,7 @@ class TaskCreateForm(forms.ModelForm):
             "registration": data["registration"],
             "terms": data["terms"],
             "slug": data["slug"],
-            "labels": self.cleaned_labels(),
+            **({"outputs": data["outputs"]} if data.get("kind") == OUTPUTS else {"labels": self.cleaned_labels()}),
             "ordinal": data["ordinal"],
             "phase_name": data["phase_name"],
             "phase_slug": data["phase_slug"],

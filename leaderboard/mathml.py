@@ -17,9 +17,7 @@ from latex2mathml.converter import convert
 from scoring.engine.registry import CLASS_MEASURES, ITEM_METRICS, METRICS, ORDINAL_METRICS, ClassMeasure, Metric
 
 FORMULAS: frozenset[str] = frozenset(
-    entry.formula_latex
-    for entry in (*METRICS, *ORDINAL_METRICS, *ITEM_METRICS, *CLASS_MEASURES)
-    if entry.formula_latex
+    entry.formula_latex for entry in (*METRICS, *ORDINAL_METRICS, *ITEM_METRICS, *CLASS_MEASURES) if entry.formula_latex
 )
 """Every LaTeX formula of the registry: the only strings this module converts."""
 

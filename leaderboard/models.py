@@ -28,11 +28,12 @@ from django.utils import timezone
 from leaderboard import errors
 from leaderboard.names import lookalike_key, name_key
 from scoring.engine.aggregate import METHODS
-from scoring.engine.board import BOARD_SETS, overall_ranking
+from scoring.engine.board import BOARD_SETS
 from scoring.engine.calibration import calibrate
-from scoring.engine.columns import ranking_columns
 from scoring.engine.items import pack_items, unpack_items
-from scoring.engine.registry import ranking_metrics
+from scoring.engine.outputs import OutputsReport
+from scoring.engine.registry import ITEM_METRICS, ranking_metrics
+from scoring.engine.schemes import Output, Scheme
 from scoring.engine.suite import Report
 
 ALL_ITEMS, PUBLIC_PART, PRIVATE_PART = "all", "public", "private"
@@ -62,10 +63,12 @@ DESCRIPTION_MAX_LENGTH = 200
 FILE_NAME_MAX_LENGTH = 200
 
 
-def metric_choices(*, ordinal: bool = True) -> list[tuple[str, str]]:
+def metric_choices(*, ordinal: bool = True, items: bool = True) -> list[tuple[str, str]]:
     """The metrics a task may rank by: the ordinal errors only for a task whose labels are an
-    ordered scale (every one, where that is not known yet)."""
-    return [(metric.key, metric.name) for metric in ranking_metrics(ordinal=ordinal)]
+    ordered scale, the metrics read from the items (``items``) only for a task of several outputs
+    (every one, where that is not known yet)."""
+    chosen = (*ranking_metrics(ordinal=ordinal), *(ITEM_METRICS if items else ()))
+    return [(metric.key, metric.name) for metric in chosen]
 
 
 class StoredFile(models.Model):
@@ -135,7 +138,13 @@ class Task(models.Model):
     slug = models.SlugField(unique=True, max_length=60)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
-    labels = models.JSONField(help_text="the ordered label set")
+    labels = models.JSONField(help_text="the ordered label set (a task of several outputs: none, its outputs have)")
+    outputs = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="a task with several labels an item: its outputs, each {name, labels}, one column of its files each "
+        "(an output of 0 and 1 is a label of a multi-label task); empty for a task of one label column",
+    )
     ordinal = models.BooleanField(
         default=False,
         help_text="the labels, in their order, are an ordered scale (e.g. -2, -1, 0, 1, 2): the mean absolute errors "
@@ -214,9 +223,14 @@ class Task(models.Model):
         return Community(self.root)
 
     def clean(self) -> None:
-        if not self.ordinal and self.primary_metric not in dict(metric_choices(ordinal=False)):
-            raise errors.PRIMARY_NEEDS_ORDINAL.error("primary_metric", metric=self.get_primary_metric_display())
-        if self.overall_method and self.labels:
+        scheme, metric = self.scheme, self.get_primary_metric_display()
+        if self.primary_metric not in {column.key for column in scheme.ranking_columns() if column.label is None}:
+            item = next((m for m in ITEM_METRICS if m.key == self.primary_metric), None)
+            if item is None:
+                raise errors.PRIMARY_NEEDS_ORDINAL.error("primary_metric", metric=metric)
+            labels = ", every one a 0/1 label" if item.scope == "labels" else ""
+            raise errors.PRIMARY_NEEDS_OUTPUTS.error("primary_metric", metric=metric, labels=labels)
+        if self.overall_method and not self.is_divided:
             try:
                 self.overall  # noqa: B018 (building it refuses a method or a column that names nothing)
             except ValueError as error:
@@ -228,12 +242,15 @@ class Task(models.Model):
         (:class:`~scoring.engine.aggregate.Aggregate`), or ``None``."""
         if not self.overall_method:
             return None
-        return overall_ranking(
-            self.overall_method,
-            self.overall_columns or "table8",
-            self.labels,
-            primary=self.primary_metric,
-            ordinal=self.ordinal,
+        return self.scheme.overall(
+            self.overall_method, self.overall_columns or self.scheme.default_overall_set, primary=self.primary_metric
+        )
+
+    @property
+    def scheme(self) -> Scheme:
+        """What the task scores (one label column, or several outputs) and so its columns."""
+        return Scheme(
+            labels=tuple(self.labels), ordinal=self.ordinal, outputs=tuple(Output.of(o) for o in self.outputs or ())
         )
 
     @property
@@ -247,8 +264,8 @@ class Task(models.Model):
 
     @property
     def is_divided(self) -> bool:
-        """Divided into subtasks: it has no labels (nor phases) of its own."""
-        return not self.is_subtask and not self.labels
+        """Divided into subtasks: it has no labels or outputs (nor phases) of its own."""
+        return not self.is_subtask and not self.labels and not self.outputs
 
     def family_ids(self) -> list[int]:
         """This task's id and its subtasks' (a subtask has none)."""
@@ -607,8 +624,19 @@ class Membership(models.Model):
         return f"{self.user} in {self.team}"
 
 
-def stored_scores(report: Report) -> dict:
-    """A report's scores as the JSON columns of :class:`Scored` hold them."""
+def stored_scores(report: Report | OutputsReport) -> dict:
+    """A report's scores as the JSON columns of :class:`Scored` hold them; a run of several
+    outputs keeps each output's under ``output_scores`` (its own matrix and suite), no matrix of
+    its own."""
+    if isinstance(report, OutputsReport):
+        return {
+            "confusion_matrix": None,
+            "metrics": report.metrics,
+            "calibrated": report.calibrated,
+            "per_class": None,
+            "calibrated_per_class": None,
+            "output_scores": {name: stored_scores(single) for name, single in report.reports.items()},
+        }
     return {
         "confusion_matrix": report.as_json()["confusion_matrix"],
         "metrics": report.metrics,
@@ -616,6 +644,13 @@ def stored_scores(report: Report) -> dict:
         "per_class": report.per_class,
         "calibrated_per_class": report.calibrated_per_class,
     }
+
+
+def scheme_of(report: Report | OutputsReport) -> Scheme:
+    """The kind of task a report is of."""
+    if isinstance(report, OutputsReport):
+        return Scheme(outputs=report.outputs)
+    return Scheme(labels=tuple(report.labels), ordinal=report.ordinal)
 
 
 @dataclass(frozen=True)
@@ -628,6 +663,7 @@ class PartScores:
     calibrated: dict | None
     per_class: dict | None
     calibrated_per_class: dict | None
+    output_scores: dict | None = None
 
     def calibrated_matrix(self) -> list[list[float]] | None:
         return calibrated_of(self.confusion_matrix)
@@ -650,6 +686,12 @@ class Scored(models.Model):
     calibrated = models.JSONField(null=True, blank=True)
     per_class = models.JSONField(null=True, blank=True)
     calibrated_per_class = models.JSONField(null=True, blank=True)
+    output_scores = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="a task with several outputs: {output: its confusion matrix and suite}; the fields above then hold "
+        "each metric's mean over the outputs and the metrics read from the items, and no matrix",
+    )
     parts = models.JSONField(
         null=True,
         blank=True,
@@ -672,22 +714,23 @@ class Scored(models.Model):
     PACKED_PARTS = (ALL_ITEMS, PUBLIC_PART, PRIVATE_PART)
     """The parts whose values ``board_values`` holds, in this order (the first only without a split)."""
 
-    def apply(self, report: Report, *, parts: dict[str, Report] | None = None) -> None:
+    def apply(self, report: Report | OutputsReport, *, parts: dict | None = None) -> None:
         """Take the scores of ``report`` and of each part's report (not saved: the caller saves
         with its status), as JSON and as the board's packed values."""
+        self.output_scores = None
         for name, value in stored_scores(report).items():
             setattr(self, name, value)
         self.parts = {part: stored_scores(scores) for part, scores in parts.items()} if parts else None
-        self.pack(report.labels, ordinal=report.ordinal)
+        self.pack(scheme_of(report))
 
-    def pack(self, labels: Sequence[str], *, ordinal: bool = False) -> None:
-        """Pack the stored scores for the board (:func:`packed_scores`)."""
-        self.board_values, self.board_layout = packed_scores(self, labels, ordinal=ordinal)
+    def pack(self, scheme: Scheme) -> None:
+        """Pack the stored scores for the board (:func:`packed_rows`)."""
+        self.board_values, self.board_layout = packed_rows(self, scheme)
 
     def clear_scores(self) -> None:
         """Forget the scores (not saved), e.g. when scoring against a new gold file failed."""
         self.confusion_matrix = self.metrics = self.calibrated = None
-        self.per_class = self.calibrated_per_class = self.parts = None
+        self.per_class = self.calibrated_per_class = self.parts = self.output_scores = None
         self.board_values, self.board_layout = None, ""
 
     @staticmethod
@@ -730,16 +773,21 @@ class Scored(models.Model):
 
 
 def packed_scores(scored, labels: Sequence[str], *, ordinal: bool = False) -> tuple[bytes, str]:
+    """:func:`packed_rows` of a task of one label column (what migration 0019 packed)."""
+    return packed_rows(scored, Scheme(labels=tuple(labels), ordinal=ordinal))
+
+
+def packed_rows(scored, scheme: Scheme) -> tuple[bytes, str]:
     """What a board reads of a scored row (its fields only: a migration's historical model
     will do): for every item, then (with a split) for the public and the private part, the
-    values of every ranking column of ``labels`` and the confusion matrix's cells, as
+    values of every ranking column of the task's ``scheme`` and the confusion matrix's cells, as
     little-endian doubles; and the name of that layout."""
-    columns = ranking_columns(labels, calibrated=None, ordinal=ordinal)
+    columns = scheme.ranking_columns(calibrated=None)
     if scored.parts:
         shown = [scored, *(PartScores(**scored.parts[part]) for part in Scored.PACKED_PARTS[1:])]
     else:
         shown = [scored]
-    rows = [Scored.row_of(columns, scores, len(labels)) for scores in shown]
+    rows = [Scored.row_of(columns, scores, scheme.matrix_size) for scores in shown]
     return np.stack(rows).astype("<f8").tobytes(), Scored.layout_of(columns)
 
 
@@ -886,11 +934,17 @@ class Submission(Scored):
         """Scored against an older gold file: its scores stand until the new ones land."""
         return self.status == self.Status.SCORED and self.scored_gold_version != self.phase.gold_version
 
-    def apply(self, report: Report, *, items: np.ndarray | None = None, parts: dict[str, Report] | None = None) -> None:
+    def apply(
+        self, report: Report | OutputsReport, *, items: np.ndarray | None = None, parts: dict | None = None
+    ) -> None:
         """Take the scores of ``report`` (and of each part's, with a split test set) and the
         per-item predictions they come from (not saved)."""
         super().apply(report, parts=parts)
-        self.items = None if items is None else pack_items(items, len(report.labels))
+        if isinstance(report, OutputsReport):
+            n_classes = max(len(output.labels) for output in report.outputs)
+        else:
+            n_classes = len(report.labels)
+        self.items = None if items is None else pack_items(items, n_classes)
 
     def clear_scores(self) -> None:
         super().clear_scores()

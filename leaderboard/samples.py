@@ -2,7 +2,8 @@
 
 Every phase offers two generated sample files, both valid by construction for its current gold
 file: its ids with a label each (hard labels) and with one probability column per label
-(probabilities). Nothing in them says anything about the gold: the ids come in an order drawn
+(probabilities); a phase of a task with several labels an item offers one, its ids with a label
+for each output (one column per output). Nothing in them says anything about the gold: the ids come in an order drawn
 from the site's secret key, not the gold file's (a gold file sorted by label would otherwise give
 every label away), the hard sample draws each label from a fixed-seed random generator, and the
 probability sample gives every label the same share. The format section
@@ -26,6 +27,7 @@ from leaderboard.models import Phase
 from leaderboard.results_cache import cached
 from leaderboard.uploads import kept_gold
 from scoring.engine.io import PROBABILITY_TOLERANCE
+from scoring.engine.schemes import Scheme
 
 SAMPLE_KINDS = ("labels", "probabilities")
 """The sample files of a phase, by the name they have in URLs and file names."""
@@ -53,8 +55,21 @@ def uniform_shares(n_labels: int) -> list[str]:
     return [f"{float(share):.{PROBABILITY_DIGITS}f}"] * (n_labels - 1) + [f"{float(last):.{PROBABILITY_DIGITS}f}"]
 
 
-def sample_rows(*, ids, labels: list[str], kind: str):
-    """The rows (header first) of a sample file for ``ids`` in the task's ``labels``."""
+def sample_kinds(scheme: Scheme) -> tuple[str, ...]:
+    """The sample files a phase of the task offers (probabilities: one label column only)."""
+    return SAMPLE_KINDS[:1] if scheme.has_outputs else SAMPLE_KINDS
+
+
+def sample_rows(*, ids, scheme: Scheme, kind: str):
+    """The rows (header first) of a sample file for ``ids`` of a task of ``scheme``."""
+    if scheme.has_outputs:
+        rng = np.random.default_rng(SAMPLE_SEED)
+        codes = [rng.integers(len(output.labels), size=len(ids)) for output in scheme.outputs]
+        yield ["id", *(output.name for output in scheme.outputs)]
+        for row, item in enumerate(ids):
+            yield [item, *(output.labels[column[row]] for output, column in zip(scheme.outputs, codes, strict=True))]
+        return
+    labels = list(scheme.labels)
     if kind == "labels":
         yield ["id", "label"]
         codes = np.random.default_rng(SAMPLE_SEED).integers(len(labels), size=len(ids))
@@ -82,7 +97,7 @@ def _gold_ids(phase: Phase) -> list[str]:
 def sample_file(*, phase: Phase, kind: str) -> bytes:
     """A sample submission of ``kind`` (one of :data:`SAMPLE_KINDS`) for every id of the phase's
     gold file (in :func:`_gold_ids`' order)."""
-    return _csv(sample_rows(ids=_gold_ids(phase), labels=list(phase.task.labels), kind=kind))
+    return _csv(sample_rows(ids=_gold_ids(phase), scheme=phase.task.scheme, kind=kind))
 
 
 def sample_name(*, phase: Phase, kind: str) -> str:
@@ -96,6 +111,8 @@ class FormatRules:
     labels_preview: str
     probabilities_preview: str
     rules: list[str]
+    kinds: tuple[str, ...]
+    """The sample files offered."""
 
 
 PLACEHOLDER_IDS = [f"item-{n}" for n in range(1, PREVIEW_LINES)]
@@ -108,15 +125,20 @@ def format_rules(phase: Phase | None, *, show_ids: bool = True) -> FormatRules |
     participants) or the phase waits for its gold file."""
     if phase is None:
         return None
-    labels = list(phase.task.labels)
+    scheme = phase.task.scheme
     ids = _gold_ids(phase)[: PREVIEW_LINES - 1] if show_ids and not phase.waits_for_gold else PLACEHOLDER_IDS
     preview = {
-        kind: _csv(sample_rows(ids=ids, labels=labels, kind=kind)).decode().rstrip("\n") for kind in SAMPLE_KINDS
+        kind: _csv(sample_rows(ids=ids, scheme=scheme, kind=kind)).decode().rstrip("\n")
+        for kind in sample_kinds(scheme)
     }
+    if scheme.has_outputs:
+        return _outputs_rules(scheme, preview["labels"])
+    labels = list(scheme.labels)
     label_list = ", ".join(repr(label) for label in labels)
     return FormatRules(
         labels_preview=preview["labels"],
         probabilities_preview=preview["probabilities"],
+        kinds=SAMPLE_KINDS,
         rules=[
             "UTF-8 text, comma-separated (CSV) or tab-separated (TSV: a tab in the header line decides); a "
             "byte-order mark and Windows line ends are accepted.",
@@ -128,7 +150,36 @@ def format_rules(phase: Phase | None, *, show_ids: bool = True) -> FormatRules |
             f"A hard label is exactly one of {label_list} (case and spaces count).",
             "Probabilities are numbers between 0 and 1; each line's sum to 1 within "
             f"{PROBABILITY_TOLERANCE:g}, and is then divided by its sum so that every item weighs one.",
-            f"At most {settings.MAX_FILE_ROWS:,} data lines and {settings.MAX_UPLOAD_BYTES / 2**20:g} MiB. A file "
-            "that breaks a rule is refused with the line and what was expected, and counts against no limit.",
+            _limits(),
+        ],
+    )
+
+
+def _limits() -> str:
+    return (
+        f"At most {settings.MAX_FILE_ROWS:,} data lines and {settings.MAX_UPLOAD_BYTES / 2**20:g} MiB. A file that "
+        "breaks a rule is refused with the line and what was expected, and counts against no limit."
+    )
+
+
+def _outputs_rules(scheme: Scheme, preview: str) -> FormatRules:
+    """The format section of a task with several labels an item."""
+    outputs = "; ".join(
+        f"{output.name!r}: {', '.join(repr(label) for label in output.labels)}" for output in scheme.outputs
+    )
+    return FormatRules(
+        labels_preview=preview,
+        probabilities_preview="",
+        kinds=sample_kinds(scheme),
+        rules=[
+            "UTF-8 text, comma-separated (CSV) or tab-separated (TSV: a tab in the header line decides); a "
+            "byte-order mark and Windows line ends are accepted.",
+            "Line 1 is the header: id and one column per output, named exactly as the task's outputs, in any order. "
+            "'id' may be written in any case; nothing may come before the header, not even a blank line.",
+            "One line per id of the phase's gold file: every id exactly once, no id that is not in the gold "
+            "file. Lines may come in any order; ids are compared as exact strings ('007' is not '7').",
+            f"Each column holds one of its output's labels (case and spaces count): {outputs}"
+            + (" (1: the label is present, 0: absent)." if scheme.multi_label else "."),
+            _limits(),
         ],
     )

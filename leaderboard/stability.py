@@ -65,6 +65,10 @@ CURRENT, RECOMPUTING, UNAVAILABLE, FAILED = "current", "recomputing", "unavailab
 computation for the current scores failed (the reason is given; the next change of the scores
 asks again)."""
 
+NOT_FOR_OUTPUTS = (
+    "Bootstrap intervals are not computed for a task with several labels an item: its boards rank and compare "
+    "the teams without them."
+)
 SKIPPED_RESCORING = "being re-scored against the new gold file"
 SKIPPED_UNREADABLE = "its file no longer reads against the gold file"
 SKIPPED_MISMATCH = "its per-item predictions do not give its stored confusion matrix"
@@ -175,6 +179,8 @@ class IntervalsNote:
     """Whether a result is stored at all."""
     failure: str = ""
     """Why the computation for the current scores failed (status ``failed``)."""
+    reason: str = ""
+    """Why there are none (status ``unavailable``), when there is one to say."""
 
 
 SECTIONS = ("raw", "calibrated")
@@ -283,6 +289,8 @@ class Intervals:
     ``settings.BOOTSTRAP_EVERY_S`` to pass since the last one; ``None`` once asked for."""
     stored: bool = False
     """Whether a result is stored at all (even one without intervals: no team could be used)."""
+    reason: str = ""
+    """Why there are none (status ``unavailable``), when there is one to say."""
 
     @property
     def shown(self) -> bool:
@@ -301,6 +309,7 @@ class Intervals:
             skipped=self.skipped(),
             result=self.stored,
             failure=self.failure,
+            reason=self.reason,
         )
 
     @property
@@ -450,6 +459,8 @@ class Intervals:
             found["due_at"] = self.due_at.isoformat()
         if self.failure:
             found["failure"] = self.failure
+        if self.reason:
+            found["reason"] = self.reason
         if self.status != CURRENT or not self.shown:
             return found
         data, names = self.data, self.data.teams
@@ -545,6 +556,8 @@ def intervals_of(*, phase: Phase, data: BoardData | None = None) -> Intervals:
     computed from the phase's current inputs (``data``: its board, if already read), else
     marked as stale (being recomputed, or due at a given time). Reads only; call it only for
     someone who may see the board."""
+    if phase.task.scheme.has_outputs:
+        return Intervals(status=UNAVAILABLE, reason=NOT_FOR_OUTPUTS)
     if settings.BOOTSTRAP_REPLICATES < 1:
         return Intervals(status=UNAVAILABLE)
     row = PhaseStability.objects.filter(phase=phase).only(*DerivedResult.STATE, "replicates", "seed").first()

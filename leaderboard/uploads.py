@@ -8,6 +8,7 @@ line-precise problems into ``ValidationError``\\ s keyed by the form field that 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 
 import numpy as np
@@ -17,6 +18,8 @@ from django.core.exceptions import ValidationError
 from leaderboard import errors
 from leaderboard.models import FILE_NAME_MAX_LENGTH, Phase, StoredFile, Submission
 from scoring.engine.io import InputFileError, LabelFile, read_labels, read_predictions
+from scoring.engine.outputs import OutputsFile, read_output_predictions, read_outputs
+from scoring.engine.schemes import Output, Scheme
 
 GOLD_FIELD = "gold"
 PREDICTIONS_FIELD = "file"
@@ -58,15 +61,57 @@ def clean_labels(labels: list[str]) -> list[str]:
     return labels
 
 
-def parse_gold(*, content: bytes, labels: list[str], name: str = "gold file") -> LabelFile:
-    """Validate a gold file as strictly as predictions, and require every label to occur."""
+Gold = LabelFile | OutputsFile
+"""A gold file read: one label column, or (a task of several outputs) one column per output."""
+
+
+def read_gold(content: bytes, *, scheme: Scheme, name: str = "gold file") -> Gold:
+    """A gold file of the task's kind, read (an :class:`InputFileError` on a bad one)."""
+    if scheme.has_outputs:
+        return read_outputs(content, outputs=scheme.outputs, name=name, max_rows=settings.MAX_FILE_ROWS)
+    return read_labels(content, labels=scheme.labels, name=name, max_rows=settings.MAX_FILE_ROWS)
+
+
+def clean_outputs(outputs: Sequence[Output]) -> tuple[Output, ...]:
+    """A task's outputs: at least two, each with at least two labels, none twice."""
+    if len(outputs) < 2:
+        raise errors.TOO_FEW_OUTPUTS.error(GOLD_FIELD, found=len(outputs))
+    for output in outputs:
+        if len(output.labels) < 2 or len(set(output.labels)) != len(output.labels):
+            raise errors.BAD_OUTPUT_LABELS.error(LABELS_FIELD, output=output.name, labels=", ".join(output.labels))
+    return tuple(outputs)
+
+
+def outputs_of_gold(*, content: bytes | None, given: Mapping[str, Sequence[str]]) -> tuple[Output, ...]:
+    """A new task's outputs: the gold file's output columns, each with the labels ``given`` for
+    it (by name) or read from its column (:func:`scoring.engine.outputs.read_outputs`); without a
+    gold file yet, those given."""
+    if content is None:
+        return tuple(Output(name, tuple(labels)) for name, labels in given.items())
     check_size(content, field=GOLD_FIELD)
     try:
-        gold = read_labels(content, labels=labels, name=name, max_rows=settings.MAX_FILE_ROWS)
+        outputs = read_outputs(content, labels=given, name="gold file", max_rows=settings.MAX_FILE_ROWS).outputs
     except InputFileError as error:
         raise file_error(error, GOLD_FIELD) from None
-    counts = np.bincount(gold.codes, minlength=len(labels))
-    for label, count in zip(labels, counts, strict=True):
+    names = [output.name for output in outputs]
+    for name in given:
+        if name not in names:
+            raise errors.UNKNOWN_OUTPUT.error(LABELS_FIELD, output=name, outputs=", ".join(names))
+    return outputs
+
+
+def parse_gold(*, content: bytes, scheme: Scheme, name: str = "gold file") -> Gold:
+    """Validate a gold file as strictly as predictions, and require every label of a label
+    column to occur (a label of a multi-label task may be present in no item)."""
+    check_size(content, field=GOLD_FIELD)
+    try:
+        gold = read_gold(content, scheme=scheme, name=name)
+    except InputFileError as error:
+        raise file_error(error, GOLD_FIELD) from None
+    if scheme.has_outputs:
+        return gold
+    counts = np.bincount(gold.codes, minlength=len(scheme.labels))
+    for label, count in zip(scheme.labels, counts, strict=True):
         if count == 0:
             raise errors.GOLD_LABEL_UNUSED.error(GOLD_FIELD, label=label)
     return gold
@@ -82,32 +127,32 @@ def submission_bytes(submission: Submission) -> bytes:
     return bytes(StoredFile.objects.values_list("content", flat=True).get(pk=submission.file_id))
 
 
-def stored_gold(phase: Phase) -> LabelFile:
+def stored_gold(phase: Phase) -> Gold:
     """The phase's current gold file, read (it was validated when it was stored)."""
-    return read_labels(gold_bytes(phase), labels=list(phase.task.labels), name="gold file")
+    return read_gold(gold_bytes(phase), scheme=phase.task.scheme)
 
 
 GOLD_KEPT_MAX_ITEMS = 1_000_000
 """Gold files up to this many items stay parsed in each web process (a few MB at most)."""
 GOLD_KEPT_FILES = 4
-_kept_gold: dict[tuple[str, tuple[str, ...]], LabelFile] = {}
+_kept_gold: dict[tuple[str, Scheme], Gold] = {}
 _kept_gold_lock = threading.Lock()
 
 
-def kept_gold(phase: Phase) -> LabelFile:
+def kept_gold(phase: Phase) -> Gold:
     """:func:`stored_gold`, kept parsed in this process under the file's SHA-256 and the task's
-    labels: an upload then costs its web thread the reading of the uploaded file alone, not of
+    kind (labels or outputs): an upload then costs its web thread the reading of the uploaded file alone, not of
     the gold file as well (in a deadline rush, every upload of a 12,284-line task read it again);
     the sample submissions, the what-if page's class counts and the bootstrap read it here too.
     The last :data:`GOLD_KEPT_FILES` gold files of at most :data:`GOLD_KEPT_MAX_ITEMS` items are
     kept; their digest is read on every call, so a replaced gold file is never mistaken for
     the old one."""
     digest = StoredFile.objects.values_list("sha256", flat=True).get(pk=phase.gold_file_id)
-    key = (digest, tuple(phase.task.labels))
+    key = (digest, phase.task.scheme)
     gold = _kept_gold.get(key)
     if gold is None:
         gold = stored_gold(phase)
-        if len(gold.codes) <= GOLD_KEPT_MAX_ITEMS:
+        if gold.n_items <= GOLD_KEPT_MAX_ITEMS:
             with _kept_gold_lock:
                 _kept_gold[key] = gold
                 while len(_kept_gold) > GOLD_KEPT_FILES:
@@ -118,8 +163,12 @@ def kept_gold(phase: Phase) -> LabelFile:
 def prediction_kind(*, phase: Phase, name: str, content: bytes) -> str:
     """Check an uploaded prediction file against the phase's gold file; returns its kind."""
     check_size(content, field=PREDICTIONS_FIELD)
+    gold = kept_gold(phase)
     try:
-        predictions = read_predictions(content, gold=kept_gold(phase), name=name, max_rows=settings.MAX_FILE_ROWS)
+        if isinstance(gold, OutputsFile):  # labels, one column per output
+            read_output_predictions(content, gold=gold, name=name, max_rows=settings.MAX_FILE_ROWS)
+            return Submission.Kind.HARD
+        predictions = read_predictions(content, gold=gold, name=name, max_rows=settings.MAX_FILE_ROWS)
     except InputFileError as error:
         raise file_error(error, PREDICTIONS_FIELD) from None
     return Submission.Kind.SOFT if predictions.is_soft else Submission.Kind.HARD

@@ -87,7 +87,7 @@ def make_task(organiser, task_kind):
             "slug": slug,
             "title": f"Task {slug}",
             "description": "",
-            "labels": list(labels),
+            "labels": None if labels is None else list(labels),
             "gold_name": "gold.csv",
             "gold_content": gold,
             "primary_metric": "macro_f1",

@@ -44,7 +44,6 @@ from leaderboard.selectors import runs as runs_selectors
 from leaderboard.selectors.feedback import feedback_level, primary_text
 from leaderboard.services import submissions as submission_service
 from leaderboard.views.common import streaming_download
-from scoring.engine.board import overall_ranking
 from scoring.engine.formatting import json_value
 from scoring.engine.whatif import TargetError, parse_target
 
@@ -226,6 +225,7 @@ def _task_out(request: HttpRequest, task: Task, teams: int) -> dict:
         "parent": task.parent.slug if task.parent_id else None,
         "subtasks": [subtask.slug for subtask in task.subtasks.all()],
         "labels": list(task.labels),
+        "outputs": task.outputs or [],
         "primary_metric": task.primary_metric,
         **{key: value for key, value in phase_fields.items() if key not in ("slug", "name")},
         "phase": current.slug if current else None,
@@ -325,9 +325,7 @@ def leaderboard(
     method, chosen = task.overall_method if overall is None else overall, None
     try:
         if method not in ("", "off"):
-            chosen = overall_ranking(
-                method, over or task.overall_columns, task.labels, primary=task.primary_metric, ordinal=task.ordinal
-            )
+            chosen = task.scheme.overall(method, over or task.overall_columns, primary=task.primary_metric)
     except ValueError as error:
         raise ApiError.of(400, problems.BAD_OVERALL, why=str(error)) from None
     columns = board_selectors.shown_columns(task, calibrated=calibrated, overall=chosen)
@@ -387,6 +385,8 @@ def what_if(
     Teams in the order of the primary metric at the target, ``per_page`` a page (``page``; 0:
     every team on one page)."""
     found = _board_phase(request, slug, phase)
+    if found.task.scheme.has_outputs:
+        raise ApiError.of(400, errors.WHAT_IF_NOT_FOR_OUTPUTS)
     labels = list(found.task.labels)
     try:
         target = parse_target(prevalence, labels=labels, gold_counts=shifts_page.gold_counts(found))

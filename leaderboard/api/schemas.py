@@ -36,12 +36,21 @@ class PhaseOut(Schema):
     )
 
 
+class OutputOut(Schema):
+    name: str
+    labels: list[str]
+
+
 class TaskOut(Schema):
     slug: str
     title: str
     parent: str | None = Field(description="the task this one is a subtask of (its teams and registration), if any")
     subtasks: list[str] = Field(description="the slugs of its subtasks, if it has any (it then has no phases)")
-    labels: list[str]
+    labels: list[str] = Field(description="the labels of its one label column (none for a task of several outputs)")
+    outputs: list[OutputOut] = Field(
+        description="a task with several labels an item: its outputs, one column each in its files (an output of 0 "
+        "and 1 is a label of a multi-label task); empty for a task of one label column"
+    )
     primary_metric: str
     phase: str | None = Field(description="the current phase: the one open now, else the latest to have opened")
     counting: str | None = Field(description="of the current phase")
@@ -144,7 +153,8 @@ class BoardOut(Schema):
         description='95 % paired-bootstrap intervals: "status" (current; recomputing, while the intervals of the '
         'latest scores are computed in the background, with "due_at" when the computation waits for the pause '
         'between two computations of a phase; failed, when that computation failed, with "failure" saying why; '
-        "or unavailable) and, when current, the CLI's layout: "
+        'or unavailable, with "reason" where there is one to say, as for a task with several labels an item) and, '
+        "when current, the CLI's layout: "
         '"raw" and "calibrated", per raw column id, per team, {"score": [lo, hi], "rank": [best, worst]} (null: '
         'undefined), "tied_with_leader", "indistinguishable", "bootstrap" (replicates, seed, ...), "skipped" '
         "(teams without intervals, and why)"
@@ -218,9 +228,11 @@ class SubmissionOut(Schema):
 class AnalysisOut(Schema):
     phase: str
     status: str = Field(
-        description="current; recomputing (what follows is of earlier scores while the latest are analysed); or "
-        "none (not computed yet, or fewer than two teams)"
+        description="current; recomputing (what follows is of earlier scores while the latest are analysed); "
+        "failed (the analysis of the latest scores failed: what follows is of earlier ones, 'failure' says why); or "
+        "none (not computed yet, fewer than two teams, or a task with several labels an item)"
     )
+    failure: str | None = Field(None, description="why the analysis of the latest scores failed (status failed)")
     computed_at: str | None
     teams: int = Field(description="the teams whose counting runs were analysed")
     skipped: dict[str, str] = Field(description="teams left out, and why")

@@ -197,6 +197,7 @@ def _task_fields(task: Task) -> dict[str, Any]:
         "title": task.title,
         "description": task.description,
         "labels": list(task.labels),
+        **({"outputs": task.outputs} if task.outputs else {}),
         "primary_metric": task.primary_metric,
         "ordinal": task.ordinal,
         "overall_method": task.overall_method,

@@ -7,13 +7,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-import numpy as np
 from django.core.exceptions import ValidationError
 
 from leaderboard import errors
 from leaderboard.bundles.plan import FilePlan, PhasePlan
 from leaderboard.bundles.zips import FORM_FIELD, SafeZip
 from leaderboard.uploads import parse_gold, safe_file_name
+from scoring.engine.gold import class_counts
+from scoring.engine.schemes import Scheme
 
 
 def read_named(bundle: SafeZip, *, path: str, manifest: str, where: str, sha256: str | None = None) -> bytes:
@@ -44,13 +45,14 @@ def refused_file(error: ValidationError, *, manifest: str, where: str, path: str
     )
 
 
-def with_gold_facts(phase: PhasePlan, labels: list[str], *, manifest: str, where: str) -> PhasePlan:
-    """The phase with its gold file checked as an upload's and its items counted per label."""
+def with_gold_facts(phase: PhasePlan, scheme: Scheme | list[str], *, manifest: str, where: str) -> PhasePlan:
+    """The phase with its gold file checked as an upload's and its items counted per label
+    (``output=label`` for a task of several outputs); ``scheme`` may be the labels alone."""
     if phase.gold is None:
         return phase
+    scheme = scheme if isinstance(scheme, Scheme) else Scheme(labels=tuple(scheme))
     try:
-        gold = parse_gold(content=phase.gold.content, labels=labels, name=phase.gold.source)
+        gold = parse_gold(content=phase.gold.content, scheme=scheme, name=phase.gold.source)
     except ValidationError as error:
         raise refused_file(error, manifest=manifest, where=where, path=phase.gold.source) from None
-    counts = np.bincount(gold.codes, minlength=len(labels)).tolist()
-    return replace(phase, gold_items=len(gold.codes), gold_counts=tuple(zip(labels, counts, strict=True)))
+    return replace(phase, gold_items=gold.n_items, gold_counts=tuple(class_counts(gold).items()))

@@ -20,6 +20,7 @@ from leaderboard.models import (
     FinalPart,
     Visibility,
 )
+from scoring.engine.schemes import Output, Scheme
 
 
 @dataclass(frozen=True)
@@ -123,14 +124,21 @@ class TaskPlan:
     questions: tuple[ReferenceQuestion, ...] = ()
     divided: bool = False
     subtasks: tuple[TaskPlan, ...] = ()
+    outputs: tuple[Output, ...] = ()
+    """A task with several labels an item: its outputs (``labels`` is then empty)."""
+
+    @property
+    def scheme(self) -> Scheme:
+        """What the task scores: its labels, or its outputs."""
+        return Scheme(labels=tuple(self.labels), ordinal=self.ordinal, outputs=self.outputs)
 
     @property
     def ready(self) -> bool:
-        """The import can be confirmed: the task (each subtask) has its labels. A phase without
-        a gold file comes over all the same and waits for it."""
+        """The import can be confirmed: the task (each subtask) has its labels or outputs. A
+        phase without a gold file comes over all the same and waits for it."""
         if self.divided:
             return all(subtask.ready for subtask in self.subtasks)
-        return len(self.labels) >= 2
+        return len(self.labels) >= 2 or len(self.outputs) >= 2
 
     def parts(self) -> tuple[TaskPlan, ...]:
         """The plans that hold phases: its subtasks, or the task itself."""

@@ -24,9 +24,15 @@ def _phase_lines(phase: PhasePlan, indent: str) -> list[str]:
     return lines
 
 
+def _labels_text(plan: TaskPlan) -> str:
+    if plan.outputs:
+        return "outputs: " + ", ".join(f"{output.name} ({', '.join(output.labels)})" for output in plan.outputs)
+    return f"labels: {', '.join(plan.labels) or '(none found: --labels)'}"
+
+
 def _part_lines(plan: TaskPlan, indent: str) -> list[str]:
     lines = [
-        f"{indent}labels: {', '.join(plan.labels) or '(none found: --labels)'}; primary metric: {plan.primary_metric}",
+        f"{indent}{_labels_text(plan)}; primary metric: {plan.primary_metric}",
         f"{indent}{len(plan.phases)} phase(s):",
     ]
     for phase in plan.phases:

@@ -39,8 +39,9 @@ from leaderboard.models import (
     metric_choices,
 )
 from leaderboard.names import canonical_name, lookalike_key, name_key
-from leaderboard.uploads import clean_labels, safe_file_name
+from leaderboard.uploads import clean_labels, clean_outputs, safe_file_name
 from scoring.engine.aggregate import METHODS
+from scoring.engine.schemes import Output, Scheme
 
 SOURCE = "a task exported from this site (task.yaml)"
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -70,10 +71,24 @@ def _labels(field: Field) -> tuple[str, ...]:
         raise field.wrong("at least two different labels (" + " ".join(error.messages) + ")") from None
 
 
+def _scheme(task: Field) -> Scheme:
+    """The task's labels, or (``outputs``: a task with several labels an item) its outputs."""
+    outputs = task.child("outputs")
+    if not outputs.value:
+        return Scheme(labels=_labels(task.child("labels")), ordinal=task.child("ordinal").boolean())
+    found = tuple(
+        Output(item.child("name").text(max_length=200), _labels(item.child("labels"))) for item in outputs.items()
+    )
+    try:
+        return Scheme(outputs=clean_outputs(found))
+    except ValidationError as error:
+        raise outputs.wrong("at least two outputs of two labels or more (" + " ".join(error.messages) + ")") from None
+
+
 WAITED = "it waited for its gold file on the site it came from"
 
 
-def _phase(bundle: SafeZip, field: Field, labels: list[str], *, keep_seed: bool, version: int) -> PhasePlan:
+def _phase(bundle: SafeZip, field: Field, scheme: Scheme, *, keep_seed: bool, version: int) -> PhasePlan:
     gold = field.child("gold").mapping(required=version < 2)  # version 2: none while the phase waits for it
     opens_at, closes_at = field.child("opens_at").moment(), field.child("closes_at").moment()
     if closes_at <= opens_at:
@@ -119,7 +134,7 @@ def _phase(bundle: SafeZip, field: Field, labels: list[str], *, keep_seed: bool,
         gold_problem="" if gold.value else WAITED,
         data_files=data_files,
     )
-    return with_gold_facts(phase, labels, manifest=MANIFEST, where=f"{field.path}.gold.file")
+    return with_gold_facts(phase, scheme, manifest=MANIFEST, where=f"{field.path}.gold.file")
 
 
 def _overall_method(field: Field) -> str:
@@ -213,11 +228,11 @@ def _version(root: Field) -> int:
 def _part(bundle: SafeZip, task: Field, phases_field: Field, *, keep_seed: bool, version: int) -> TaskPlan:
     """A task that holds phases (the task, or one of its subtasks): its labels, ranking and
     phases."""
-    labels = _labels(task.child("labels"))
+    scheme = _scheme(task)
     phase_fields = list(phases_field.items())
     if not phase_fields or len(phase_fields) > MAX_PHASES:
         raise phases_field.wrong(f"a list of 1 to {MAX_PHASES} phases")
-    phases = tuple(_phase(bundle, field, list(labels), keep_seed=keep_seed, version=version) for field in phase_fields)
+    phases = tuple(_phase(bundle, field, scheme, keep_seed=keep_seed, version=version) for field in phase_fields)
     slugs = [phase.slug for phase in phases]
     if len(set(slugs)) != len(slugs):
         raise phases_field.wrong("phases with different slugs")
@@ -225,11 +240,14 @@ def _part(bundle: SafeZip, task: Field, phases_field: Field, *, keep_seed: bool,
         source=SOURCE,
         title=task.child("title").text(max_length=200),
         description=task.child("description").text(required=False),
-        labels=labels,
+        labels=scheme.labels,
+        outputs=scheme.outputs,
         primary_metric=task.child("primary_metric").choice(dict(metric_choices())),
-        ordinal=task.child("ordinal").boolean(),
+        ordinal=scheme.ordinal,
         overall_method=_overall_method(task.child("overall_method")),
-        overall_columns=task.child("overall_columns").text(required=False, default="table8", max_length=1000),
+        overall_columns=task.child("overall_columns").text(
+            required=False, default=scheme.default_overall_set, max_length=1000
+        ),
         slug=task.child("slug").text(required=False, max_length=60),
         phases=phases,
     )

@@ -18,7 +18,7 @@ import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
-from leaderboard import charts, exports
+from leaderboard import charts, errors, exports
 from leaderboard.analysis import AGREEMENT_TEAMS, hardest_labels
 from leaderboard.models import DerivedState, PartScores, Phase, PhaseAnalysis
 from leaderboard.pages.results import board_data_of
@@ -99,6 +99,8 @@ def _summary(phase: Phase) -> dict[str, Any]:
     row, status, state = _stored(phase, data)
     n_scored = int(data.scored.sum())
     summary: dict[str, Any] = {"status": status, "n_scored": n_scored, "applies": False}
+    if phase.task.scheme.has_outputs:
+        return summary | {"not_for_outputs": str(errors.ANALYSIS_NOT_FOR_OUTPUTS)}
     if row is None:
         return summary
     summary |= {"failure": state.failure, "due_at": state.due_at}
@@ -241,7 +243,7 @@ def analysis_api(*, phase: Phase, show_hardest: bool) -> dict[str, Any]:
         "phase": phase.slug,
         "status": summary["status"],
         "computed_at": summary["computed_at"].isoformat() if summary.get("computed_at") else None,
-        **({"failure": summary["failure"]} if summary.get("failure") else {}),
+        "failure": summary.get("failure") or None,
         "teams": summary.get("n_teams", 0),
         "skipped": dict(summary.get("skipped", [])),
         **dict.fromkeys(("majority_vote", "oracle", "unsolved", "agreement", "hardest")),

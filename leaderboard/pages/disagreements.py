@@ -15,7 +15,7 @@ from leaderboard.models import Phase
 from leaderboard.pages.results import board_data_of, compare
 from leaderboard.results_cache import cached
 from leaderboard.selectors.boards import BoardData, correlations_of, paired_columns, primary_column, team_values
-from scoring.engine.aggregate import METHODS, column_sets, winners
+from scoring.engine.aggregate import METHODS, winners
 from scoring.engine.columns import PAPER_SET_KEYS, Column
 from scoring.engine.formatting import json_value
 from scoring.engine.ranking import Correlation
@@ -186,7 +186,7 @@ def overall_winners(phase: Phase, data: BoardData) -> list[OverallWinners]:
 
     sets = {
         name: [column for column in columns if everywhere(column)]
-        for name, columns in column_sets(task.labels, primary=task.primary_metric, ordinal=task.ordinal).items()
+        for name, columns in task.scheme.column_sets(primary=task.primary_metric).items()
     }
     sets = {name: columns for name, columns in sets.items() if columns}
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from leaderboard import charts, errors
-from leaderboard.models import Counting, Phase, PhaseFile, Submission, Task
+from leaderboard.models import Counting, PartScores, Phase, PhaseFile, Submission, Task
 from leaderboard.pages.results import board_data_of
 from leaderboard.permissions import can_view_board, is_member
 from leaderboard.samples import format_rules
@@ -123,7 +123,13 @@ def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
         f1_of_averages=level.shown(metrics.get("macro_f1_of_averages")),
         f1_gap=level.shown(metrics.get("macro_f1_gap")),
     )
-    if level.shows_matrices:
+    if level.shows_matrices and task.scheme.has_outputs:
+        context["outputs"] = [
+            OutputMatrices.of(index, output.name, output.labels, (shown.output_scores or {}).get(output.name))
+            for index, output in enumerate(task.scheme.outputs, start=1)
+        ]
+        context["class_measures"] = CLASS_MEASURES
+    elif level.shows_matrices:
         context.update(
             labels=task.labels,
             per_class=shown.per_class or {},
@@ -136,13 +142,49 @@ def submission_scorecard(*, submission: Submission, user) -> dict[str, Any]:
     return context
 
 
+@dataclass(frozen=True)
+class OutputMatrices:
+    """One output's confusion matrices and per-class table on a run's page."""
+
+    name: str
+    labels: tuple[str, ...]
+    per_class: dict
+    heatmap_raw: str | None
+    heatmap_calibrated: str | None
+
+    index: int
+
+    @property
+    def raw_script_id(self) -> str:
+        return f"confusion-raw-data-{self.index}"
+
+    @property
+    def calibrated_script_id(self) -> str:
+        return f"confusion-calibrated-data-{self.index}"
+
+    @classmethod
+    def of(cls, index: int, name: str, labels: tuple[str, ...], stored: dict | None) -> OutputMatrices:
+        scores = PartScores(**stored) if stored else None
+        matrix = scores.confusion_matrix if scores else None
+        return cls(
+            index=index,
+            name=name,
+            labels=labels,
+            per_class=(scores.per_class if scores else None) or {},
+            heatmap_raw=charts.confusion_heatmap(matrix, labels, title=f"{name}: raw counts"),
+            heatmap_calibrated=charts.confusion_heatmap(
+                scores.calibrated_matrix() if scores else None, labels, title=f"{name}: prevalence-calibrated"
+            ),
+        )
+
+
 def gold_change_page(*, phase: Phase, change: GoldChange) -> dict[str, Any]:
     """The preview of a phase's new gold file: what changes, and which submissions would fail."""
     submissions = phase.submissions.exclude(status=Submission.Status.FAILED)
     return {
         "change": change,
         "pending_name": phase.pending_gold_file.name if phase.pending_gold_file else "",
-        "class_counts": [(label, change.counts_old[label], change.counts_new[label]) for label in phase.task.labels],
+        "class_counts": [(label, change.counts_old[label], count) for label, count in change.counts_new.items()],
         "would_fail": 0 if change.same_ids else submissions.count(),
         "n_submissions": phase.submissions.count(),
     }

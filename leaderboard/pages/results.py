@@ -479,7 +479,7 @@ def metric_page(
     if column is None:
         return None
     metric = column.metric
-    n_classes = len(task.labels)
+    scheme = task.scheme
     primary = primary_column(task)
     data = board_data_of(phase)
     view = board_view(phase, data, column)
@@ -521,10 +521,11 @@ def metric_page(
         "column": column,
         "metric": metric,
         "primary": primary,
-        "counterpart": column.counterpart(),
+        "counterpart": column.counterpart() if metric.scope == "matrix" else None,
         "properties": [(code, name, metric.properties[code]) for code, name in PROPERTY_NAMES.items()],
-        "n_classes": n_classes,
-        "chance": metric.baseline.value(n_classes) if metric.baseline else None,
+        "n_classes": len(task.labels),
+        "outputs": scheme.outputs,
+        "chance": scheme.chance(metric.baseline),
         "rows": ranked,
         "paging": paging,
         "n_scored": view.n_scored,

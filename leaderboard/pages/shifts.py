@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from leaderboard import errors
 from leaderboard.formatting import rank_cells
 from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Phase
 from leaderboard.pages.results import api_page, board_data_of, items_page
@@ -125,8 +126,10 @@ def what_if_page(
     uniform, i.e. calibration), every team re-ranked under the chosen metric next to today's (a
     page of them), and the rank of those teams under every metric at the target, the movers
     marked. A target that cannot be used comes back as ``problem``, with the uniform target
-    shown instead."""
+    shown instead. A task with several labels an item has none (``not_for_outputs``)."""
     task = phase.task
+    if task.scheme.has_outputs:
+        return {"task": task, "phase": phase, "not_for_outputs": str(errors.WHAT_IF_NOT_FOR_OUTPUTS)}
     labels = list(task.labels)
     counts = gold_counts(phase)
     problem = None

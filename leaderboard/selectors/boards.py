@@ -38,15 +38,15 @@ from leaderboard.models import (
 )
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
-from scoring.engine.aggregate import BORDA, METHODS, Aggregate, column_sets
-from scoring.engine.board import BOARD_SETS, overall_ranking
+from scoring.engine.aggregate import BORDA, METHODS, Aggregate
+from scoring.engine.board import BOARD_SETS
 from scoring.engine.columns import Column, score_fields
 from scoring.engine.metrics import Value
 
 
 def columns_of(task: Task, *, calibrated: bool | None = False) -> list[Column]:
     """The task's ranking columns: raw ones, calibrated ones, or (``None``) both."""
-    return board_columns.ranking_columns(task.labels, calibrated=calibrated, ordinal=task.ordinal)
+    return task.scheme.ranking_columns(calibrated=calibrated)
 
 
 def shown_columns(task: Task, *, calibrated: bool | None = False, overall: Aggregate | None = None) -> list:
@@ -61,7 +61,7 @@ def overall_key(overall: Aggregate | None) -> tuple | None:
 
 def paired_columns(task: Task, *, paper_set: bool = False) -> list[Column]:
     """The task's columns with each metric followed by its calibrated version (Figure 2)."""
-    return board_columns.paired_columns(task.labels, paper_set=paper_set, ordinal=task.ordinal)
+    return task.scheme.paired_columns(paper_set=paper_set)
 
 
 def column_by_id(task: Task, column_id: str) -> Column | None:
@@ -89,10 +89,10 @@ def overall_of(task: Task, method: str | None = None, over: str | None = None) -
     chosen = method if method in METHODS or method == "off" else task.overall_method
     if chosen in ("", "off"):
         return None
-    labels, primary, ordinal = task.labels, task.primary_metric, task.ordinal
-    for columns in (over, task.overall_columns, "table8"):
+    scheme = task.scheme
+    for columns in (over, task.overall_columns, scheme.default_overall_set):
         try:
-            return overall_ranking(chosen, columns or "", labels, primary=primary, ordinal=ordinal)
+            return scheme.overall(chosen, columns or "", primary=task.primary_metric)
         except ValueError:
             continue
     return None
@@ -102,8 +102,8 @@ def overall_set(task: Task, overall: Aggregate) -> str | None:
     """The named set of columns (:data:`~scoring.engine.board.BOARD_SETS`) ``overall`` is
     taken over, if it is one (the phase's bootstrap stores the intervals of those)."""
     ids = [column.id for column in overall.columns]
-    sets = column_sets(task.labels, primary=task.primary_metric, ordinal=task.ordinal)
-    return next((name for name in BOARD_SETS if [column.id for column in sets[name]] == ids), None)
+    sets = task.scheme.column_sets(primary=task.primary_metric)
+    return next((name for name in BOARD_SETS if name in sets and [column.id for column in sets[name]] == ids), None)
 
 
 def _counting_order(phase: Phase, part: str) -> list[OrderBy]:

@@ -135,6 +135,7 @@ def _part_create(
         title=title,
         description=plan.description,
         labels=list(plan.labels),
+        outputs=plan.outputs,
         primary_metric=plan.primary_metric,
         opens_at=first.opens_at,
         closes_at=first.closes_at,

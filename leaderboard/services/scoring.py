@@ -39,9 +39,10 @@ from leaderboard import derived
 from leaderboard.models import Phase, Submission
 from leaderboard.services.notifications import submission_finished_notify
 from scoring.engine.io import InputFileError
+from scoring.engine.outputs import ScoredOutputs, score_output_files_with_items, score_outputs, subset
 from scoring.engine.scorer import ScoredFile, score_files_with_items
-from scoring.engine.split import part_matrices
-from scoring.engine.suite import Report, score_matrix
+from scoring.engine.split import part_masks, part_matrices
+from scoring.engine.suite import score_matrix
 
 logger = logging.getLogger(__name__)
 
@@ -89,14 +90,7 @@ def submission_score(*, submission_id: int) -> str:
     submission, phase = claimed
     gold_version, split = phase.gold_version, (phase.private_percent, phase.split_seed_number)
     try:
-        scored = score_files_with_items(
-            bytes(phase.gold_file.content),
-            submission.file.content,
-            labels=list(phase.task.labels),
-            gold_name="gold file",
-            predictions_name=submission.file.name,
-            ordinal=phase.task.ordinal,
-        )
+        scored = scored_file(phase, submission)
         failure = ""
     except InputFileError as error:
         # Validated at upload against the gold file of the time: the organiser's new gold file
@@ -131,10 +125,24 @@ def submission_score(*, submission_id: int) -> str:
     return submission.status
 
 
-def part_reports(scored: ScoredFile, percent: int, seed: int) -> dict[str, Report] | None:
+def scored_file(phase: Phase, submission: Submission) -> ScoredFile | ScoredOutputs:
+    """The run scored against the phase's gold file, with the items it was scored from, as the
+    task's kind reads it (one label column, or several outputs)."""
+    scheme = phase.task.scheme
+    names = {"gold_name": "gold file", "predictions_name": submission.file.name}
+    gold = bytes(phase.gold_file.content)
+    if scheme.has_outputs:
+        return score_output_files_with_items(gold, submission.file.content, outputs=scheme.outputs, **names)
+    return score_files_with_items(gold, submission.file.content, labels=scheme.labels, ordinal=scheme.ordinal, **names)
+
+
+def part_reports(scored: ScoredFile | ScoredOutputs, percent: int, seed: int) -> dict | None:
     """With a split test set (``percent`` of the items private), each part scored on its own."""
     if not percent:
         return None
+    if isinstance(scored, ScoredOutputs):
+        masks = part_masks(scored.gold.n_items, percent=percent, seed=seed)
+        return {part: score_outputs(subset(scored.gold, mask), scored.items[mask]) for part, mask in masks.items()}
     labels, ordinal = scored.report.labels, scored.report.ordinal
     matrices = part_matrices(scored.gold_codes, scored.items, len(labels), percent=percent, seed=seed)
     return {part: score_matrix(matrix, labels=labels, ordinal=ordinal) for part, matrix in matrices.items()}

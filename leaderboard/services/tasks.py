@@ -25,10 +25,19 @@ from leaderboard.models import (
 )
 from leaderboard.results_cache import results_changed
 from leaderboard.services.scoring import enqueue_on_commit, stuck_after
-from leaderboard.uploads import check_size, clean_labels, parse_gold, safe_file_name, stored_gold
+from leaderboard.uploads import (
+    Gold,
+    check_size,
+    clean_labels,
+    clean_outputs,
+    parse_gold,
+    safe_file_name,
+    stored_gold,
+)
 from scoring.engine.baselines import baseline_matrices, baseline_names
 from scoring.engine.gold import GoldChange, compare_gold
-from scoring.engine.io import LabelFile
+from scoring.engine.outputs import OutputsFile, score_outputs, subset
+from scoring.engine.schemes import Output, Scheme
 from scoring.engine.split import part_masks
 from scoring.engine.suite import score_matrix
 
@@ -37,9 +46,13 @@ def _class_counts(codes: np.ndarray, n_classes: int) -> np.ndarray:
     return np.bincount(codes, minlength=n_classes).astype(np.float64)
 
 
-def baselines_refresh(*, phase: Phase, gold: LabelFile) -> None:
+def baselines_refresh(*, phase: Phase, gold: Gold) -> None:
     """(Re)compute the phase's baseline rows from its gold file (and, with a split test set,
-    from each part's items, so that a board computed on a part compares with its own chance)."""
+    from each part's items, so that a board computed on a part compares with its own chance).
+    A task of several outputs has one: each output's most frequent gold label for every item."""
+    if isinstance(gold, OutputsFile):
+        _majority_of_outputs(phase, gold)
+        return
     n = len(gold.labels)
     counts = _class_counts(gold.codes, n)
     names = baseline_names(counts, gold.labels)
@@ -59,9 +72,28 @@ def baselines_refresh(*, phase: Phase, gold: LabelFile) -> None:
         baseline.save()
 
 
-def _store_gold(*, labels: list[str], name: str, content: bytes) -> tuple[LabelFile, StoredFile]:
+MAJORITY_OF_OUTPUTS = "Most frequent gold label of each output"
+
+
+def _majority_of_outputs(phase: Phase, gold: OutputsFile) -> None:
+    """The majority baseline of a task of several outputs, scored on its items (and parts)."""
+    codes = gold.codes
+    predicted = np.tile([int(np.argmax(np.bincount(column))) for column in codes.T], (len(codes), 1))
+    part_reports = None
+    if phase.has_split:
+        masks = part_masks(len(codes), percent=phase.private_percent, seed=phase.split_seed_number)
+        part_reports = {part: score_outputs(subset(gold, mask), predicted[mask]) for part, mask in masks.items()}
+    Baseline.objects.filter(phase=phase).exclude(kind=Baseline.Kind.MAJORITY).delete()
+    kind = Baseline.Kind.MAJORITY
+    baseline = Baseline.objects.filter(phase=phase, kind=kind).first() or Baseline(phase=phase, kind=kind)
+    baseline.name = MAJORITY_OF_OUTPUTS
+    baseline.apply(score_outputs(gold, predicted), parts=part_reports)
+    baseline.save()
+
+
+def _store_gold(*, scheme: Scheme, name: str, content: bytes) -> tuple[Gold, StoredFile]:
     """Validate a gold file and store its bytes; nothing is stored if it is refused."""
-    gold = parse_gold(content=content, labels=labels)
+    gold = parse_gold(content=content, scheme=scheme)
     gold_file = StoredFile.of(name=safe_file_name(name), content=content)
     gold_file.save()
     return gold, gold_file
@@ -123,7 +155,7 @@ def phase_create(
         raise errors.PHASE_SLUG_TAKEN.error("slug", slug=slug)
     gold, gold_file = (None, None)
     if gold_content is not None:
-        gold, gold_file = _store_gold(labels=list(task.labels), name=gold_name, content=gold_content)
+        gold, gold_file = _store_gold(scheme=task.scheme, name=gold_name, content=gold_content)
     phase = Phase(
         task=task,
         name=name,
@@ -169,10 +201,11 @@ def task_create(
     slug: str,
     title: str,
     description: str,
-    labels: list[str],
     primary_metric: str,
     opens_at: dt.datetime,
     closes_at: dt.datetime,
+    labels: list[str] | None = None,
+    outputs: tuple[Output, ...] = (),
     phase_name: str = PHASE_DEFAULT_NAME,
     phase_slug: str = PHASE_DEFAULT_SLUG,
     registration: str = Task.Registration.OPEN,
@@ -185,8 +218,10 @@ def task_create(
     policies: ``phase_options`` go to :func:`phase_create`). More phases come with :func:`phase_create`.
     Terms, if any, are version 1. With ``parent`` (a task made by
     :func:`task_with_subtasks_create`), the task is a subtask of it: registration, terms,
-    organisers and teams are the parent's."""
-    labels = clean_labels(labels)
+    organisers and teams are the parent's. A task of one label column has ``labels``; a task with
+    several labels an item has ``outputs`` instead (:func:`leaderboard.uploads.clean_outputs`)."""
+    labels = [] if outputs else clean_labels(labels or [])
+    outputs = clean_outputs(outputs) if outputs else ()
     if closes_at <= opens_at:
         raise errors.BAD_DATES.error("closes_at")
     if parent is not None:
@@ -199,11 +234,14 @@ def task_create(
             title=title,
             description=description,
             labels=labels,
-            ordinal=ordinal,
+            outputs=[output.as_json() for output in outputs],
+            ordinal=ordinal and not outputs,
             primary_metric=primary_metric,
+            overall_columns=Scheme(outputs=outputs).default_overall_set,
             registration=registration,
             terms=terms.strip(),
-        )
+        ),
+        exclude=["labels"] if outputs else None,
     )
     if parent is None:
         task.community.organisers.add(organiser)
@@ -332,7 +370,7 @@ def gold_preview(*, phase: Phase, gold_name: str, gold_content: bytes) -> GoldCh
 
     Nothing else changes until :func:`gold_confirm`: the current gold file and every score stay.
     """
-    gold, gold_file = _store_gold(labels=list(phase.task.labels), name=gold_name, content=gold_content)
+    gold, gold_file = _store_gold(scheme=phase.task.scheme, name=gold_name, content=gold_content)
     with transaction.atomic():
         Phase.objects.filter(pk=phase.pk).update(pending_gold_file=gold_file)
     phase.pending_gold_file = gold_file
@@ -355,7 +393,7 @@ def gold_confirm(*, phase: Phase) -> int:
     )
     if locked.pending_gold_file is None:
         raise errors.GOLD_NOT_PENDING.error("gold")
-    gold = parse_gold(content=bytes(locked.pending_gold_file.content), labels=list(phase.task.labels))
+    gold = parse_gold(content=bytes(locked.pending_gold_file.content), scheme=phase.task.scheme)
     Phase.objects.filter(pk=phase.pk).update(
         gold_file=locked.pending_gold_file, pending_gold_file=None, gold_version=F("gold_version") + 1
     )

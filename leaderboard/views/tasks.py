@@ -65,6 +65,8 @@ def sample_download(request: HttpRequest, slug: str, phase: str, kind: str) -> H
     if kind not in samples.SAMPLE_KINDS:
         raise Http404("No such sample file.")
     phase_row = _data_phase(request, slug, phase)
+    if kind not in samples.sample_kinds(phase_row.task.scheme):
+        raise Http404("A task with several labels an item takes labels only: no sample of probabilities.")
     if phase_row.waits_for_gold:
         raise Http404(errors.WAITS_FOR_GOLD.format(phase=phase_row.name))
     return download(

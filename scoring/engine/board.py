@@ -81,7 +81,7 @@ from pathlib import Path
 import numpy as np
 
 from scoring.engine import bootstrap
-from scoring.engine.aggregate import Aggregate, column_sets
+from scoring.engine.aggregate import Aggregate
 from scoring.engine.analysis import Analysis, analyse, hard_labels
 from scoring.engine.columns import Column, column_by_id, paired_columns, ranking_columns
 from scoring.engine.intervals_json import aggregate_intervals_json, stability_json
@@ -326,16 +326,3 @@ def choose_columns(text: str, available: Sequence[Column]) -> list[Column]:
 BOARD_SETS = ("table8", "raw", "calibrated")
 """The named sets of columns (:func:`~scoring.engine.aggregate.column_sets`) an overall column
 of a board may be taken over; the primary metric alone would repeat its own ranks."""
-
-
-def overall_ranking(method: str, over: str, labels: Sequence[str], *, primary: str, ordinal: bool = False) -> Aggregate:
-    """The overall ranking ``method`` over ``over``: one of :data:`BOARD_SETS`, or column ids
-    separated by commas (:func:`choose_columns`), each counted once. Raises
-    :class:`BoardError` for an unknown column and
-    :class:`~scoring.engine.aggregate.AggregateError` for an unknown method or no column."""
-    over = over.strip()
-    if over in BOARD_SETS:
-        columns = column_sets(labels, primary=primary, ordinal=ordinal)[over]
-    else:
-        columns = choose_columns(over, ranking_columns(labels, calibrated=None, ordinal=ordinal))
-    return Aggregate(method, tuple(dict.fromkeys(columns)))

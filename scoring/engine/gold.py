@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scoring.engine.io import LabelFile
+from scoring.engine.outputs import OutputsFile
 
 EXAMPLES = 5
 """How many ids each list of the comparison shows."""
@@ -42,9 +43,26 @@ class GoldChange:
         return self.same_ids and self.relabelled == 0
 
 
-def class_counts(gold: LabelFile) -> dict[str, int]:
-    counts = np.bincount(gold.codes, minlength=len(gold.labels))
-    return {label: int(count) for label, count in zip(gold.labels, counts, strict=True)}
+def _columns(gold: LabelFile | OutputsFile) -> tuple[np.ndarray, list[tuple[str | None, tuple[str, ...]]]]:
+    """The gold's codes as items × label columns, and each column's output (``None``: a task of
+    one label column) and labels."""
+    if isinstance(gold, OutputsFile):
+        return gold.codes, [(output.name, output.labels) for output in gold.outputs]
+    return gold.codes[:, np.newaxis], [(None, gold.labels)]
+
+
+def _named(output: str | None, label: str) -> str:
+    return label if output is None else f"{output}={label}"
+
+
+def class_counts(gold: LabelFile | OutputsFile) -> dict[str, int]:
+    """Items per label (``output=label`` for a task of several outputs)."""
+    codes, columns = _columns(gold)
+    return {
+        _named(output, label): int(count)
+        for column, (output, labels) in enumerate(columns)
+        for label, count in zip(labels, np.bincount(codes[:, column], minlength=len(labels)), strict=True)
+    }
 
 
 def _first_sorted(ids: pa.Array) -> tuple[str, ...]:
@@ -53,27 +71,37 @@ def _first_sorted(ids: pa.Array) -> tuple[str, ...]:
     return tuple(ids.take(order).to_pylist())
 
 
-def compare_gold(old: LabelFile | None, new: LabelFile) -> GoldChange:
-    """How ``new`` differs from ``old`` (both read with the same labels; ``None``: no gold file
-    yet, so every id is added). Ids are matched as exact strings by Arrow's hash kernels, in time
-    linear in the ids (a file of a hundred thousand ids compares in milliseconds); the examples
-    are the first ids in sorted order."""
+def compare_gold(old: LabelFile | OutputsFile | None, new: LabelFile | OutputsFile) -> GoldChange:
+    """How ``new`` differs from ``old`` (both read with the same labels or outputs; ``None``: no
+    gold file yet, so every id is added). Ids are matched as exact strings by Arrow's hash
+    kernels, in time linear in the ids (a file of a hundred thousand ids compares in
+    milliseconds); the examples are the first ids in sorted order, an item of several outputs
+    showing the outputs that changed."""
+    new_codes, columns = _columns(new)
     if old is None:
-        no_ids = pa.chunked_array([pa.array([], type=new.id_array.type)])
-        old = LabelFile(
-            name="no gold file", id_array=no_ids, codes=np.zeros(0, dtype=new.codes.dtype), labels=new.labels
-        )
-    old_ids, new_ids = old.id_array.combine_chunks(), new.id_array.combine_chunks()
+        old_ids, old_codes = pa.array([], type=new.id_array.type), new_codes[:0]
+    else:
+        old_ids, old_codes = old.id_array.combine_chunks(), _columns(old)[0]
+    new_ids = new.id_array.combine_chunks()
     row_in_new = pc.index_in(old_ids, value_set=new_ids)  # null: removed
     row_in_old = pc.index_in(new_ids, value_set=old_ids)  # null: added
     kept = pc.is_valid(row_in_new)
     old_rows = np.flatnonzero(kept.to_numpy(zero_copy_only=False))
     new_rows = row_in_new.filter(kept).to_numpy().astype(np.intp)
-    changed = old.codes[old_rows] != new.codes[new_rows]
-    old_changed, new_changed = old_rows[changed], new_rows[changed]
+    differs = old_codes[old_rows] != new_codes[new_rows]
+    changed = differs.any(axis=1)
+    old_changed, new_changed, which = old_rows[changed], new_rows[changed], differs[changed]
     changed_ids = old_ids.take(pa.array(old_changed))
+
+    def text(codes: np.ndarray, row: int, k: int) -> str:
+        return ", ".join(
+            _named(output, labels[codes[row, column]])
+            for column, (output, labels) in enumerate(columns)
+            if which[k, column]
+        )
+
     relabelled = tuple(
-        (changed_ids[k].as_py(), old.labels[old.codes[old_changed[k]]], new.labels[new.codes[new_changed[k]]])
+        (changed_ids[k].as_py(), text(old_codes, old_changed[k], k), text(new_codes, new_changed[k], k))
         for k in pc.sort_indices(changed_ids)[:EXAMPLES].to_pylist()
     )
     return GoldChange(
@@ -85,6 +113,6 @@ def compare_gold(old: LabelFile | None, new: LabelFile) -> GoldChange:
         examples_added=_first_sorted(new_ids.filter(pc.is_null(row_in_old))),
         examples_removed=_first_sorted(old_ids.filter(pc.is_null(row_in_new))),
         examples_relabelled=relabelled,
-        counts_old=class_counts(old),
+        counts_old=class_counts(old) if old is not None else dict.fromkeys(class_counts(new), 0),
         counts_new=class_counts(new),
     )

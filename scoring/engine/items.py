@@ -6,6 +6,7 @@ the test items: resampling the items needs each item's prediction, in the gold f
 
 * **hard** labels as class codes, in the smallest unsigned integer type that holds them
   (``uint8`` for up to 256 classes): 12,284 items take 12 kB, a few kB compressed;
+* a task of several outputs's labels as class codes too, items × outputs;
 * **soft** outputs as the probability rows the matrix was built from, ``float64``. Single
   precision would halve them, but the rows would then no longer give the stored soft matrix to
   the last bit, and a bootstrap on the site would differ from the command line's on the same
@@ -29,13 +30,14 @@ COMPRESSION_LEVEL = 6
 
 
 def compact(predicted: np.ndarray, n_classes: int) -> np.ndarray:
-    """``predicted`` in the type it is stored in: class codes as the smallest unsigned integers
-    that hold ``n_classes`` codes, probability rows as float64."""
+    """``predicted`` in the type it is stored in: class codes (an item's, or items × outputs of a
+    task of several) as the smallest unsigned integers that hold ``n_classes`` codes,
+    probability rows as float64."""
     predicted = np.asarray(predicted)
-    if predicted.ndim == 2:
+    if predicted.ndim == 2 and not np.issubdtype(predicted.dtype, np.integer):
         return predicted.astype(np.float64, copy=False)
-    if predicted.ndim != 1 or not np.issubdtype(predicted.dtype, np.integer):
-        raise ValueError("per-item predictions are class codes (1-d) or probability rows (2-d)")
+    if predicted.ndim not in (1, 2) or not np.issubdtype(predicted.dtype, np.integer):
+        raise ValueError("per-item predictions are class codes (1-d, or 2-d of several outputs) or probability rows")
     return predicted.astype(np.min_scalar_type(max(n_classes - 1, 0)), copy=False)
 
 

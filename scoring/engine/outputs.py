@@ -41,30 +41,11 @@ from scoring.engine.io import IdsFile
 from scoring.engine.label_sets import ItemCounts
 from scoring.engine.metrics import Value
 from scoring.engine.registry import item_metrics, suite_metrics
+from scoring.engine.schemes import LABEL_VALUES, Output, outputs_are_labels
 from scoring.engine.suite import Report, score_matrix
 
-LABEL_VALUES = ("0", "1")
-"""The labels of an output that is a label of a multi-label task: absent, present."""
 MAX_OUTPUTS = 1000
 """The most output columns a file may have (a header wider is refused by its field count)."""
-
-
-@dataclass(frozen=True)
-class Output:
-    """One output of a task: its column's name and its labels, in order."""
-
-    name: str
-    labels: tuple[str, ...]
-
-    @property
-    def is_label(self) -> bool:
-        """Whether the output is a 0/1 label of a multi-label task."""
-        return self.labels == LABEL_VALUES
-
-
-def outputs_are_labels(outputs: Sequence[Output]) -> bool:
-    """Whether every output is a 0/1 label: the task is multi-label (the label-set metrics)."""
-    return all(output.is_label for output in outputs)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -74,6 +55,12 @@ class OutputsFile(IdsFile):
 
     outputs: tuple[Output, ...]
     codes: np.ndarray
+
+
+def subset(gold: OutputsFile, rows: np.ndarray) -> OutputsFile:
+    """The gold file's items where ``rows`` (a mask) holds: one part of a split test set."""
+    ids = pa.chunked_array([gold.id_array.combine_chunks().filter(pa.array(rows))])
+    return OutputsFile(name=gold.name, id_array=ids, outputs=gold.outputs, codes=gold.codes[rows])
 
 
 def _labels_of(values: pa.ChunkedArray) -> tuple[str, ...]:
@@ -231,6 +218,29 @@ def score_outputs(gold: OutputsFile, predicted: np.ndarray) -> OutputsReport:
         calibrated=_means(calibrated),
         counts=counts,
     )
+
+
+@dataclass(frozen=True)
+class ScoredOutputs:
+    """A run's report and its per-item predictions (items × outputs codes in the gold order)."""
+
+    report: OutputsReport
+    items: np.ndarray
+    gold: OutputsFile
+
+
+def score_output_files_with_items(
+    gold: bytes | str | Path,
+    predictions: bytes | str | Path,
+    *,
+    outputs: Sequence[Output],
+    gold_name: str | None = None,
+    predictions_name: str | None = None,
+) -> ScoredOutputs:
+    """A run of a task of stored ``outputs``, scored, with the items it was scored from."""
+    gold_file = read_outputs(gold, outputs=outputs, name=gold_name)
+    items = read_output_predictions(predictions, gold=gold_file, name=predictions_name)
+    return ScoredOutputs(report=score_outputs(gold_file, items), items=items, gold=gold_file)
 
 
 def score_output_files(

@@ -24,7 +24,8 @@ from pathlib import Path
 from scoring.engine.board import Board, PredictionFilesError, team_names
 from scoring.engine.columns import Column, output_columns, output_paired_columns
 from scoring.engine.io import InputFileError
-from scoring.engine.outputs import Output, outputs_are_labels, read_output_predictions, read_outputs, score_outputs
+from scoring.engine.outputs import read_output_predictions, read_outputs, score_outputs
+from scoring.engine.schemes import Output, outputs_are_labels
 
 
 @dataclass(frozen=True)

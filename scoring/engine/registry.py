@@ -622,6 +622,8 @@ class ClassMeasure:
     direction: Direction = HIGHER
 
     do_not_call_in_templates: ClassVar[bool] = True
+    scope: ClassVar[str] = "matrix"
+    """A function of one confusion matrix (as :attr:`Metric.scope`)."""
 
     @property
     def higher_is_better(self) -> bool:

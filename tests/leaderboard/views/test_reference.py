@@ -28,7 +28,7 @@ from leaderboard.pages.disagreements import COLUMN_SET_NOTES, COLUMN_SETS
 from leaderboard.selectors.boards import columns_of, paired_columns
 from scoring.engine import references
 from scoring.engine.columns import PAPER_SET_KEYS
-from scoring.engine.registry import BY_KEY, CLASS_MEASURES, METRICS, ORDINAL_METRICS
+from scoring.engine.registry import BY_KEY, CLASS_MEASURES, ITEM_METRICS, METRICS, ORDINAL_METRICS
 
 ENTRIES = (*METRICS, *CLASS_MEASURES)
 MATHML = "{http://www.w3.org/1998/Math/MathML}"
@@ -63,7 +63,7 @@ def test_every_registry_formula_converts_to_block_mathml(entry):
 def test_only_registry_formulas_are_converted():
     with pytest.raises(ValueError, match=NOT_A_REGISTRY_FORMULA):
         latex_to_mathml(r"\frac{<script>alert(1)</script>}{1}")
-    assert len(FORMULAS) == len({entry.formula_latex for entry in (*ENTRIES, *ORDINAL_METRICS)})
+    assert len(FORMULAS) == len({entry.formula_latex for entry in (*ENTRIES, *ORDINAL_METRICS, *ITEM_METRICS)})
 
 
 def test_conversion_is_cached():

@@ -27,8 +27,9 @@ from sklearn.metrics import f1_score, hamming_loss, jaccard_score, precision_sco
 
 from scoring.engine import io
 from scoring.engine.confusion import hard_confusion
-from scoring.engine.outputs import LABEL_VALUES, Output, read_outputs, score_output_files
+from scoring.engine.outputs import read_outputs, score_output_files
 from scoring.engine.registry import suite_metrics
+from scoring.engine.schemes import LABEL_VALUES, Output
 from tests.scoring import oracle
 from tests.scoring.strategies import PROPERTY
 
