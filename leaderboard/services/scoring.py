@@ -39,7 +39,7 @@ from leaderboard import derived
 from leaderboard.models import Phase, Submission
 from leaderboard.services.notifications import submission_finished_notify
 from scoring.engine.io import InputFileError
-from scoring.engine.outputs import ScoredOutputs, score_output_files_with_items, score_outputs, subset
+from scoring.engine.outputs import ScoredOutputs, score_output_files_with_items, score_outputs
 from scoring.engine.scorer import ScoredFile, score_files_with_items
 from scoring.engine.split import part_masks, part_matrices
 from scoring.engine.suite import score_matrix
@@ -141,8 +141,9 @@ def part_reports(scored: ScoredFile | ScoredOutputs, percent: int, seed: int) ->
     if not percent:
         return None
     if isinstance(scored, ScoredOutputs):
-        masks = part_masks(scored.gold.n_items, percent=percent, seed=seed)
-        return {part: score_outputs(subset(scored.gold, mask), scored.items[mask]) for part, mask in masks.items()}
+        gold, outputs = scored.gold.codes, scored.gold.outputs
+        masks = part_masks(len(gold), percent=percent, seed=seed)
+        return {part: score_outputs(gold[mask], scored.items[mask], outputs=outputs) for part, mask in masks.items()}
     labels, ordinal = scored.report.labels, scored.report.ordinal
     matrices = part_matrices(scored.gold_codes, scored.items, len(labels), percent=percent, seed=seed)
     return {part: score_matrix(matrix, labels=labels, ordinal=ordinal) for part, matrix in matrices.items()}

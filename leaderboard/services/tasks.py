@@ -36,7 +36,7 @@ from leaderboard.uploads import (
 )
 from scoring.engine.baselines import baseline_matrices, baseline_names
 from scoring.engine.gold import GoldChange, compare_gold
-from scoring.engine.outputs import OutputsFile, score_outputs, subset
+from scoring.engine.outputs import OutputsFile, score_outputs
 from scoring.engine.schemes import Output, Scheme
 from scoring.engine.split import part_masks
 from scoring.engine.suite import score_matrix
@@ -82,12 +82,14 @@ def _majority_of_outputs(phase: Phase, gold: OutputsFile) -> None:
     part_reports = None
     if phase.has_split:
         masks = part_masks(len(codes), percent=phase.private_percent, seed=phase.split_seed_number)
-        part_reports = {part: score_outputs(subset(gold, mask), predicted[mask]) for part, mask in masks.items()}
+        part_reports = {
+            part: score_outputs(codes[mask], predicted[mask], outputs=gold.outputs) for part, mask in masks.items()
+        }
     Baseline.objects.filter(phase=phase).exclude(kind=Baseline.Kind.MAJORITY).delete()
     kind = Baseline.Kind.MAJORITY
     baseline = Baseline.objects.filter(phase=phase, kind=kind).first() or Baseline(phase=phase, kind=kind)
     baseline.name = MAJORITY_OF_OUTPUTS
-    baseline.apply(score_outputs(gold, predicted), parts=part_reports)
+    baseline.apply(score_outputs(codes, predicted, outputs=gold.outputs), parts=part_reports)
     baseline.save()
 
 

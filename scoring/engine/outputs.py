@@ -57,12 +57,6 @@ class OutputsFile(IdsFile):
     codes: np.ndarray
 
 
-def subset(gold: OutputsFile, rows: np.ndarray) -> OutputsFile:
-    """The gold file's items where ``rows`` (a mask) holds: one part of a split test set."""
-    ids = pa.chunked_array([gold.id_array.combine_chunks().filter(pa.array(rows))])
-    return OutputsFile(name=gold.name, id_array=ids, outputs=gold.outputs, codes=gold.codes[rows])
-
-
 def _labels_of(values: pa.ChunkedArray) -> tuple[str, ...]:
     """An output's labels read from its gold column (see the module docstring)."""
     found = distinct_labels(values)
@@ -199,21 +193,22 @@ def _means(exact: Sequence[ExactMatrix | None]) -> dict[str, Value]:
     return found
 
 
-def score_outputs(gold: OutputsFile, predicted: np.ndarray) -> OutputsReport:
-    """The report of ``predicted`` (items × outputs codes in the gold order) against ``gold``."""
+def score_outputs(gold: np.ndarray, predicted: np.ndarray, *, outputs: Sequence[Output]) -> OutputsReport:
+    """The report of ``predicted`` against ``gold`` (both items × outputs codes, in the gold
+    file's order) of a task of ``outputs``."""
     reports, exact, calibrated = {}, [], []
-    for index, output in enumerate(gold.outputs):
-        matrix = hard_confusion(predicted[:, index], gold.codes[:, index], len(output.labels))
+    for index, output in enumerate(outputs):
+        matrix = hard_confusion(predicted[:, index], gold[:, index], len(output.labels))
         exact_matrix = ExactMatrix.of(matrix)
         exact.append(exact_matrix)
         calibrated.append(exact_matrix.calibrated())
-        reports[output.name] = score_matrix(matrix, labels=output.labels, n_items=gold.n_items)
-    counts = ItemCounts.of(gold.codes, predicted, labels=outputs_are_labels(gold.outputs))
+        reports[output.name] = score_matrix(matrix, labels=output.labels, n_items=len(gold))
+    counts = ItemCounts.of(gold, predicted, labels=outputs_are_labels(outputs))
     items = {metric.key: float(metric.formula(counts)) for metric in item_metrics(labels=counts.labels)}
     return OutputsReport(
-        outputs=gold.outputs,
+        outputs=tuple(outputs),
         reports=reports,
-        n_items=gold.n_items,
+        n_items=len(gold),
         metrics={**_means(exact), **items},
         calibrated=_means(calibrated),
         counts=counts,
@@ -240,7 +235,9 @@ def score_output_files_with_items(
     """A run of a task of stored ``outputs``, scored, with the items it was scored from."""
     gold_file = read_outputs(gold, outputs=outputs, name=gold_name)
     items = read_output_predictions(predictions, gold=gold_file, name=predictions_name)
-    return ScoredOutputs(report=score_outputs(gold_file, items), items=items, gold=gold_file)
+    return ScoredOutputs(
+        report=score_outputs(gold_file.codes, items, outputs=gold_file.outputs), items=items, gold=gold_file
+    )
 
 
 def score_output_files(
@@ -254,4 +251,5 @@ def score_output_files(
     """Read, validate and score a run of a task with several outputs; raises
     :class:`scoring.engine.io.InputFileError` on bad input."""
     gold_file = read_outputs(gold, labels=labels, name=gold_name)
-    return score_outputs(gold_file, read_output_predictions(predictions, gold=gold_file, name=predictions_name))
+    items = read_output_predictions(predictions, gold=gold_file, name=predictions_name)
+    return score_outputs(gold_file.codes, items, outputs=gold_file.outputs)

@@ -81,7 +81,8 @@ def score_outputs_board(
     reports, errors = {}, []
     for team, path in zip(teams, predictions, strict=True):
         try:
-            reports[team] = score_outputs(gold_file, read_output_predictions(path, gold=gold_file))
+            items = read_output_predictions(path, gold=gold_file)
+            reports[team] = score_outputs(gold_file.codes, items, outputs=gold_file.outputs)
         except (InputFileError, OSError) as error:
             errors.append(error)
     if errors:
