@@ -86,12 +86,6 @@ class Kind:
     pause_s: Callable[[], float]
     """At most one computation per this many seconds per phase."""
     enabled: Callable[[], bool] = lambda: True
-    several_outputs: bool = False
-    """Whether it is computed for a task with several labels an item too."""
-
-    def applies(self, phase: Phase) -> bool:
-        """Whether the phase has this kind of result: switched on, and of its kind of task."""
-        return self.enabled() and (self.several_outputs or not phase.task.scheme.has_outputs)
 
 
 KINDS: dict[str, Kind] = {
@@ -143,7 +137,7 @@ def ask(*, phase: Phase, kinds: list[Kind] | None = None) -> None:
     if phase.waits_for_gold or (settings.DERIVED_RESULTS_IN == THREAD and not RUNNER.serving):
         return  # nothing to compute yet; or the server's sweep finds the change
     now = timezone.now()
-    for kind in [kind for kind in kinds or KINDS.values() if kind.applies(phase)]:
+    for kind in [kind for kind in kinds or KINDS.values() if kind.enabled()]:
         row, _ = kind.model.objects.select_for_update().only(*DerivedResult.STATE).get_or_create(phase=phase)
         if row.under_way(now):
             continue
@@ -205,7 +199,7 @@ def compute(kind_name: str, phase_id: int) -> str:
     phase = Phase.objects.select_related("task").filter(pk=phase_id).first()
     if phase is None:
         return "gone"
-    if phase.waits_for_gold or not kind.applies(phase):
+    if phase.waits_for_gold or not kind.enabled():
         rows.update(requested_at=None)
         return "nothing to compute"
     # The versions first, the digest after, the inputs last: a result can only be newer than
@@ -270,7 +264,7 @@ def sweep(*, now: dt.datetime | None = None) -> int:
     )
     asked = 0
     for phase in phases.distinct():
-        kinds = [kind for kind in KINDS.values() if kind.applies(phase)]
+        kinds = [kind for kind in KINDS.values() if kind.enabled()]
         if phase.waits_for_gold or not kinds:
             continue
         rows = {kind.name: kind.model.objects.filter(phase=phase).only(*DerivedResult.STATE).first() for kind in kinds}

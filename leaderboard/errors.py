@@ -277,15 +277,9 @@ BAD_OUTPUT_LABELS = Problem(
     "BAD_OUTPUT_LABELS",
     "The output {output!r} needs at least two labels, none twice (found {labels}); give them as “{output}: a, b”.",
 )
-WHAT_IF_NOT_FOR_OUTPUTS = Problem(
-    "WHAT_IF_NOT_FOR_OUTPUTS",
-    "The what-if re-scores each team at another class distribution of one label column: a task with several "
-    "labels an item has none yet (its boards show every metric, raw and calibrated, without it).",
-)
-ANALYSIS_NOT_FOR_OUTPUTS = Problem(
-    "ANALYSIS_NOT_FOR_OUTPUTS",
-    "What the teams got wrong together (their majority vote, the oracle, kappa between them) is computed for a task "
-    "of one label column: a task with several labels an item has no such analysis yet.",
+NO_SUCH_OUTPUT = Problem(
+    "NO_SUCH_OUTPUT",
+    "This task has no output {output!r}; its outputs are: {outputs}. The what-if re-scores one output at a time.",
 )
 UNKNOWN_OUTPUT = Problem("UNKNOWN_OUTPUT", "The gold file has no output column {output!r} (its outputs: {outputs}).")
 BAD_OVERALL = Problem(

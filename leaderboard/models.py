@@ -28,12 +28,11 @@ from django.utils import timezone
 from leaderboard import errors
 from leaderboard.names import lookalike_key, name_key
 from scoring.engine.aggregate import METHODS
-from scoring.engine.board import BOARD_SETS
 from scoring.engine.calibration import calibrate
 from scoring.engine.items import pack_items, unpack_items
 from scoring.engine.outputs import OutputsReport
 from scoring.engine.registry import ITEM_METRICS, ranking_metrics
-from scoring.engine.schemes import Output, Scheme
+from scoring.engine.schemes import BOARD_SETS, Output, Scheme
 from scoring.engine.suite import Report
 
 ALL_ITEMS, PUBLIC_PART, PRIVATE_PART = "all", "public", "private"

@@ -72,7 +72,7 @@ BUILD_LOCK_S = 30
 BUILD_WAIT_S = 30.0
 """How long a request waits for the computation another request has under way."""
 BUILD_POLL_S = 0.02
-KEY_PREFIX = "results:v2"
+KEY_PREFIX = "results:v3"
 
 
 def results_changed(task: Task | int, *, scores_only: bool = False) -> None:

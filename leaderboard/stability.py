@@ -65,10 +65,6 @@ CURRENT, RECOMPUTING, UNAVAILABLE, FAILED = "current", "recomputing", "unavailab
 computation for the current scores failed (the reason is given; the next change of the scores
 asks again)."""
 
-NOT_FOR_OUTPUTS = (
-    "Bootstrap intervals are not computed for a task with several labels an item: its boards rank and compare "
-    "the teams without them."
-)
 SKIPPED_RESCORING = "being re-scored against the new gold file"
 SKIPPED_UNREADABLE = "its file no longer reads against the gold file"
 SKIPPED_MISMATCH = "its per-item predictions do not give its stored confusion matrix"
@@ -124,7 +120,8 @@ def computed(phase: Phase, data: BoardData) -> tuple[dict[str, Any], str]:
     Raises :class:`~leaderboard.models.ComputationFailed` when the child process fails (its
     memory, its time)."""
     replicates, seed = settings.BOOTSTRAP_REPLICATES, settings.BOOTSTRAP_SEED
-    fields = ("confusion_matrix", "items", "kind", "file", "score_count")
+    outputs = phase.task.scheme.outputs
+    fields = ("confusion_matrix", "output_scores", "items", "kind", "file", "score_count")
     counting = sorted(counting_submissions(phase, fields=fields, part=data.part).items())
     gold = kept_gold(phase)
     runs: list[tuple[int, bytes, list]] = []
@@ -133,6 +130,11 @@ def computed(phase: Phase, data: BoardData) -> tuple[dict[str, Any], str]:
         packed = None
         if submission.scored_gold_version != phase.gold_version:
             skipped[str(team_id)] = SKIPPED_RESCORING
+        elif outputs and submission.items is None:  # kept from the first scoring of such a task
+            skipped[str(team_id)] = SKIPPED_NO_ITEMS
+        elif outputs:
+            matrices = [submission.output_scores[output.name]["confusion_matrix"] for output in outputs]
+            runs.append((team_id, bytes(submission.items), matrices))
         elif (packed := _packed_items(submission, gold=gold)) is None:
             skipped[str(team_id)] = SKIPPED_UNREADABLE
         else:
@@ -143,7 +145,8 @@ def computed(phase: Phase, data: BoardData) -> tuple[dict[str, Any], str]:
     if data.part != ALL_ITEMS:
         keep = part_masks(len(gold.codes), percent=phase.private_percent, seed=phase.split_seed_number)[data.part]
     job = {
-        "labels": list(gold.labels),
+        "labels": list(phase.task.labels or ()),
+        "outputs": [output.as_json() for output in outputs],
         "ordinal": phase.task.ordinal,
         "primary": phase.task.primary_metric,
         "replicates": replicates,
@@ -179,8 +182,6 @@ class IntervalsNote:
     """Whether a result is stored at all."""
     failure: str = ""
     """Why the computation for the current scores failed (status ``failed``)."""
-    reason: str = ""
-    """Why there are none (status ``unavailable``), when there is one to say."""
 
 
 SECTIONS = ("raw", "calibrated")
@@ -289,8 +290,6 @@ class Intervals:
     ``settings.BOOTSTRAP_EVERY_S`` to pass since the last one; ``None`` once asked for."""
     stored: bool = False
     """Whether a result is stored at all (even one without intervals: no team could be used)."""
-    reason: str = ""
-    """Why there are none (status ``unavailable``), when there is one to say."""
 
     @property
     def shown(self) -> bool:
@@ -309,7 +308,6 @@ class Intervals:
             skipped=self.skipped(),
             result=self.stored,
             failure=self.failure,
-            reason=self.reason,
         )
 
     @property
@@ -459,8 +457,6 @@ class Intervals:
             found["due_at"] = self.due_at.isoformat()
         if self.failure:
             found["failure"] = self.failure
-        if self.reason:
-            found["reason"] = self.reason
         if self.status != CURRENT or not self.shown:
             return found
         data, names = self.data, self.data.teams
@@ -556,8 +552,6 @@ def intervals_of(*, phase: Phase, data: BoardData | None = None) -> Intervals:
     computed from the phase's current inputs (``data``: its board, if already read), else
     marked as stale (being recomputed, or due at a given time). Reads only; call it only for
     someone who may see the board."""
-    if phase.task.scheme.has_outputs:
-        return Intervals(status=UNAVAILABLE, reason=NOT_FOR_OUTPUTS)
     if settings.BOOTSTRAP_REPLICATES < 1:
         return Intervals(status=UNAVAILABLE)
     row = PhaseStability.objects.filter(phase=phase).only(*DerivedResult.STATE, "replicates", "seed").first()

@@ -49,20 +49,30 @@ import numpy as np
 
 from scoring import multi_output
 from scoring.engine.aggregate import METHODS, Aggregate
-from scoring.engine.analysis import HARDEST_AT_LEAST, Analysis
 from scoring.engine.board import Board, score_board
-from scoring.engine.bootstrap import write_replicates
 from scoring.engine.columns import Column, table8_columns
-from scoring.engine.formatting import rank_text, rho_text, value_text
+from scoring.engine.formatting import rank_text, value_text
 from scoring.engine.io import InputFileError
 from scoring.engine.latex import latex_table
-from scoring.engine.ranking import rank_among
 from scoring.engine.references import plain
 from scoring.engine.registry import get
 from scoring.engine.scorer import score_files
 from scoring.engine.suite import Report, weighted_averages
 from scoring.engine.whatif import GOLD, UNIFORM, TargetError, WhatIf, exact_share, parse_target, what_if
-from scoring.tables import board_table, fail, file_problem, rho_table, scored_board, table, text_report
+from scoring.tables import (
+    ANALYSIS_NEEDS_BOARD,
+    analysis_text,
+    board_json,
+    board_table,
+    bootstrap_problem,
+    ensemble_rows,
+    fail,
+    file_problem,
+    rho_table,
+    scored_board,
+    table,
+    text_report,
+)
 
 
 def extras(report: Report, *, weights: list[float] | None, prevalence: str | None) -> dict:
@@ -155,67 +165,6 @@ def board_text(board: Board, columns: Sequence[Column] | None, aggregate: Aggreg
     return "\n\n".join(sections) + "\n"
 
 
-ENSEMBLE_NAMES = ("Majority vote of the teams", "Oracle (any team right)")
-"""How a board names the two rows of :mod:`scoring.engine.analysis` that are never ranked."""
-
-
-def analysis_text(board: Board, analysis: Analysis, columns: Sequence[Column] | None) -> str:
-    """The analysis as tables: the majority vote and the oracle against the best team under each
-    column, the items no run got right per gold label, kappa in the clustering's order with its
-    merges, and the hardest items (the first :data:`HARDEST_AT_LEAST`)."""
-    rows = []
-    for column in columns or board.ranking_columns(calibrated=None):
-        values = board.values(column)
-        best = [team for team, rank in board.ranks(column).items() if rank == 1]
-        cells = [
-            f"{value_text(value)} ({rank_text(rank_among(values, value, column.direction))})"
-            for value in (column.value(analysis.majority_vote), column.value(analysis.oracle))
-        ]
-        best_value = next((value for value, team in zip(values, board.teams, strict=True) if team in best), None)
-        rows.append([column.id, column.symbol, f"{value_text(best_value)} ({', '.join(best) or '–'})", *cells])
-    unsolved = [
-        [label, str(count), f"{unsolved} ({value_text(unsolved / count if count else None)})"]
-        for label, count, unsolved in zip(board.labels, analysis.gold_counts, analysis.unsolved, strict=True)
-    ]
-    runs = [board.teams[run] for run in analysis.agreement.runs]
-    order = analysis.agreement.clustering.order
-    kappa = analysis.agreement.kappa
-    kappa_rows = [[runs[i], *(rho_text(kappa[i][j]) for j in order)] for i in order]
-    merges = [
-        f"{step:>3}. {' + '.join(runs[r] for r in merge.left)}  with  {' + '.join(runs[r] for r in merge.right)}: "
-        f"mean κ {rho_text(merge.kappa)}"
-        for step, merge in enumerate(analysis.agreement.clustering.merges, start=1)
-    ]
-    shown = analysis.hardest[:HARDEST_AT_LEAST].tolist()
-    ids = board.gold.ids if board.gold is not None else range(board.n_items)
-    hardest = [
-        [
-            str(ids[item]),
-            board.labels[analysis.gold[item]],
-            str(analysis.right[item]),
-            *(board.labels[code] for code in analysis.hardest_codes[:, h].tolist()),
-        ]
-        for h, item in enumerate(shown)
-    ]
-    n_unsolved = sum(analysis.unsolved)
-    return (
-        f"\nWhat the {analysis.n_runs} runs got wrong together (probability files read as their arg-max label, a "
-        "tie to the first label)\n\n"
-        f"{ENSEMBLE_NAMES[0]}: each item labelled as most runs labelled it, a tie to the first label "
-        f"({analysis.vote_ties} items tied). {ENSEMBLE_NAMES[1]}: an item right when some run got it right. "
-        "Neither is ranked; in parentheses, the rank each would take among the teams.\n"
-        + table(["column", "symbol", "best team", "majority vote", "oracle"], rows)
-        + "\n\nItems no run labelled right, per gold label\n"
-        + table(["gold label", "items", "no run right"], unsolved)
-        + "\n\nCohen's kappa between the runs, in the order of their clustering (average linkage of 1 − κ; "
-        "undefined)\n"
-        + table(["", *(runs[j] for j in order)], kappa_rows)
-        + ("\n\nThe groups, as they join (mean κ over their pairs)\n" + "\n".join(merges) if merges else "")
-        + f"\n\nThe hardest items: {n_unsolved} no run got right; the first {len(shown)} of {len(analysis.hardest)} "
-        "(all of them with --format json)\n" + table(["id", "gold", "right", *board.teams], hardest) + "\n"
-    )
-
-
 def moves_table(scenario: WhatIf, columns: Sequence[Column]) -> str:
     """A row per column, a cell per team: its rank today, or ``3 → 1 *`` for a team that moves
     from 3rd today to 1st at the target."""
@@ -253,7 +202,6 @@ def board_what_if(board: Board, text: str) -> WhatIf:
     return what_if(matrices, labels=board.labels, target=target, ordinal=board.ordinal)
 
 
-ANALYSIS_NEEDS_BOARD = "--analysis compares the runs of a board: give two or more prediction files"
 ORDINAL_NEEDS_LABELS = (
     "--ordinal reads the labels as a scale in the order --labels gives them: name that order, e.g. "
     "--labels -2,-1,0,1,2 (the gold file's own order sorts names, not a scale)"
@@ -336,7 +284,8 @@ def parser() -> argparse.ArgumentParser:
         "the oracle (an item right when any run got it right), each scored and placed among the teams; Cohen's "
         "kappa between every two runs and their clustering; the items no run got right, per gold label and one by "
         "one. A probability file counts as its arg-max label, a tie to the first label in the label order. With "
-        "--format latex: the majority vote and the oracle below a rule",
+        "--multi-label, output by output, with the exact-match oracle (the items one run got entirely right) and "
+        "kappa the mean of each output's. With --format latex: the majority vote and the oracle below a rule",
     )
     command.add_argument("--weights", help="comma-separated class weights ω, in label order: adds their averages")
     command.add_argument(
@@ -403,12 +352,8 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
         return fail("--weights applies to a single prediction file")
     if args.prevalence and args.format == "latex":
         return fail("--prevalence re-ranks a text or JSON board; --format latex prints the board as it is")
-    if args.bootstrap is not None and (args.format != "json" or len(args.predictions) < 2):
-        return fail("--bootstrap adds intervals to a JSON board: two or more prediction files and --format json")
-    if args.bootstrap is not None and args.bootstrap < 1:
-        return fail(f"--bootstrap needs a positive number of replicates, got {args.bootstrap}")
-    if args.bootstrap_replicates and args.bootstrap is None:
-        return fail("--bootstrap-replicates writes the replicates of --bootstrap")
+    if problem := bootstrap_problem(args):
+        return fail(problem)
     if args.analysis and len(args.predictions) < 2:
         return fail(ANALYSIS_NEEDS_BOARD)
     if args.metrics and args.format == "json" and not args.aggregate:
@@ -432,20 +377,9 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
     if scenario is not None and not what_if_columns:
         return fail("--prevalence re-estimates raw columns, and --metrics names only calibrated ones")
     if args.format == "json":
-        stability = None
-        if args.bootstrap is not None:
-            stability = scored.stability(
-                replicates=args.bootstrap,
-                seed=args.seed,
-                aggregates=[aggregate] if aggregate else [],
-                keep_replicates=bool(args.bootstrap_replicates),
-            )
-        if stability is not None and args.bootstrap_replicates:
-            try:
-                write_replicates(args.bootstrap_replicates, stability, teams=scored.teams)
-            except OSError as error:
-                return fail(file_problem(error))
-        output = scored.as_json(stability=stability, aggregate=aggregate)
+        output = board_json(args, scored, aggregate)
+        if isinstance(output, int):
+            return output
         if scenario is not None:
             output["prevalence_what_if"] = scenario.as_json()
         if args.analysis:
@@ -455,13 +389,7 @@ def board(args: argparse.Namespace, labels: list[str] | None) -> int:
     elif args.format == "latex":
         columns = [*(columns or table8_columns(scored.labels)), *([aggregate] if aggregate else [])]
         values = {column.id: scored.values(column) for column in columns}
-        ensembles = []
-        if args.analysis:
-            found = scored.analysis()
-            ensembles = [
-                (name, {column.id: column.value(report) for column in columns if isinstance(column, Column)})
-                for name, report in zip(ENSEMBLE_NAMES, (found.majority_vote, found.oracle), strict=True)
-            ]
+        ensembles = ensemble_rows(scored.analysis(), columns) if args.analysis else []
         sys.stdout.write(latex_table(teams=scored.teams, columns=columns, values=values, ensembles=ensembles))
     else:
         sys.stdout.write(board_text(scored, columns, aggregate))

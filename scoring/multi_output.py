@@ -14,6 +14,23 @@ the label-set keys only where every output is a 0/1 label. Several files: a boar
 (:mod:`scoring.engine.outputs_board`), as text, JSON or LaTeX, with ``--metrics`` and
 ``--aggregate`` as for any board. ``--labels OUTPUT=a,b,c`` (once per output, as needed) gives an
 output's labels in order; the others are read from the gold file.
+
+``--analysis`` on a board adds what the runs got wrong together, output by output (rules:
+:mod:`scoring.engine.analysis`, "A task with several outputs"); the JSON board gains one key
+(contract), as a single-label board's (:mod:`scoring.__main__`) but for::
+
+    "analysis": {"teams": T,
+      "majority_vote": {"ties": item-output cells tied, "ties_per_output": {output: n},
+                        <the single-file object of a task with several outputs>, "would_rank": {...}},
+      "oracle": {"accuracy": mean over the outputs, "macro_recall": mean over the outputs,
+                 "exact_match_one_run": share of the items one run got entirely right,
+                 <the single-file object>, "would_rank": {...}},
+      "unsolved": {output: {label: items no run got right on that output}},
+      "agreement": {... "kappa": each the mean over the outputs of each output's kappa ...},
+      "hardest": [{"id", "gold": {output: label}, "right": runs entirely right,
+                   "labels": {team: {output: label}}}]}
+
+``would_rank.calibrated`` holds the columns with a calibrated twin, as ``ranks.calibrated`` does.
 """
 
 from __future__ import annotations
@@ -30,9 +47,22 @@ from scoring.engine.latex import latex_table
 from scoring.engine.outputs import OutputsReport, score_output_files
 from scoring.engine.outputs_board import OutputsBoard, score_outputs_board
 from scoring.engine.registry import item_metrics, suite_metrics
-from scoring.tables import board_table, fail, file_problem, rho_table, scored_board, table, text_report
+from scoring.tables import (
+    ANALYSIS_NEEDS_BOARD,
+    analysis_text,
+    board_json,
+    board_table,
+    bootstrap_problem,
+    ensemble_rows,
+    fail,
+    file_problem,
+    rho_table,
+    scored_board,
+    table,
+    text_report,
+)
 
-NOT_WITH_OUTPUTS = ("--bootstrap", "--analysis", "--prevalence", "--weights", "--ordinal")
+NOT_WITH_OUTPUTS = ("--prevalence", "--weights", "--ordinal")
 """Options of a single-label task that a task with several outputs does not take."""
 LABELS_NEED_OUTPUT = "--labels with --multi-label names an output and its labels: OUTPUT=a,b,c, got {given!r}"
 
@@ -94,6 +124,10 @@ def main(args: argparse.Namespace) -> int:
     labels = output_labels(args.labels)
     if isinstance(labels, str):
         return fail(labels)
+    if args.analysis and len(args.predictions) < 2:
+        return fail(ANALYSIS_NEEDS_BOARD)
+    if problem := bootstrap_problem(args):
+        return fail(problem)
     if len(args.predictions) == 1 and args.format != "latex":
         if args.metrics or args.aggregate:
             return fail("--metrics and --aggregate apply to a board (two or more prediction files)")
@@ -123,13 +157,22 @@ def board(args: argparse.Namespace, labels: Mapping[str, Sequence[str]]) -> int:
     if isinstance(found, int):
         return found
     scored, columns, aggregate = found
+    analysis = scored.analysis() if args.analysis else None
     if args.format == "json":
-        json.dump(scored.as_json(aggregate=aggregate), sys.stdout, indent=2, allow_nan=False)
+        output = board_json(args, scored, aggregate)
+        if isinstance(output, int):
+            return output
+        if analysis is not None:
+            output["analysis"] = scored.analysis_json(analysis)
+        json.dump(output, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     elif args.format == "latex":
         columns = [*(columns or scored.ranking_columns(calibrated=False)), *([aggregate] if aggregate else [])]
         values = {column.id: scored.values(column) for column in columns}
-        sys.stdout.write(latex_table(teams=scored.teams, columns=columns, values=values))
+        ensembles = ensemble_rows(analysis, columns) if analysis is not None else []
+        sys.stdout.write(latex_table(teams=scored.teams, columns=columns, values=values, ensembles=ensembles))
     else:
         sys.stdout.write(board_text(scored, columns, aggregate))
+        if analysis is not None:
+            sys.stdout.write(analysis_text(scored, analysis, columns))
     return 0

@@ -376,6 +376,7 @@ def what_if(
     phase: str | None = None,
     page: int = Query(1, ge=1),
     per_page: int = Query(100, ge=0, le=1000),
+    output: str | None = None,
 ):
     """Every team of a phase's board (default the current phase) re-scored at another class
     distribution of the gold (paper 000, Eq. 5 and 26-27): ``prevalence`` is shares in label
@@ -383,16 +384,20 @@ def what_if(
     calibrated scores) or ``gold`` (today's). Per ranking column, each team's value and rank at
     the target and its rank today; the teams that move; per class, each team's measures there.
     Teams in the order of the primary metric at the target, ``per_page`` a page (``page``; 0:
-    every team on one page)."""
+    every team on one page). A task with several labels an item: the what-if of one ``output``
+    (default the first), its labels' shares, under that output's own metrics."""
     found = _board_phase(request, slug, phase)
-    if found.task.scheme.has_outputs:
-        raise ApiError.of(400, errors.WHAT_IF_NOT_FOR_OUTPUTS)
-    labels = list(found.task.labels)
     try:
-        target = parse_target(prevalence, labels=labels, gold_counts=shifts_page.gold_counts(found))
-    except TargetError as error:
+        chosen = shifts_page.chosen_output(found.task, output)
+    except shifts_page.UnknownOutput as error:
+        raise ApiError.of(400, errors.NO_SUCH_OUTPUT, **error.params) from None
+    try:
+        labels, counts = shifts_page.what_if_classes(found, chosen)
+        target = parse_target(prevalence, labels=labels, gold_counts=counts)
+        answer = shifts_page.what_if_api(phase=found, target=target, page=page, per_page=per_page, output=chosen)
+    except TargetError as error:  # a bad target, or a class without gold items in the part shown
         raise ApiError.of(400, problems.BAD_TARGET, details=str(error)) from None
-    return {"phase": found.slug, **shifts_page.what_if_api(phase=found, target=target, page=page, per_page=per_page)}
+    return {"phase": found.slug, **answer}
 
 
 # Submissions

@@ -153,8 +153,7 @@ class BoardOut(Schema):
         description='95 % paired-bootstrap intervals: "status" (current; recomputing, while the intervals of the '
         'latest scores are computed in the background, with "due_at" when the computation waits for the pause '
         'between two computations of a phase; failed, when that computation failed, with "failure" saying why; '
-        'or unavailable, with "reason" where there is one to say, as for a task with several labels an item) and, '
-        "when current, the CLI's layout: "
+        "or unavailable) and, when current, the CLI's layout: "
         '"raw" and "calibrated", per raw column id, per team, {"score": [lo, hi], "rank": [best, worst]} (null: '
         'undefined), "tied_with_leader", "indistinguishable", "bootstrap" (replicates, seed, ...), "skipped" '
         "(teams without intervals, and why)"
@@ -230,7 +229,7 @@ class AnalysisOut(Schema):
     status: str = Field(
         description="current; recomputing (what follows is of earlier scores while the latest are analysed); "
         "failed (the analysis of the latest scores failed: what follows is of earlier ones, 'failure' says why); or "
-        "none (not computed yet, fewer than two teams, or a task with several labels an item)"
+        "none (not computed yet, or fewer than two teams)"
     )
     failure: str | None = Field(None, description="why the analysis of the latest scores failed (status failed)")
     computed_at: str | None
@@ -241,29 +240,44 @@ class AnalysisOut(Schema):
         description="the teams' majority vote (each item labelled as most teams labelled it, a tie to the first "
         'label) scored like a run: "ties" (items tied), "confusion_matrix", "metrics", "calibrated", "per_class", '
         '"calibrated_per_class", and "would_rank" (the rank it would take among the teams, per raw column id, '
-        '"raw" and "calibrated"); absent with fewer than two teams',
+        '"raw" and "calibrated"); absent with fewer than two teams. A task with several labels an item: the vote '
+        'of each output, "ties" the item-output cells tied and "ties_per_output" {output: n}, "metrics" and '
+        '"calibrated" the means over the outputs (and the metrics read from the items), "outputs" each output\'s '
+        '{"confusion_matrix", "metrics", ...}',
     )
     oracle: dict[str, Any] | None = Field(
         None,
-        description='an item right when any team got it right: "accuracy", "macro_recall", then as majority_vote',
+        description='an item right when any team got it right: "accuracy", "macro_recall", then as majority_vote. '
+        "A task with several labels an item: an item's output right when any team got it right, and "
+        '"exact_match_one_run", the share of the items one team got entirely right',
     )
-    unsolved: dict[str, int] | None = Field(None, description="per gold label: the items no team got right")
+    unsolved: dict[str, int] | dict[str, dict[str, int]] | None = Field(
+        None,
+        description="per gold label: the items no team got right; a task with several labels an item: per output, "
+        "per gold label, the items no team got right on that output",
+    )
     agreement: dict[str, Any] | None = Field(
         None,
         description='Cohen\'s kappa between the teams (the first 50 under the primary metric): "teams" in the order '
-        'of their clustering, "kappa" in that order (null: undefined), "clustering" (method, order, merges with '
-        "the groups' mean kappa)",
+        'of their clustering, "kappa" in that order (null: undefined; of several labels an item, the mean over the '
+        "outputs of each output's kappa), \"clustering\" (method, order, merges with the groups' mean kappa)",
     )
     hardest: list[dict[str, Any]] | None = Field(
         None,
         description="every item no team got right and at least 20 in all: id, gold, right (teams that got it "
-        "right), votes (teams per label); only for those who may see gold labels: the organisers, and everyone "
-        "once they published them after every phase using the same gold file closed",
+        "right), votes (teams per label); a task with several labels an item: gold per output, right the teams "
+        "that got every output right, votes per output and label; only for those who may see gold labels: the "
+        "organisers, and everyone once they published them after every phase using the same gold file closed",
     )
 
 
 class WhatIfOut(Schema):
     phase: str
+    output: str | None = Field(
+        None,
+        description="a task with several labels an item: the output this what-if is of (its labels are the classes, "
+        "its own metrics the columns); null for a task of one label column",
+    )
     target: dict[str, float] = Field(description="the target's share of each class, normalised to sum to 1")
     page: int = Field(description="this page of the teams (from 1), in the order of the primary metric at the target")
     pages: int = Field(description="how many pages of per_page teams there are")

@@ -5,6 +5,11 @@ The page and the API read the same cached pieces: the summary (the majority vote
 against the winner under every column, the items no team got right per gold label, kappa and its
 clustering, the teams left out) for everyone who sees the board, and the hardest items, which
 hold gold labels, for those :func:`~leaderboard.permissions.can_view_hardest_items` allows.
+
+A task with several outputs shows the same (rules: :mod:`scoring.engine.analysis`), with the
+exact-match oracle beside the oracle, the items no team got right per output and gold label, and
+each hardest item's labels as text (:func:`scoring.engine.outputs_analysis.labels_text`); its
+JSON gives each output's label, and the teams' votes per output and label.
 """
 
 from __future__ import annotations
@@ -18,16 +23,19 @@ import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
-from leaderboard import charts, errors, exports
+from leaderboard import charts, exports
 from leaderboard.analysis import AGREEMENT_TEAMS, hardest_labels
 from leaderboard.models import DerivedState, PartScores, Phase, PhaseAnalysis
 from leaderboard.pages.results import board_data_of
 from leaderboard.results_cache import cached
 from leaderboard.selectors.boards import ANALYSIS_ROWS, BoardData, analysis_stamp, columns_of
-from scoring.engine.analysis import HARDEST_AT_LEAST, LINKAGE
+from scoring.engine.analysis import HARDEST_AT_LEAST, LINKAGE, labels_json, per_label_json, unsolved_rows
 from scoring.engine.columns import Column
+from scoring.engine.label_sets import PRESENT
 from scoring.engine.metrics import Value
+from scoring.engine.outputs_analysis import labels_text
 from scoring.engine.ranking import goodness
+from scoring.engine.schemes import Scheme
 
 HARDEST_SHOWN = 100
 """The hardest items the page lists (the CSV and the JSON hold every one)."""
@@ -99,8 +107,6 @@ def _summary(phase: Phase) -> dict[str, Any]:
     row, status, state = _stored(phase, data)
     n_scored = int(data.scored.sum())
     summary: dict[str, Any] = {"status": status, "n_scored": n_scored, "applies": False}
-    if phase.task.scheme.has_outputs:
-        return summary | {"not_for_outputs": str(errors.ANALYSIS_NOT_FOR_OUTPUTS)}
     if row is None:
         return summary
     summary |= {"failure": state.failure, "due_at": state.due_at}
@@ -118,23 +124,29 @@ def _summary(phase: Phase) -> dict[str, Any]:
     }
     if not summary["applies"]:
         return summary
-    labels = phase.task.labels
+    scheme = phase.task.scheme
     vote, oracle = _scores(result["majority_vote"]), _scores(result["oracle"])
     agreement = result["agreement"]
     clustered = [name(team) for team in agreement["teams"]]
     order = agreement["order"]
     kappa = agreement["kappa"]
+    rows = unsolved_rows(
+        labels=scheme.labels, outputs=scheme.outputs, gold_counts=result["gold_counts"], unsolved=result["unsolved"]
+    )
+    outputs = [output.name for output in scheme.outputs]
     summary |= {
         "vote_ties": result["majority_vote"]["ties"],
+        "ties_per_output": list(zip(outputs, result["majority_vote"].get("ties_per_output", ()), strict=True)),
         "majority_vote": result["majority_vote"],
         "oracle": result["oracle"],
+        "exact_match_one_run": result["oracle"].get("exact_match_one_run"),
         "versus": [_versus(data, column, vote, oracle) for column in columns_of(phase.task, calibrated=None)],
         "unsolved": [
-            (label, items, unsolved, unsolved / items if items else None)
-            for label, items, unsolved in zip(labels, result["gold_counts"], result["unsolved"], strict=True)
+            (row_name, items, unsolved, unsolved / items if items else None) for row_name, items, unsolved in rows
         ],
+        "unsolved_counts": result["unsolved"],
         "n_items": result["n_items"],
-        "n_unsolved": sum(result["unsolved"]),
+        "n_unsolved": sum(1 for item in result["hardest"] if item["right"] == 0),
         "n_hardest": len(result["hardest"]),
         "agreement_teams": [clustered[i] for i in order],
         "kappa": [[kappa[i][j] for j in order] for i in order],
@@ -155,6 +167,35 @@ def analysis_summary(phase: Phase) -> dict[str, Any]:
     return cached(phase, "analysis", (phase.shown_part(),), lambda: _summary(phase))
 
 
+def vote_columns(scheme: Scheme) -> list[tuple[int, int, str]]:
+    """The hardest items' columns of votes on the page: (output, label code, heading) for each
+    label of the label column; of several outputs, for each label of each output ("output:
+    label"), of a 0/1 label only the teams that said present (under its name)."""
+    if not scheme.outputs:
+        return [(0, code, label) for code, label in enumerate(scheme.labels)]
+    return [
+        (index, code, output.name if output.is_label else f"{output.name}: {label}")
+        for index, output in enumerate(scheme.outputs)
+        for code, label in enumerate(output.labels)
+        if not output.is_label or code == PRESENT
+    ]
+
+
+def _item(item: dict, scheme: Scheme, columns: list[tuple[int, int, str]]) -> dict[str, Any]:
+    """A hardest item as the page and the API show it: its gold label (of several outputs, each
+    output's, and as text), and the teams' votes per label (per output and label), and as the
+    page's cells."""
+    gold, votes, kind = item["gold"], item["votes"], {"labels": scheme.labels, "outputs": scheme.outputs}
+    return {
+        "id": item["id"],
+        "gold": labels_json(gold, **kind),
+        "gold_text": labels_text(gold, **kind),
+        "right": item["right"],
+        "votes": per_label_json(votes, **kind),
+        "vote_cells": [(votes if scheme.outputs else [votes])[index][code] for index, code, _ in columns],
+    }
+
+
 def _hardest(phase: Phase) -> dict[str, Any] | None:
     """Every hardest item (id, gold label, how many teams got it right, the teams' votes per
     label), and each analysed team's label of each (names as now)."""
@@ -162,15 +203,14 @@ def _hardest(phase: Phase) -> dict[str, Any] | None:
     row, _, _ = _stored(phase, data)
     if row is None or not row.result.get("hardest"):
         return None
-    labels = phase.task.labels
+    scheme = phase.task.scheme
+    columns = vote_columns(scheme)
     names = {int(team): name for team, name in zip(data.team_ids, data.names, strict=True)}
     codes = hardest_labels(PhaseAnalysis.objects.get(pk=row.pk))
     return {
-        "labels": labels,
-        "items": [
-            {"id": item["id"], "gold": labels[item["gold"]], "right": item["right"], "votes": item["votes"]}
-            for item in row.result["hardest"]
-        ],
+        "scheme": scheme,
+        "vote_headings": [heading for *_, heading in columns],
+        "items": [_item(item, scheme, columns) for item in row.result["hardest"]],
         "teams": [names.get(team, GONE) for team in row.result["teams"]],
         "team_labels": codes,
     }
@@ -196,6 +236,7 @@ def analysis_page(*, phase: Phase, show_hardest: bool) -> dict[str, Any]:
         "hardest_at_least": HARDEST_AT_LEAST,
         "show_hardest": show_hardest,
         "hardest": None if hardest is None else hardest["items"][:HARDEST_SHOWN],
+        "vote_headings": None if hardest is None else hardest["vote_headings"],
         "hardest_shown": HARDEST_SHOWN,
         "versus_groups": [
             (group, [row for row in summary.get("versus", []) if row.column.calibrated == calibrated])
@@ -214,11 +255,27 @@ def hardest_csv(phase: Phase) -> str | None:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow([exports.csv_cell(cell) for cell in ("id", "gold", "right", *hardest["teams"])])
-    labels = hardest["labels"]
+    scheme = hardest["scheme"]
     for h, item in enumerate(hardest["items"]):
-        cells = (item["id"], item["gold"], item["right"], *(labels[code] for code in hardest["team_labels"][:, h]))
-        writer.writerow([exports.csv_cell(cell) for cell in cells])
+        predicted = (
+            labels_text(codes, labels=scheme.labels, outputs=scheme.outputs)
+            for codes in hardest["team_labels"][:, h].tolist()
+        )
+        writer.writerow([exports.csv_cell(cell) for cell in (item["id"], item["gold_text"], item["right"], *predicted)])
     return out.getvalue()
+
+
+REPORT_KEYS = ("confusion_matrix", "metrics", "calibrated", "per_class", "calibrated_per_class")
+"""What the API gives of a stored report (of a task with several outputs, of each output's)."""
+
+
+def _report(stored: dict) -> dict[str, Any]:
+    """A stored report as the API gives it: of several outputs, the means and item metrics, then
+    each output's report under ``outputs``."""
+    if stored.get("output_scores") is None:
+        return {key: stored[key] for key in REPORT_KEYS}
+    outputs = {name: {key: scores[key] for key in REPORT_KEYS} for name, scores in stored["output_scores"].items()}
+    return {"metrics": stored["metrics"], "calibrated": stored["calibrated"], "outputs": outputs}
 
 
 def _ranks(rows: list[Versus], which: str) -> dict[str, dict[str, int | None]]:
@@ -251,20 +308,26 @@ def analysis_api(*, phase: Phase, show_hardest: bool) -> dict[str, Any]:
     if not summary["applies"]:
         return found
     vote, oracle = summary["majority_vote"], summary["oracle"]
-    report_keys = ("confusion_matrix", "metrics", "calibrated", "per_class", "calibrated_per_class")
+    scheme = phase.task.scheme
+    ties, exact_match = {}, {}
+    if scheme.outputs:
+        ties = {"ties_per_output": dict(summary["ties_per_output"])}
+        exact_match = {"exact_match_one_run": summary["exact_match_one_run"]}
     found |= {
         "majority_vote": {
             "ties": vote["ties"],
-            **{key: vote[key] for key in report_keys},
+            **ties,
+            **_report(vote),
             "would_rank": _ranks(summary["versus"], "vote"),
         },
         "oracle": {
             "accuracy": oracle["metrics"]["accuracy"],
             "macro_recall": oracle["metrics"]["macro_recall"],
-            **{key: oracle[key] for key in report_keys},
+            **exact_match,
+            **_report(oracle),
             "would_rank": _ranks(summary["versus"], "oracle"),
         },
-        "unsolved": {label: unsolved for label, _, unsolved, _ in summary["unsolved"]},
+        "unsolved": per_label_json(summary["unsolved_counts"], labels=scheme.labels, outputs=scheme.outputs),
         "agreement": {
             "teams": summary["agreement_teams"],
             "kappa": summary["kappa"],
@@ -277,11 +340,5 @@ def analysis_api(*, phase: Phase, show_hardest: bool) -> dict[str, Any]:
     }
     hardest = hardest_items(phase) if show_hardest else None
     if hardest is not None:
-        found["hardest"] = [
-            {
-                **{key: item[key] for key in ("id", "gold", "right")},
-                "votes": dict(zip(hardest["labels"], item["votes"], strict=True)),
-            }
-            for item in hardest["items"]
-        ]
+        found["hardest"] = [{key: item[key] for key in ("id", "gold", "right", "votes")} for item in hardest["items"]]
     return found

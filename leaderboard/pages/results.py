@@ -298,7 +298,11 @@ def overall_context(task, overall: Aggregate | None) -> dict[str, Any]:
         "overall_over": over,
         "overall_over_value": named or (",".join(column.id for column in overall.columns) if overall else ""),
         "overall_methods": METHODS,
-        "over_names": OVER_NAMES,
+        "over_names": {
+            name: text
+            for name, text in OVER_NAMES.items()
+            if name in task.scheme.column_sets(primary=task.primary_metric)
+        },
         "overall_params": ("overall", "over"),
         "organisers_overall": organisers,
         "overall_is_organisers": overall == organisers,
@@ -521,7 +525,7 @@ def metric_page(
         "column": column,
         "metric": metric,
         "primary": primary,
-        "counterpart": column.counterpart() if metric.scope == "matrix" else None,
+        "counterpart": column.counterpart() if column.has_twin else None,
         "properties": [(code, name, metric.properties[code]) for code, name in PROPERTY_NAMES.items()],
         "n_classes": len(task.labels),
         "outputs": scheme.outputs,

@@ -39,9 +39,9 @@ from leaderboard.models import (
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
 from scoring.engine.aggregate import BORDA, METHODS, Aggregate
-from scoring.engine.board import BOARD_SETS
 from scoring.engine.columns import Column, score_fields
 from scoring.engine.metrics import Value
+from scoring.engine.schemes import BOARD_SETS
 
 
 def columns_of(task: Task, *, calibrated: bool | None = False) -> list[Column]:
@@ -565,6 +565,24 @@ def team_values(
     part the phase shows now), in that order (every team of the task)."""
     data = data or board_data(phase, part)
     return list(data.names), {c.id: data.column_values(c) for c in columns}
+
+
+def output_matrices(data: BoardData, output: str) -> dict[str, np.ndarray]:
+    """Team name → the confusion matrix of ``output`` (rows predicted, columns gold) of its
+    counting submission on the board's part, in board order, for a task of several outputs: a
+    board packs no matrix of such a task (:attr:`Scheme.matrix_size`), so they are read from
+    each run's ``output_scores`` (one query). A run not scored on the part has none."""
+    rows = np.flatnonzero(data.scored)
+    field = "output_scores" if data.part == ALL_ITEMS else "parts"
+    runs = Submission.objects.only("id", field).in_bulk(data.submission_ids[rows].tolist())
+    found = {}
+    for row in rows:
+        run = runs.get(int(data.submission_ids[row]))
+        scores = run and run.part(data.part)
+        matrix = ((scores and scores.output_scores) or {}).get(output, {}).get("confusion_matrix")
+        if matrix is not None:
+            found[data.names[row]] = np.asarray(matrix, dtype=np.float64)
+    return found
 
 
 @dataclass(frozen=True)

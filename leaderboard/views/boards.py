@@ -230,7 +230,8 @@ def disagreements(request: HttpRequest, phase: Phase) -> HttpResponse:
 @board_view
 def what_if(request: HttpRequest, phase: Phase) -> HttpResponse:
     """Every team re-ranked at a class distribution of the visitor's choosing (``?target=``:
-    shares in label order, or the form's ``share`` fields; ``?metric=``: a raw column id)."""
+    shares in label order, or the form's ``share`` fields; ``?metric=``: a raw column id;
+    ``?output=``: the output of a task with several labels an item)."""
     shares = request.GET.getlist("share")
     target = ",".join(shares) if shares else request.GET.get("target")
     context = shifts_page.what_if_page(
@@ -239,6 +240,7 @@ def what_if(request: HttpRequest, phase: Phase) -> HttpResponse:
         column_id=request.GET.get("metric"),
         page=request.GET.get("page"),
         query=request.GET.get("q"),
+        output_name=request.GET.get("output"),
     )
     return render(request, "leaderboard/what_if.html", context)
 

@@ -77,31 +77,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scoring.engine import bootstrap
 from scoring.engine.aggregate import Aggregate
 from scoring.engine.analysis import Analysis, analyse, hard_labels
-from scoring.engine.columns import Column, column_by_id, paired_columns, ranking_columns
+from scoring.engine.columns import Column, paired_columns, ranking_columns
 from scoring.engine.intervals_json import aggregate_intervals_json, stability_json
-from scoring.engine.io import InputFileError, LabelFile, read_labels, read_predictions
+from scoring.engine.io import IdsFile, InputFileError, read_labels, read_predictions
 from scoring.engine.metrics import Value
 from scoring.engine.ranking import Correlation, competition_ranks, rank_among, spearman_matrix
+from scoring.engine.schemes import BoardError
 from scoring.engine.scorer import report_of
 from scoring.engine.suite import Report
 
+if TYPE_CHECKING:
+    from scoring.engine.outputs import OutputsReport
+
 DUPLICATE_TEAM = "{first} and {second} would both be team {team!r} (a team is named by its file's stem); rename one"
-UNKNOWN_COLUMN = "unknown column {column!r}; known columns: {known}"
-
-
-class BoardError(ValueError):
-    """A board that cannot be built as asked: ``template`` is one of the named messages."""
-
-    def __init__(self, template: str, **params: object) -> None:
-        self.template = template
-        self.params = params
-        super().__init__(template.format(**params))
 
 
 class PredictionFilesError(ValueError):
@@ -142,7 +137,7 @@ class Board:
     ordinal: bool = False
     """Whether the labels, in their order, are an ordered scale: the ordinal errors are then
     columns too."""
-    gold: LabelFile | None = field(default=None, repr=False, compare=False)
+    gold: IdsFile | None = field(default=None, repr=False, compare=False)
     """The gold file read (its ids name the items of an analysis)."""
 
     def values(self, column: Column | Aggregate) -> list[Value]:
@@ -202,14 +197,15 @@ class Board:
         codes = np.stack([hard_labels(self.predicted[team]) for team in self.teams])
         return analyse(self.gold_codes, codes, labels=self.labels, ordinal=self.ordinal)
 
-    def would_rank(self, report: Report) -> dict:
+    def would_rank(self, report: Report | OutputsReport) -> dict:
         """Where a row that is never ranked (the majority vote, the oracle) would stand among the
         teams under every ranking column (:func:`~scoring.engine.ranking.rank_among`), keyed
-        like ``ranks``."""
+        like ``ranks`` (a column without a calibrated twin, raw only)."""
         return {
             section: {
                 column.id: rank_among(self.values(chosen), chosen.value(report), chosen.direction)
                 for column in self.ranking_columns(calibrated=False)
+                if section == "raw" or column.metric.scope == "matrix"
                 for chosen in (column.counterpart() if section == "calibrated" else column,)
             }
             for section in ("raw", "calibrated")
@@ -236,7 +232,7 @@ class Board:
             "reports": {team: self.reports[team].as_json() for team in self.teams},
             "ranks": {
                 "raw": {column.id: self.ranks(column) for column in raw},
-                "calibrated": {column.id: self.ranks(column.counterpart()) for column in raw},
+                "calibrated": {column.id: self.ranks(column.counterpart()) for column in raw if column.has_twin},
             },
             "spearman": {
                 "columns": [column.id for column in heatmap],
@@ -298,31 +294,3 @@ def score_board(
         ordinal=ordinal,
         gold=gold_file,
     )
-
-
-def choose_columns(text: str, available: Sequence[Column]) -> list[Column]:
-    """The columns named by ``text``, comma-separated column ids (``macro_recall,kappa_c,
-    recall[neutral]``), in that order.
-
-    Ids are looked up, never parsed: at each position the longest id of ``available`` that
-    the text continues with (up to a comma or the end) is taken, so a label may hold a comma.
-    Spaces after a comma are ignored. An unknown id raises :class:`BoardError`
-    (:data:`UNKNOWN_COLUMN`).
-    """
-    ids = [column.id for column in available]
-    chosen: list[Column] = []
-    rest = text
-    while rest:
-        if not any(rest == i or rest.startswith(i + ",") for i in ids):
-            rest = rest.lstrip()
-        match = max((i for i in ids if rest == i or rest.startswith(i + ",")), key=len, default=None)
-        if match is None:
-            raise BoardError(UNKNOWN_COLUMN, column=rest.split(",")[0], known=", ".join(ids))
-        chosen.append(column_by_id(available, match))
-        rest = rest[len(match) + 1 :]
-    return chosen
-
-
-BOARD_SETS = ("table8", "raw", "calibrated")
-"""The named sets of columns (:func:`~scoring.engine.aggregate.column_sets`) an overall column
-of a board may be taken over; the primary metric alone would repeat its own ranks."""

@@ -73,8 +73,9 @@ from pathlib import Path
 import numpy as np
 
 from scoring.engine.aggregate import Aggregate
-from scoring.engine.columns import Column, paired_columns, ranking_columns
+from scoring.engine.columns import Column
 from scoring.engine.items import compact
+from scoring.engine.output_replicates import OutputReplicates
 from scoring.engine.ranking import signs
 from scoring.engine.replicate_passes import (
     BLOCK_SIZE,
@@ -86,6 +87,7 @@ from scoring.engine.replicate_passes import (
     matching,
 )
 from scoring.engine.replicates import ReplicateMatrices
+from scoring.engine.schemes import Output, Scheme
 from scoring.engine.significance import BehindLeader
 from scoring.engine.team_rows import ReplicateStore, team_key
 
@@ -205,6 +207,7 @@ def bootstrap(
     keep_replicates: bool = False,
     store: Path | str | None = None,
     keys: Sequence[str] | None = None,
+    outputs: Sequence[Output] = (),
 ) -> Stability:
     """Paired bootstrap intervals of every ranking column (default: raw and calibrated, as the
     board ranks them), of rho between every pair of ``heatmap`` columns (default: the site's
@@ -217,23 +220,26 @@ def bootstrap(
     team's :func:`~scoring.engine.team_rows.team_key` of its predictions, when the caller knows
     them (then only the teams whose values are computed are read).
     ``keep_replicates``: also return every replicate's values and ranks (their memory grows
-    with the teams)."""
+    with the teams). ``outputs``: a task with several (``gold`` and each team's entry items ×
+    outputs codes; ``labels`` unused), its values from :mod:`scoring.engine.output_replicates`."""
     if replicates < 1:
         raise ValueError("the bootstrap needs at least one replicate")
-    labels = list(labels)
-    columns = tuple(ranking_columns(labels, calibrated=None) if columns is None else columns)
-    heatmap = tuple(paired_columns(labels) if heatmap is None else heatmap)
+    scheme = Scheme(labels=tuple(labels), outputs=tuple(outputs))
+    labels = [output.as_json() for output in outputs] if outputs else list(labels)
+    columns = tuple(scheme.ranking_columns(calibrated=None) if columns is None else columns)
+    heatmap = tuple(scheme.paired_columns() if heatmap is None else heatmap)
     aggregates = tuple(dict.fromkeys(aggregates))
     bounds = order_statistics(replicates, confidence)
     stamp = store_stamp(gold, labels=labels, columns=columns, replicates=replicates, seed=seed, bounds=bounds)
     n_teams = len(predicted)
+    sizes = [len(output.labels) for output in outputs] or [len(labels)]
     with ReplicateStore.open(store, stamp=stamp, rows=replicates + 1, width=len(columns)) as kept:
         if keys is None:
-            keys = [team_key(compact(predicted[t], len(labels))) for t in range(n_teams)]
+            keys = [team_key(compact(predicted[t], max(sizes))) for t in range(n_teams)]
         slots, new = kept.assign(list(keys))
         passes = Replicates(
             kept,
-            ReplicateMatrices(gold, n_classes=len(labels)),
+            OutputReplicates(gold, outputs) if outputs else ReplicateMatrices(gold, n_classes=len(labels)),
             replicates=replicates,
             seed=seed,
             columns=columns,

@@ -103,6 +103,12 @@ class Column:
         calibrated value is then its raw one, wherever calibration is defined."""
         return self.metric.properties["PIV"].holds is True
 
+    @property
+    def has_twin(self) -> bool:
+        """Whether the metric has a prevalence-calibrated twin: every metric of a confusion
+        matrix; not those read from a run's items across several outputs."""
+        return self.metric.scope == "matrix"
+
     def counterpart(self) -> Column:
         """The same metric on the other side of the raw/calibrated switch."""
         return replace(self, calibrated=not self.calibrated)
@@ -159,13 +165,8 @@ def output_columns(*, labels: bool, calibrated: bool | None = False) -> list[Col
 def output_paired_columns(*, labels: bool) -> list[Column]:
     """The heatmap of a task with several outputs: each mean of the suite followed by its
     calibrated twin, then the metrics read from the items."""
-    twins = [
-        column
-        for base in output_columns(labels=labels)
-        if base.metric.scope == "matrix"
-        for column in (base, base.counterpart())
-    ]
-    return twins + [column for column in output_columns(labels=labels) if column.metric.scope != "matrix"]
+    twins = [column for base in output_columns(labels=labels) if base.has_twin for column in (base, base.counterpart())]
+    return twins + [column for column in output_columns(labels=labels) if not column.has_twin]
 
 
 def paired_columns(labels: Sequence[str], *, paper_set: bool = False, ordinal: bool = False) -> list[Column]:

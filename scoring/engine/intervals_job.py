@@ -10,9 +10,10 @@ prints a summary line (JSON) on its standard output.
 
 What the job receives: the phase's gold codes and, for a split test set, the mask of the part
 shown; per counting run, its team, its stored per-item predictions (packed,
-:func:`scoring.engine.items.pack_items`) and its stored confusion matrix, against which the
-items are checked before they are used; the replicates, the seed, the task's labels, whether
-they are a scale, its primary metric; the directory where the phase's replicates are kept
+:func:`scoring.engine.items.pack_items`) and its stored confusion matrix (of a task with several
+outputs: each output's, in the outputs' order), against which the items are checked before they
+are used; the replicates, the seed, the task's labels, whether they are a scale, or its outputs;
+its primary metric; the directory where the phase's replicates are kept
 between two computations (:mod:`scoring.engine.team_rows`); the teams the site left out
 already, and the reason to give a run whose items do not give its matrix.
 
@@ -39,11 +40,11 @@ from typing import Any
 import numpy as np
 import orjson
 
-from scoring.engine.aggregate import METHODS, Aggregate, column_sets
+from scoring.engine.aggregate import METHODS, Aggregate
 from scoring.engine.bootstrap import bootstrap
-from scoring.engine.columns import paired_columns, ranking_columns
 from scoring.engine.intervals_json import aggregate_intervals_json, stability_json
 from scoring.engine.items import compact, reproduces, unpack_items
+from scoring.engine.schemes import Output, Scheme
 from scoring.engine.team_rows import team_key
 
 JOB, GOLD, KEEP, ITEMS, RESULT = "job.json", "gold.npy", "keep.npy", "items", "result.json"
@@ -63,6 +64,7 @@ def result_of(
     primary: str = "macro_f1",
     store: Path | str | None = None,
     keys: Mapping[int, str] | None = None,
+    outputs: Sequence[Output] = (),
 ) -> dict[str, Any]:
     """The stored result: the bootstrap's part of the CLI's board JSON (teams keyed by their id,
     as text), the names of the teams (``teams``: every counting team, with or without
@@ -72,11 +74,12 @@ def result_of(
     :func:`~scoring.engine.aggregate.column_sets` (``primary``: the task's primary metric).
     ``store``: where the replicates are kept between computations; ``keys``: each team's
     :func:`~scoring.engine.team_rows.team_key` when known already (then a team's items are
-    read only if its values are computed)."""
-    labels = list(labels)
-    heatmap = paired_columns(labels, ordinal=ordinal)
+    read only if its values are computed); ``outputs``: a task with several (``gold`` and each
+    team's items, items × outputs codes; ``labels`` unused)."""
+    scheme = Scheme(labels=tuple(labels), ordinal=ordinal, outputs=tuple(outputs))
+    heatmap = scheme.paired_columns()
     team_ids = [str(team) for team in items]
-    raw = ranking_columns(labels, calibrated=False, ordinal=ordinal)
+    raw = scheme.ranking_columns(calibrated=False)
     result: dict[str, Any] = {
         "teams": {str(team): name for team, name in teams.items()},
         "n_items": len(gold),
@@ -86,7 +89,7 @@ def result_of(
     }
     if not items:
         return result
-    sets = column_sets(labels, primary=primary, ordinal=ordinal)
+    sets = scheme.column_sets(primary=primary)
     overall_rankings = {
         (method, name): Aggregate(method, tuple(columns)) for method in METHODS for name, columns in sets.items()
     }
@@ -94,9 +97,10 @@ def result_of(
         gold,
         _InOrder(items),
         labels=labels,
+        outputs=outputs,
         replicates=replicates,
         seed=seed,
-        columns=ranking_columns(labels, calibrated=None, ordinal=ordinal),
+        columns=scheme.ranking_columns(calibrated=None),
         heatmap=heatmap,
         aggregates=list(overall_rankings.values()),
         store=store,
@@ -168,6 +172,16 @@ def _read_checked(path: Path | None) -> dict[str, str]:
     return {digest: key for digest, key in found.items() if isinstance(key, str)} if isinstance(found, dict) else {}
 
 
+def _reproduces(gold: np.ndarray, found: np.ndarray, matrix: list, *, outputs: bool) -> bool:
+    """Whether a run's items give its stored matrix (of a task with several outputs: each
+    output's column, its output's matrix)."""
+    if not outputs:
+        return reproduces(gold, found, matrix)
+    if found.ndim != 2 or found.shape != gold.shape or len(matrix) != gold.shape[1]:
+        return False
+    return all(reproduces(gold[:, k], found[:, k], matrix[k]) for k in range(gold.shape[1]))
+
+
 def write_job(
     directory: Path,
     *,
@@ -201,7 +215,9 @@ def run_job(directory: Path) -> dict[str, Any]:
     gold = np.load(directory / GOLD, allow_pickle=False)
     keep = np.load(directory / KEEP, allow_pickle=False) if (directory / KEEP).exists() else None
     skipped = dict(job["skipped"])
-    context = hashlib.blake2b(json.dumps(job["labels"]).encode(), digest_size=20)
+    outputs = [Output.of(output) for output in job.get("outputs", ())]
+    n_classes = max([len(output.labels) for output in outputs] or [len(job["labels"])])
+    context = hashlib.blake2b(json.dumps([job["labels"], job.get("outputs")]).encode(), digest_size=20)
     for array in (gold, keep):
         context.update(b"-" if array is None else np.ascontiguousarray(array, dtype=np.int64).tobytes())
     checked_file = _checked_file(job["store"])
@@ -217,11 +233,11 @@ def run_job(directory: Path) -> dict[str, Any]:
                 items.runs[team], keys[team] = data, checked[digest]
             else:
                 found = unpack_items(data)
-                if not reproduces(gold, found, matrix):
+                if not _reproduces(gold, found, matrix, outputs=bool(outputs)):
                     skipped[str(team)] = job["mismatch"]
                     continue
                 items.runs[team] = found if keep is None else found[keep]
-                keys[team] = team_key(compact(items.runs[team], len(job["labels"])))
+                keys[team] = team_key(compact(items.runs[team], n_classes))
             now_checked[digest] = keys[team]
     result = result_of(
         gold=gold if keep is None else gold[keep],
@@ -234,6 +250,7 @@ def run_job(directory: Path) -> dict[str, Any]:
         ordinal=job["ordinal"],
         primary=job["primary"],
         store=job["store"],
+        outputs=outputs,
     )
     if checked_file is not None and now_checked != checked:  # this job's runs only, replaced whole
         scratch = checked_file.with_name(f"{checked_file.name}.{os.getpid()}")

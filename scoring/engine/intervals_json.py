@@ -52,12 +52,12 @@ def aggregate_intervals_json(stability: Stability, aggregate: Aggregate, teams: 
 
 def stability_json(stability: Stability, teams: Sequence[str], raw: Sequence[Column]) -> dict:
     """The bootstrap's part of the board's JSON object, of the ``raw`` columns and their
-    calibrated counterparts."""
+    calibrated counterparts (of those that have one)."""
 
     def sections(of_column: Callable[[Column], object]) -> dict:
         return {
             "raw": {column.id: of_column(column) for column in raw},
-            "calibrated": {column.id: of_column(column.counterpart()) for column in raw},
+            "calibrated": {column.id: of_column(column.counterpart()) for column in raw if column.has_twin},
         }
 
     def intervals(column: Column) -> dict:

@@ -19,43 +19,50 @@ set present in the gold:
   |P ∩ G| / |P ∪ G|, and samples F1: the mean over items of 2 |P ∩ G| / (|P| + |G|); both are 1
   for an item with no label predicted and none in the gold.
 
-Every value is a fraction of integers (:class:`ItemCounts`), rounded once to the nearest
-double. None has a prevalence-calibrated twin: calibration rescales each gold class of one
-output's confusion matrix (@opitz-overview, Eq. 6), and these read items across the outputs,
-where no such matrix exists.
+Each formula is written once over :class:`ItemCounts` in an arithmetic of
+:mod:`scoring.engine.metrics` (``counts.xp``): exact integers and rationals, from which a run's
+value is rounded once to the nearest double, or pairs of doubles with error bounds over a stack of
+bootstrap replicates (:mod:`scoring.engine.output_replicates`), rounded the same way. None has a
+prevalence-calibrated twin: calibration rescales each gold class of one output's confusion matrix
+(@opitz-overview, Eq. 6), and these read items across the outputs, where no such matrix exists.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
+from functools import reduce
+from operator import add
 
 import numpy as np
+
+from scoring.engine.exact import EXACT, Q
 
 PRESENT = 1
 """The code of a label's ``1`` (present) in a 0/1 output: its labels are ``("0", "1")``."""
 
 
-def _ratio_or_zero(numerator: int, denominator: int) -> Fraction:
-    return Fraction(numerator, denominator) if denominator else Fraction(0)
-
-
 @dataclass(frozen=True)
 class ItemCounts:
-    """What the item-level metrics of one run are computed from: exact integers."""
+    """What the item-level metrics of one run are computed from, in the arithmetic ``xp``: Python
+    integers and exact rationals (one run), or :class:`~scoring.engine.twofold.Approx` arrays (a
+    stack of weighted counts: bootstrap replicates)."""
 
     n_items: int
     n_outputs: int
-    all_right: int
+    all_right: object
     """Items whose every output is right."""
-    wrong_cells: int
+    wrong_cells: object
     """Item-output cells whose prediction is wrong."""
-    true_positives: tuple[int, ...] | None = None
+    true_positives: Sequence | None = None
     """Per label (every output a 0/1 label; else ``None``): items where it is present in both."""
-    false_positives: tuple[int, ...] | None = None
-    false_negatives: tuple[int, ...] | None = None
-    overlaps: tuple[tuple[int, int, int], ...] | None = None
-    """(|P ∩ G|, |P ∪ G|, items) for each pair of sizes that occurs, in order."""
+    false_positives: Sequence | None = None
+    false_negatives: Sequence | None = None
+    overlap: object = None
+    """The sum over items of |P ∩ G| / |P ∪ G| (1 for an item with both sets empty)."""
+    agreement: object = None
+    """The sum over items of 2 |P ∩ G| / (|P| + |G|) (1 for an item with both sets empty)."""
+    xp: object = EXACT
 
     @property
     def labels(self) -> bool:
@@ -64,103 +71,108 @@ class ItemCounts:
 
     @classmethod
     def of(cls, gold: np.ndarray, predicted: np.ndarray, *, labels: bool) -> ItemCounts:
-        """Counts of ``predicted`` against ``gold``, both items × outputs class codes; ``labels``:
-        every output's codes are 0 (absent) and 1 (present)."""
+        """Exact counts of ``predicted`` against ``gold``, both items × outputs class codes;
+        ``labels``: every output's codes are 0 (absent) and 1 (present)."""
         right = predicted == gold
-        counts = cls(
-            n_items=len(gold),
-            n_outputs=gold.shape[1],
-            all_right=int(np.count_nonzero(right.all(axis=1))),
-            wrong_cells=int(right.size - np.count_nonzero(right)),
-        )
+        counts = {
+            "n_items": len(gold),
+            "n_outputs": gold.shape[1],
+            "all_right": int(np.count_nonzero(right.all(axis=1))),
+            "wrong_cells": int(right.size - np.count_nonzero(right)),
+        }
         if not labels:
-            return counts
+            return cls(**counts)
         p, g = predicted == PRESENT, gold == PRESENT
         both = p & g
-        intersection = both.sum(axis=1)
-        union = (p | g).sum(axis=1)
-        width = gold.shape[1] + 1
-        pairs, items = np.unique(intersection * width + union, return_counts=True)
+        sums = {}
+        for name, (numerators, denominators) in item_ratios(both.sum(axis=1), (p | g).sum(axis=1)).items():
+            pairs, items = np.unique(np.stack([numerators, denominators]), axis=1, return_counts=True)
+            sums[name] = reduce(
+                add, (Q(int(num) * int(n), int(den)) for (num, den), n in zip(pairs.T, items, strict=True)), Q(0)
+            )
         return cls(
-            n_items=counts.n_items,
-            n_outputs=counts.n_outputs,
-            all_right=counts.all_right,
-            wrong_cells=counts.wrong_cells,
-            true_positives=tuple(int(x) for x in both.sum(axis=0)),
-            false_positives=tuple(int(x) for x in (p & ~g).sum(axis=0)),
-            false_negatives=tuple(int(x) for x in (~p & g).sum(axis=0)),
-            overlaps=tuple(
-                (int(pair) // width, int(pair) % width, int(n)) for pair, n in zip(pairs, items, strict=True)
-            ),
+            **counts,
+            true_positives=[int(x) for x in both.sum(axis=0)],
+            false_positives=[int(x) for x in (p & ~g).sum(axis=0)],
+            false_negatives=[int(x) for x in (~p & g).sum(axis=0)],
+            **sums,
         )
 
 
-def exact_match(counts: ItemCounts) -> Fraction:
+def item_ratios(both: np.ndarray, either: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each item's terms of :attr:`ItemCounts.overlap` and :attr:`ItemCounts.agreement` as
+    (numerators, denominators), every denominator at least 1: from |P ∩ G| (``both``) and
+    |P ∪ G| (``either``) of each item."""
+    empty = either == 0
+    return {
+        "overlap": (np.where(empty, 1, both), np.where(empty, 1, either)),
+        "agreement": (np.where(empty, 1, 2 * both), np.where(empty, 1, either + both)),
+    }
+
+
+def exact_value(formula: Callable[[ItemCounts], object], counts: ItemCounts) -> float:
+    """A formula's value of exact counts, the double nearest to it."""
+    return formula(counts).rounded()
+
+
+def _total(values: Sequence) -> object:
+    return reduce(add, values)
+
+
+def exact_match(c: ItemCounts):
     """(items whose every output is right) / n."""
-    return Fraction(counts.all_right, counts.n_items)
+    return c.xp.ratio_or_zero(c.all_right, c.n_items)
 
 
-def hamming_loss(counts: ItemCounts) -> Fraction:
+def hamming_loss(c: ItemCounts):
     """(item-output cells wrong) / (n · outputs)."""
-    return Fraction(counts.wrong_cells, counts.n_items * counts.n_outputs)
+    return c.xp.ratio_or_zero(c.wrong_cells, c.n_items * c.n_outputs)
 
 
-def label_micro_precision(counts: ItemCounts) -> Fraction:
+def label_micro_precision(c: ItemCounts):
     """ΣTP / (ΣTP + ΣFP) over the labels; 0 when no label is predicted present."""
-    tp = sum(counts.true_positives)
-    return _ratio_or_zero(tp, tp + sum(counts.false_positives))
+    tp = _total(c.true_positives)
+    return c.xp.ratio_or_zero(tp, tp + _total(c.false_positives))
 
 
-def label_micro_recall(counts: ItemCounts) -> Fraction:
+def label_micro_recall(c: ItemCounts):
     """ΣTP / (ΣTP + ΣFN) over the labels; 0 when no label is present in the gold."""
-    tp = sum(counts.true_positives)
-    return _ratio_or_zero(tp, tp + sum(counts.false_negatives))
+    tp = _total(c.true_positives)
+    return c.xp.ratio_or_zero(tp, tp + _total(c.false_negatives))
 
 
-def label_micro_f1(counts: ItemCounts) -> Fraction:
+def label_micro_f1(c: ItemCounts):
     """2ΣTP / (2ΣTP + ΣFP + ΣFN): the harmonic mean of micro precision and recall where both
     are defined; 0 when no label is predicted or present."""
-    tp = sum(counts.true_positives)
-    return _ratio_or_zero(2 * tp, 2 * tp + sum(counts.false_positives) + sum(counts.false_negatives))
+    tp = _total(c.true_positives)
+    return c.xp.ratio_or_zero(2 * tp, 2 * tp + _total(c.false_positives) + _total(c.false_negatives))
 
 
-def _per_label(counts: ItemCounts) -> zip:
-    return zip(counts.true_positives, counts.false_positives, counts.false_negatives, strict=True)
+def _per_label(c: ItemCounts) -> zip:
+    return zip(c.true_positives, c.false_positives, c.false_negatives, strict=True)
 
 
-def label_macro_precision(counts: ItemCounts) -> Fraction:
+def label_macro_precision(c: ItemCounts):
     """The mean over the labels of TP / (TP + FP), 0/0 = 0."""
-    return sum((_ratio_or_zero(tp, tp + fp) for tp, fp, _ in _per_label(counts)), Fraction(0)) / counts.n_outputs
+    return _total([c.xp.ratio_or_zero(tp, tp + fp) for tp, fp, _ in _per_label(c)]) / c.n_outputs
 
 
-def label_macro_recall(counts: ItemCounts) -> Fraction:
+def label_macro_recall(c: ItemCounts):
     """The mean over the labels of TP / (TP + FN), 0/0 = 0."""
-    return sum((_ratio_or_zero(tp, tp + fn) for tp, _, fn in _per_label(counts)), Fraction(0)) / counts.n_outputs
+    return _total([c.xp.ratio_or_zero(tp, tp + fn) for tp, _, fn in _per_label(c)]) / c.n_outputs
 
 
-def label_macro_f1(counts: ItemCounts) -> Fraction:
+def label_macro_f1(c: ItemCounts):
     """The mean over the labels of 2TP / (2TP + FP + FN), 0/0 = 0 (each label's F1)."""
-    total = sum((_ratio_or_zero(2 * tp, 2 * tp + fp + fn) for tp, fp, fn in _per_label(counts)), Fraction(0))
-    return total / counts.n_outputs
+    return _total([c.xp.ratio_or_zero(2 * tp, 2 * tp + fp + fn) for tp, fp, fn in _per_label(c)]) / c.n_outputs
 
 
-def jaccard(counts: ItemCounts) -> Fraction:
+def jaccard(c: ItemCounts):
     """The mean over items of |P ∩ G| / |P ∪ G|, 1 for an item with both sets empty."""
-    total = sum(
-        (items * (Fraction(both, either) if either else Fraction(1)) for both, either, items in counts.overlaps),
-        Fraction(0),
-    )
-    return total / counts.n_items
+    return c.xp.ratio_or_zero(c.overlap, c.n_items)
 
 
-def samples_f1(counts: ItemCounts) -> Fraction:
+def samples_f1(c: ItemCounts):
     """The mean over items of 2 |P ∩ G| / (|P| + |G|) (|P| + |G| = |P ∪ G| + |P ∩ G|), 1 for an
     item with both sets empty."""
-    total = sum(
-        (
-            items * (Fraction(2 * both, either + both) if either else Fraction(1))
-            for both, either, items in counts.overlaps
-        ),
-        Fraction(0),
-    )
-    return total / counts.n_items
+    return c.xp.ratio_or_zero(c.agreement, c.n_items)

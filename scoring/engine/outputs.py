@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import add
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +40,7 @@ from scoring.engine.files.labels import distinct_labels, encode_labels
 from scoring.engine.files.rows import LABELS, check_values, read_rows
 from scoring.engine.files.text import default_name
 from scoring.engine.io import IdsFile
-from scoring.engine.label_sets import ItemCounts
+from scoring.engine.label_sets import ItemCounts, exact_value
 from scoring.engine.metrics import Value
 from scoring.engine.registry import item_metrics, suite_metrics
 from scoring.engine.schemes import LABEL_VALUES, Output, outputs_are_labels
@@ -177,20 +179,18 @@ class OutputsReport:
         }
 
 
+def exact_mean(formula, matrices: Sequence[ExactMatrix | None]) -> Value:
+    """A suite metric's mean over the outputs' exact matrices (``None``: undefined, as an output
+    whose calibration is), correctly rounded."""
+    values = [None if matrix is None else formula(matrix.quantities) for matrix in matrices]
+    if any(value is None for value in values):
+        return None
+    return rounded(reduce(add, values) / len(values))
+
+
 def _means(exact: Sequence[ExactMatrix | None]) -> dict[str, Value]:
-    """Each suite metric's mean over the outputs' exact matrices (``None``: undefined, as an
-    output whose calibration is), correctly rounded."""
-    found: dict[str, Value] = {}
-    for metric in suite_metrics():
-        values = [None if matrix is None else metric.formula(matrix.quantities) for matrix in exact]
-        if any(value is None for value in values):
-            found[metric.key] = None
-            continue
-        total = values[0]
-        for value in values[1:]:
-            total = total + value
-        found[metric.key] = rounded(total / len(values))
-    return found
+    """Each suite metric's mean over the outputs' exact matrices."""
+    return {metric.key: exact_mean(metric.formula, exact) for metric in suite_metrics()}
 
 
 def score_outputs(gold: np.ndarray, predicted: np.ndarray, *, outputs: Sequence[Output]) -> OutputsReport:
@@ -204,7 +204,7 @@ def score_outputs(gold: np.ndarray, predicted: np.ndarray, *, outputs: Sequence[
         calibrated.append(exact_matrix.calibrated())
         reports[output.name] = score_matrix(matrix, labels=output.labels, n_items=len(gold))
     counts = ItemCounts.of(gold, predicted, labels=outputs_are_labels(outputs))
-    items = {metric.key: float(metric.formula(counts)) for metric in item_metrics(labels=counts.labels)}
+    items = {metric.key: exact_value(metric.formula, counts) for metric in item_metrics(labels=counts.labels)}
     return OutputsReport(
         outputs=tuple(outputs),
         reports=reports,

@@ -443,7 +443,7 @@ def _item_metric(key: str, name: str, symbol: str, formula, latex: str, text: st
         formula_latex=latex,
         formula_text=text,
         description=f"{description} {NO_CALIBRATED_TWIN}",
-        properties_source="not analysed in the papers; " + NO_CALIBRATED_TWIN,
+        properties_source="not analysed in the papers",
         **options,
     )
 

@@ -34,7 +34,7 @@ from scoring.engine.aggregate import BORDA, MEAN_RANK, Aggregate, totals_of_sums
 from scoring.engine.columns import Column
 from scoring.engine.cores import available_cores
 from scoring.engine.rank_order import Ties, competition_of_totals, correlations_of_products, keys, restricted_rho
-from scoring.engine.replicates import ReplicateMatrices, column_values
+from scoring.engine.replicates import ReplicateMatrices
 from scoring.engine.significance import BehindLeader, Differences, adjusted, leader_of
 from scoring.engine.team_rows import ReplicateStore, TeamRows
 
@@ -200,9 +200,10 @@ class Replicates:
         def work(block: list[tuple[int, int]]) -> None:
             parts = self.source.parts([predicted[team] for _, team in block])
             values = np.empty((len(block), self.replicates + 1, len(self.columns)))
-            for rows in blocks_of(self.replicates + 1, max(1, MATRICES_PER_CHUNK // len(block))):
-                matrices = self.source.of_weights(weights[rows.start : rows.stop], parts)
-                values[:, rows.start : rows.stop] = column_values(matrices, self.columns, labels).transpose(2, 1, 0)
+            per_chunk = MATRICES_PER_CHUNK // (len(block) * self.source.matrices_per_team)
+            for rows in blocks_of(self.replicates + 1, max(1, per_chunk)):
+                found = self.source.values(weights[rows.start : rows.stop], parts, self.columns, labels)
+                values[:, rows.start : rows.stop] = found.transpose(2, 1, 0)
             scores = self._bounds(values[:, 1:], ~(values[:, 1:] == values[:, 1:]).all(axis=1)[..., np.newaxis])
             for (slot, _), team_values, team_scores in zip(block, values, scores.transpose(1, 0, 2), strict=True):
                 self.store.values.write(slot, team_values)

@@ -49,6 +49,18 @@ def one_hot(codes: np.ndarray, n_classes: int, dtype: type) -> np.ndarray:
     return masses
 
 
+def resampling_weights(rng: np.random.Generator, n_replicates: int, n_items: int) -> np.ndarray:
+    """Multinomial resampling weights (replicates × items, int32): how often each item is drawn
+    in N draws with replacement. The draws are numpy's bounded integers (32-bit ones whatever
+    the output type, for fewer than 2^31 items: int32 output gives the int64 draws' values, in
+    half the time)."""
+    draws = rng.integers(0, n_items, size=(n_replicates, n_items), dtype=np.int32)
+    counts = np.empty(draws.shape, dtype=np.int32)
+    for row, drawn in zip(counts, draws, strict=True):  # a row's counts stay in the cache
+        row[:] = np.bincount(drawn, minlength=n_items)
+    return counts
+
+
 class ReplicateMatrices:
     """Resampling weights of the items of ``gold`` (their gold codes), and the matrices of any
     block of teams under them."""
@@ -62,17 +74,13 @@ class ReplicateMatrices:
         bounds = np.searchsorted(gold[self.order], np.arange(n_classes + 1))
         self.slices = [slice(int(bounds[g]), int(bounds[g + 1])) for g in range(n_classes)]
 
+    matrices_per_team = 1
+
     def weights(self, rng: np.random.Generator, n_replicates: int) -> np.ndarray:
-        """Multinomial resampling weights (replicates × items, int32): how often each item is
-        drawn in N draws with replacement. Items are numbered in :attr:`order` (sorted by gold
-        class), which changes nothing in the distribution and saves a permutation per block.
-        The draws are numpy's bounded integers (32-bit ones whatever the output type, for fewer
-        than 2^31 items: int32 output gives the int64 draws' values, in half the time)."""
-        draws = rng.integers(0, self.n_items, size=(n_replicates, self.n_items), dtype=np.int32)
-        counts = np.empty(draws.shape, dtype=np.int32)
-        for row, drawn in zip(counts, draws, strict=True):  # a row's counts stay in the cache
-            row[:] = np.bincount(drawn, minlength=self.n_items)
-        return counts
+        """Multinomial resampling weights (:func:`resampling_weights`), items numbered in
+        :attr:`order` (sorted by gold class), which changes nothing in the distribution and
+        saves a permutation per block."""
+        return resampling_weights(rng, n_replicates, self.n_items)
 
     def parts(self, predicted: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The prediction masses of a block of teams (items in :attr:`order` × teams·n), in
@@ -88,6 +96,11 @@ class ReplicateMatrices:
         if not hard and self.n_items >= MAX_SOFT_ITEMS:
             raise ValueError(f"a bootstrap of probability rows sums exactly up to {MAX_SOFT_ITEMS:,} items")
         return [np.ascontiguousarray(part) for part in mass_parts(masses)]
+
+    def values(self, weights: np.ndarray, parts: list[np.ndarray], columns: Sequence[Column], labels) -> np.ndarray:
+        """Each column's value (:func:`column_values`) of every team of the block of ``parts``
+        under each row of ``weights``: shape (columns, replicates, teams)."""
+        return column_values(self.of_weights(weights, parts), columns, labels)
 
     def of_weights(self, weights: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
         """Every team's matrix of the block of ``parts`` under each row of ``weights`` (items in

@@ -14,15 +14,55 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from scoring.engine.aggregate import Aggregate, column_sets
-from scoring.engine.board import BOARD_SETS, choose_columns
 from scoring.engine.columns import (
     Column,
+    column_by_id,
     output_columns,
     output_paired_columns,
     paired_columns,
     ranking_columns,
 )
 from scoring.engine.registry import ChanceBaseline
+
+UNKNOWN_COLUMN = "unknown column {column!r}; known columns: {known}"
+
+
+class BoardError(ValueError):
+    """A board that cannot be built as asked: ``template`` is one of the named messages."""
+
+    def __init__(self, template: str, **params: object) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template.format(**params))
+
+
+def choose_columns(text: str, available: Sequence[Column]) -> list[Column]:
+    """The columns named by ``text``, comma-separated column ids (``macro_recall,kappa_c,
+    recall[neutral]``), in that order.
+
+    Ids are looked up, never parsed: at each position the longest id of ``available`` that
+    the text continues with (up to a comma or the end) is taken, so a label may hold a comma.
+    Spaces after a comma are ignored. An unknown id raises :class:`BoardError`
+    (:data:`UNKNOWN_COLUMN`).
+    """
+    ids = [column.id for column in available]
+    chosen: list[Column] = []
+    rest = text
+    while rest:
+        if not any(rest == i or rest.startswith(i + ",") for i in ids):
+            rest = rest.lstrip()
+        match = max((i for i in ids if rest == i or rest.startswith(i + ",")), key=len, default=None)
+        if match is None:
+            raise BoardError(UNKNOWN_COLUMN, column=rest.split(",")[0], known=", ".join(ids))
+        chosen.append(column_by_id(available, match))
+        rest = rest[len(match) + 1 :]
+    return chosen
+
+
+BOARD_SETS = ("table8", "raw", "calibrated")
+"""The named sets of columns (:func:`~scoring.engine.aggregate.column_sets`) an overall column
+of a board may be taken over; the primary metric alone would repeat its own ranks."""
+
 
 LABEL_VALUES = ("0", "1")
 """The labels of an output that is a label of a multi-label task: absent, present."""
@@ -118,7 +158,7 @@ class Scheme:
     def overall(self, method: str, over: str, *, primary: str) -> Aggregate:
         """The overall ranking ``method`` over ``over``: a named set (:data:`BOARD_SETS`, those the
         task has) or column ids separated by commas, each counted once. Raises
-        :class:`~scoring.engine.board.BoardError` for an unknown column and
+        :class:`BoardError` for an unknown column and
         :class:`~scoring.engine.aggregate.AggregateError` for an unknown method or no column."""
         over = over.strip()
         sets = self.column_sets(primary=primary)

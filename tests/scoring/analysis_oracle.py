@@ -2,14 +2,24 @@
 engine in plain Python: the majority vote label by label (a tie to the first label) and every
 metric of its matrix and of the oracle's from the exact oracle of ``oracle.py``; Cohen's kappa
 from its definition (p_o − p_e)/(1 − p_e) in fractions; the clustering by a naive average
-linkage that recomputes every mean from the kappas as fractions; the hardest items."""
+linkage that recomputes every mean from the kappas as fractions; the hardest items.
+
+Of a task with several outputs (:func:`expected_outputs_analysis`), the same cell by cell: the
+vote and the oracle of each output, the items some one run got entirely right, kappa as the mean
+of each output's in fractions; and the vote's and the oracle's every metric from the exact means
+and the item counts of ``tests/scoring/engine/test_outputs.py``."""
 
 from __future__ import annotations
 
 import itertools
 from fractions import Fraction
 
+import numpy as np
+
+from scoring.engine.registry import item_metrics, suite_metrics
+from scoring.engine.schemes import Output
 from tests.scoring import oracle
+from tests.scoring.engine.test_outputs import exact_item_values, oracle_means
 
 
 def matrix_of(predicted: list[str], gold: list[str], labels: list[str]) -> list[list[Fraction]]:
@@ -34,12 +44,17 @@ def vote(runs: dict[str, list[str]], item: int, labels: list[str]) -> tuple[str,
     return labels[counts.index(top)], counts.count(top) > 1
 
 
-def kappa(a: list[str], b: list[str], labels: list[str]) -> float | None:
-    """Cohen's kappa, (p_o − p_e) / (1 − p_e), rounded once; ``None`` where p_e is 1."""
+def exact_kappa(a: list, b: list, labels: list) -> Fraction | None:
+    """Cohen's kappa, (p_o − p_e) / (1 − p_e), as a fraction; ``None`` where p_e is 1."""
     n = len(a)
     observed = Fraction(sum(x == y for x, y in zip(a, b, strict=True)), n)
     chance = sum(Fraction(a.count(label) * b.count(label), n * n) for label in labels)
-    return None if chance == 1 else oracle.nearest_double((observed - chance) / (1 - chance))
+    return None if chance == 1 else (observed - chance) / (1 - chance)
+
+
+def kappa(a: list[str], b: list[str], labels: list[str]) -> float | None:
+    """Cohen's kappa, rounded once; ``None`` where p_e is 1."""
+    return oracle.nearest_double(exact_kappa(a, b, labels))
 
 
 def naive_average_linkage(names: list[str], table: list[list[float | None]]) -> tuple[list[str], list[dict]]:
@@ -118,3 +133,57 @@ def column_values(predicted: list[str], gold: list[str], columns, labels: list[s
             value = oracle.per_class(matrix, column.key)[labels.index(column.label)]
         found[column.id] = oracle.nearest_double(value)
     return found
+
+
+def expected_outputs_analysis(gold: list[list[int]], runs: dict[str, list[list[int]]], outputs: list[Output]) -> dict:
+    """Everything an analysis of a task with several outputs holds, from the codes (items ×
+    outputs), cell by cell (see the module docstring)."""
+    n, teams = len(gold), list(runs)
+    columns = range(len(outputs))
+    codes = [list(range(len(output.labels))) for output in outputs]
+    by_output = [{team: [row[o] for row in runs[team]] for team in teams} for o in columns]
+    votes = [[vote(by_output[o], i, codes[o]) for o in columns] for i in range(n)]
+    solved = [[any(runs[team][i][o] == gold[i][o] for team in teams) for o in columns] for i in range(n)]
+    right = [sum(1 for team in teams if list(runs[team][i]) == list(gold[i])) for i in range(n)]
+    majority = [[label for label, _ in row] for row in votes]
+    oracle_rows = [[gold[i][o] if solved[i][o] else majority[i][o] for o in columns] for i in range(n)]
+    table = []
+    for a in teams:
+        row = []
+        for b in teams:
+            values = [exact_kappa(by_output[o][a], by_output[o][b], codes[o]) for o in columns]
+            row.append(None if None in values else oracle.nearest_double(sum(values, Fraction(0)) / len(values)))
+        table.append(row)
+    order, merges = naive_average_linkage(teams, table)
+    unsolved_items = sum(1 for r in right if r == 0)
+    hardest = sorted(range(n), key=lambda i: (right[i], i))[: max(unsolved_items, min(20, n))]
+    return {
+        "ties_per_output": [sum(1 for i in range(n) if votes[i][o][1]) for o in columns],
+        "majority_rows": majority,
+        "oracle_rows": oracle_rows,
+        "right": right,
+        "exact_match_one_run": oracle.nearest_double(Fraction(sum(1 for r in right if r), n)),
+        "gold_counts": [[sum(1 for i in range(n) if gold[i][o] == k) for k in codes[o]] for o in columns],
+        "unsolved": [
+            [sum(1 for i in range(n) if gold[i][o] == k and not solved[i][o]) for k in codes[o]] for o in columns
+        ],
+        "kappa": table,
+        "order": order,
+        "merges": merges,
+        "hardest": hardest,
+        "hardest_votes": [
+            [[sum(1 for team in teams if runs[team][i][o] == k) for k in codes[o]] for o in columns] for i in hardest
+        ],
+    }
+
+
+def outputs_report_values(gold: list[list[int]], rows: list[list[int]], outputs: list[Output]) -> tuple[dict, dict]:
+    """Every metric of a run of a task with several outputs (``rows``, items × outputs codes),
+    raw and calibrated, from the exact means and item counts of ``test_outputs.py``."""
+    gold_array, rows_array = np.array(gold), np.array(rows)
+    raw, calibrated = oracle_means(gold_array, rows_array, outputs)
+    items = exact_item_values(gold_array, rows_array)
+    labels = all(output.is_label for output in outputs)
+    metrics = {metric.key: oracle.nearest_double(raw[metric.key]) for metric in suite_metrics()}
+    metrics |= {metric.key: oracle.nearest_double(items[metric.key]) for metric in item_metrics(labels=labels)}
+    return metrics, {metric.key: oracle.nearest_double(calibrated[metric.key]) for metric in suite_metrics()}

@@ -14,17 +14,10 @@ from pathlib import Path
 import pytest
 
 from scoring.engine import board as board_module
-from scoring.engine.board import (
-    DUPLICATE_TEAM,
-    UNKNOWN_COLUMN,
-    BoardError,
-    PredictionFilesError,
-    choose_columns,
-    score_board,
-    team_names,
-)
+from scoring.engine.board import DUPLICATE_TEAM, PredictionFilesError, score_board, team_names
 from scoring.engine.columns import Column, ranking_columns
 from scoring.engine.io import UNKNOWN_LABEL, InputFileError
+from scoring.engine.schemes import UNKNOWN_COLUMN, BoardError, choose_columns
 
 GOLD = "id,label\n1,a\n2,b\n3,a\n"
 

@@ -21,6 +21,7 @@ from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES
 from scoring.__main__ import main
 from scoring.engine import bootstrap as bs
 from scoring.engine import replicate_passes as passes
+from scoring.engine import replicates as replicate_values
 from scoring.engine.aggregate import METHODS, Aggregate, column_sets
 from scoring.engine.columns import paired_columns, ranking_columns
 from scoring.engine.intervals_job import result_of
@@ -129,8 +130,10 @@ def test_kept_replicates_compute_only_new_runs_and_give_the_oracle_s_numbers(tmp
     values); the next ones only a new team and a re-scored one, and still give the oracle's
     result; another seed, or other gold codes, start afresh."""
     computed = []
-    real = passes.column_values
-    monkeypatch.setattr(passes, "column_values", lambda m, c, labels: computed.append(m.shape[1]) or real(m, c, labels))
+    real = replicate_values.column_values
+    monkeypatch.setattr(
+        replicate_values, "column_values", lambda m, c, labels: computed.append(m.shape[1]) or real(m, c, labels)
+    )
     gold, items = awkward_board()
     labels = ["a", "b", "c"]
     store = tmp_path / "store"
