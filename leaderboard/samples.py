@@ -167,6 +167,7 @@ def _outputs_rules(scheme: Scheme, preview: str) -> FormatRules:
     outputs = "; ".join(
         f"{output.name!r}: {', '.join(repr(label) for label in output.labels)}" for output in scheme.outputs
     )
+    names = ", ".join(repr(output.name) for output in scheme.outputs)
     return FormatRules(
         labels_preview=preview,
         probabilities_preview="",
@@ -178,8 +179,11 @@ def _outputs_rules(scheme: Scheme, preview: str) -> FormatRules:
             "'id' may be written in any case; nothing may come before the header, not even a blank line.",
             "One line per id of the phase's gold file: every id exactly once, no id that is not in the gold "
             "file. Lines may come in any order; ids are compared as exact strings ('007' is not '7').",
-            f"Each column holds one of its output's labels (case and spaces count): {outputs}"
-            + (" (1: the label is present, 0: absent)." if scheme.multi_label else "."),
+            (
+                f"Each column holds 0 or 1 (1: the label is present, 0: absent); the columns: {names}."
+                if scheme.multi_label
+                else f"Each column holds one of its output's labels (case and spaces count): {outputs}."
+            ),
             _limits(),
         ],
     )

@@ -1,6 +1,7 @@
 """The demo as a whole: every link a visitor can follow from the home page, followed.
 
-The demo (``manage.py load_demo``: SemEval-2017 Task 4, divided into two subtasks) is served by
+The demo (``manage.py load_demo``: SemEval-2017 Task 4, divided into two subtasks, and the
+multi-label emotion task of SemEval-2018 Task 1 E-c's form) is served by
 the embedded set-up's own server (what ``make demo`` runs) on the loopback. Three people walk
 it: an anonymous visitor, a team's member (``team-a``) and the organiser, each logged in
 through the log-in form. From the home page, each follows every link (``<a href>``,
@@ -13,9 +14,10 @@ addresses a person.
 What this proves: no address a person is shown answers a server error or 404; every zip opens
 and each of its members reads back whole (``testzip``); every CSV parses, each line with the
 header's number of fields; every JSON answer parses; each walk reaches the pages a person in
-that role needs (the boards and downloads of both subtasks; a team's runs; the organisers'
-archive of every phase); and the organisers' archive of every phase holds every run under its
-team's folder, its index the board's CSV to the last digit.
+that role needs (the boards, downloads, analyses and what-ifs of both subtasks and of the
+multi-label task; a team's runs; the organisers' archive and bundle of every phase); and the
+organisers' archive of every phase holds every run under its team's folder, its index the
+board's CSV to the last digit.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from django.core.management import call_command
 
 from leaderboard import archives
 from leaderboard.embedded_server import EmbeddedServer
-from leaderboard.management.commands.load_demo import DEMO_PASSWORD, ROOT_SLUG, SLUG, SUBTASK_B_SLUG
+from leaderboard.management.commands.load_demo import DEMO_PASSWORD, EMOTIONS_SLUG, ROOT_SLUG, SLUG, SUBTASK_B_SLUG
 from leaderboard.models import Phase, Submission
 
 pytestmark = [pytest.mark.walk, pytest.mark.django_db(transaction=True)]
@@ -197,11 +199,13 @@ def reached(answered: dict[str, str], *fragments: str) -> bool:
 
 def test_an_anonymous_visitor_follows_every_link(demo):
     answered = walk(Visitor(demo))
-    for subtask in (SLUG, SUBTASK_B_SLUG):
+    for subtask in (SLUG, SUBTASK_B_SLUG, EMOTIONS_SLUG):
         assert reached(
             answered,
             f"/tasks/{subtask}/phases/evaluation/leaderboard.csv",
             f"/tasks/{subtask}/phases/evaluation/disagreements/",
+            f"/tasks/{subtask}/phases/evaluation/analysis.json",
+            f"/tasks/{subtask}/phases/evaluation/what-if/",
         )
     assert reached(answered, f"/tasks/{ROOT_SLUG}/", "/api/tasks", "/api/docs")
     assert not reached(answered, "runs.zip")
@@ -212,7 +216,8 @@ def test_a_team_member_follows_every_link(demo):
     visitor.log_in("team-a")
     answered = walk(visitor)
     assert reached(
-        answered, f"/tasks/{SLUG}/phases/evaluation/runs.zip", f"/tasks/{SUBTASK_B_SLUG}/phases/evaluation/runs.zip"
+        answered,
+        *(f"/tasks/{task}/phases/evaluation/runs.zip" for task in (SLUG, SUBTASK_B_SLUG, EMOTIONS_SLUG)),
     )
     assert reached(answered, f"/tasks/{ROOT_SLUG}/team/", "/submissions/")
 
@@ -221,37 +226,43 @@ def test_the_organiser_follows_every_link(demo):
     visitor = Visitor(demo)
     visitor.log_in("organiser")
     answered = walk(visitor)
-    for subtask, phases in ((SLUG, ("development", "evaluation")), (SUBTASK_B_SLUG, ("evaluation",))):
+    for subtask, phases in (
+        (SLUG, ("development", "evaluation")),
+        (SUBTASK_B_SLUG, ("evaluation",)),
+        (EMOTIONS_SLUG, ("evaluation",)),
+    ):
         for phase in phases:
             assert reached(
                 answered, f"/tasks/{subtask}/phases/{phase}/runs/", f"/tasks/{subtask}/phases/{phase}/runs.zip"
             )
-    assert reached(answered, f"/tasks/{ROOT_SLUG}/registrations/", "bundle.zip")
+    assert reached(answered, f"/tasks/{ROOT_SLUG}/registrations/", f"/tasks/{EMOTIONS_SLUG}/bundle.zip")
 
 
 def test_the_organisers_archive_of_every_phase_of_the_demo_is_the_board_to_the_last_digit(demo, client):
     """Every phase of both subtasks: every run under its team's folder with its exact bytes, and
     the runs that count carry the board CSV's cells, value and rank, under every column."""
     client.force_login(get_user_model().objects.get(username="organiser"))
-    phases = Phase.objects.filter(task__parent__slug=ROOT_SLUG).select_related("task")
+    phases = Phase.objects.filter(task__slug__in=(SLUG, SUBTASK_B_SLUG, EMOTIONS_SLUG)).select_related("task")
     assert sorted((phase.task.slug, phase.slug) for phase in phases) == [
         (SLUG, "development"),
         (SLUG, "evaluation"),
         (SUBTASK_B_SLUG, "evaluation"),
+        (EMOTIONS_SLUG, "evaluation"),
     ]
     for phase in phases:
         base = f"/tasks/{phase.task.slug}/phases/{phase.slug}"
         archive = zipfile.ZipFile(io.BytesIO(b"".join(client.get(f"{base}/runs.zip").streaming_content)))
         assert archive.testzip() is None
         index = list(csv.DictReader(io.StringIO(archive.read("runs.csv").decode())))
+        letters = "ABCDEF" if phase.task.slug == EMOTIONS_SLUG else "ABCDEFGH"
         assert len(index) == phase.submissions.count() and {row["team"] for row in index} == {
-            f"Team {letter}" for letter in "ABCDEFGH"
+            f"Team {letter}" for letter in letters
         }
         board = list(csv.DictReader(io.StringIO(client.get(f"{base}/leaderboard.csv").content.decode())))
         board_rows = {row["submission"]: row for row in board if row["kind"] == "team"}
         metrics = list(board[0])[list(board[0]).index("submission") + 1 :]
         shared = [column for column in metrics if column in index[0]]
-        assert len(shared) > 40  # every metric, raw and calibrated, with its rank
+        assert len(shared) > 40  # every metric, raw and calibrated, with its rank (of 11 emotions: their means)
         for row in index:
             run = Submission.objects.select_related("file", "team").get(pk=row["run"])
             assert row["file"] == f"{archives.folder_name(run.team.name)}/{run.pk}-{run.file.name}"

@@ -31,15 +31,17 @@ from django.urls import Resolver404, resolve
 from latex2mathml.converter import convert
 
 from client import leaderboard_client
+from leaderboard import demo_emotions
 from leaderboard.api.endpoints import api
 from leaderboard.demo_table8 import LABELS as DEMO_LABELS
-from leaderboard.management.commands.load_demo import ROOT_SLUG, SLUG, SUBTASK_B_SLUG
+from leaderboard.management.commands.load_demo import EMOTIONS_SLUG, ROOT_SLUG, SLUG, SUBTASK_B_SLUG
 from leaderboard.mathml import formula_mathml
 from leaderboard.models import Phase, Task
 from leaderboard.samples import format_rules
 from scoring import __main__ as scorer
 from scoring.engine.references import plain
 from scoring.engine.registry import CLASS_MEASURES, ITEM_METRICS, PROPERTY_NAMES, ClassMeasure, Metric, suite_metrics
+from scoring.engine.schemes import LABEL_VALUES, Output
 from tools.imports import REPO, import_graph, our_modules, parsed
 
 DEMO = "http://127.0.0.1:8000"
@@ -159,6 +161,20 @@ def upload_format() -> str:
             "```text\n" + rules.labels_preview + "\n```",
             "A file of probabilities, one column per label (the first lines of the probabilities sample):",
             "```text\n" + rules.probabilities_preview + "\n```",
+            "The rules the validator applies:",
+            "\n".join(f"- {markdown_of(rule)}" for rule in rules.rules),
+        ]
+    )
+
+
+def upload_format_outputs() -> str:
+    """The format section of the demo's multi-label task (its 11 emotions), as its page writes it."""
+    outputs = tuple(Output(emotion, LABEL_VALUES) for emotion in demo_emotions.EMOTIONS)
+    rules = format_rules(Phase(task=Task(labels=[], outputs=[o.as_json() for o in outputs])), show_ids=False)
+    return "\n\n".join(
+        [
+            "The first lines of its labels sample:",
+            "```text\n" + rules.labels_preview + "\n```",
             "The rules the validator applies:",
             "\n".join(f"- {markdown_of(rule)}" for rule in rules.rules),
         ]
@@ -584,6 +600,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "client-cli": client_reference,
     "commands": commands_reference,
     "upload-format": upload_format,
+    "upload-format-outputs": upload_format_outputs,
     "api": api_reference,
     "metrics": metric_catalogue,
     "settings": settings_reference,
@@ -612,7 +629,7 @@ CONSTANT = re.compile(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`")
 DEMO_LINK = re.compile(re.escape(DEMO) + r"(/[^\s)>`\"'*…]*)")
 COMMAND = re.compile(r"(?:python -m scoring|manage\.py (\w+)|leaderboard_client\.py (\w+)|(?:^|`|\$ )make (\w[\w-]*))")
 OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z-]*)")
-DEMO_SLUGS = {ROOT_SLUG, SLUG, SUBTASK_B_SLUG}
+DEMO_SLUGS = {ROOT_SLUG, SLUG, SUBTASK_B_SLUG, EMOTIONS_SLUG}
 
 
 @functools.cache

@@ -13,6 +13,10 @@ Subtask B (two-way: negative or positive) is built from the same test tweets wit
 ones left out; each team's predictions there are its subtask A predictions with the neutral
 ones decided at random, and teams A and C also mark a contrastive run (listed, never ranked).
 
+A second task, of several labels an item (:mod:`leaderboard.demo_emotions`), has the form of
+SemEval-2018 Task 1 E-c: which of 11 emotions a tweet expresses; its data and six teams' runs
+are generated, and its pages say so.
+
 Each phase has its data file (the ids to predict) and, as every phase, generated sample
 submissions. Every file is uploaded through the same service as any upload, so it is validated
 and scored like one. Re-running the command leaves an existing demo alone unless ``--reset`` is
@@ -29,22 +33,28 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from leaderboard import derived
+from leaderboard import demo_emotions, derived
 from leaderboard.demo_table8 import GOLD_COUNTS, LABELS, MATRICES
 from leaderboard.models import Phase, Task
 from leaderboard.services import submissions as submission_service
 from leaderboard.services import tasks as task_service
 from leaderboard.services import teams as team_service
 from scoring.engine.items import codes_with_matrix
+from scoring.engine.schemes import LABEL_VALUES, Output
 
 ROOT_SLUG = "semeval-2017-task-4"
 SLUG = "semeval-2017-task-4a"
 """Subtask A, whose evaluation phase reproduces Table 8."""
 SUBTASK_B_SLUG = "semeval-2017-task-4b"
+EMOTIONS_SLUG = "semeval-2018-task-1-ec"
+"""The multi-label task."""
 B_LABELS = ("negative", "positive")
 DEMO_PASSWORD = "demo-password"
 SEED = 2017
 
+
+EVALUATION = {"phase_name": "Evaluation", "phase_slug": "evaluation", "max_per_day": 10, "max_total": 100}
+"""The one phase of subtask B and of the multi-label task (open while their runs come in)."""
 
 DEV_ITEMS = 1500
 """Tweets in the development phase's gold file (the evaluation phase has Table 8's 12,284)."""
@@ -122,7 +132,7 @@ class Command(BaseCommand):
         parser.add_argument("--reset", action="store_true", help="delete and rebuild the demo task")
 
     def handle(self, *args, reset: bool = False, **options):
-        existing = Task.objects.filter(slug__in=(ROOT_SLUG, SLUG, SUBTASK_B_SLUG))
+        existing = Task.objects.filter(slug__in=(ROOT_SLUG, SLUG, SUBTASK_B_SLUG, EMOTIONS_SLUG))
         if existing.exists() and not reset:
             self.stdout.write(f"The demo task exists already: /tasks/{ROOT_SLUG}/ (use --reset to rebuild it).")
             return
@@ -131,10 +141,14 @@ class Command(BaseCommand):
         with derived.asked_once(), transaction.atomic():
             existing.delete()
             root = self._load()
-        for phase in root.every_phase():
+            emotions = self._emotions()
+        for phase in [*root.every_phase(), *emotions.every_phase()]:
             derived.bring_up_to_date(phase=phase)
         self.stdout.write(
-            self.style.SUCCESS(f"Demo loaded: /tasks/{ROOT_SLUG}/ with two subtasks and {len(MATRICES)} teams.")
+            self.style.SUCCESS(
+                f"Demo loaded: /tasks/{ROOT_SLUG}/ with two subtasks and {len(MATRICES)} teams, "
+                f"and the multi-label /tasks/{EMOTIONS_SLUG}/ with {len(demo_emotions.TEAMS)}."
+            )
         )
 
     def _user(self, username: str):
@@ -258,6 +272,50 @@ class Command(BaseCommand):
         task_service.phase_update(phase=b_phase, settings={"closes_at": eval_closes})
         return root
 
+    def _emotions(self) -> Task:
+        """The multi-label task (:mod:`leaderboard.demo_emotions`): one closed phase, public."""
+        rng = np.random.default_rng(SEED + 1)
+        codes = demo_emotions.gold(rng)
+        ids = [f"ec-tweet-{i:05d}" for i in range(1, len(codes) + 1)]
+        now = timezone.now()
+        opens_at, closes_at = now - dt.timedelta(days=20), now - dt.timedelta(days=6)
+        task = task_service.task_create(
+            organiser=self._user("organiser"),
+            slug=EMOTIONS_SLUG,
+            title="SemEval-2018 Task 1 E-c: emotions of tweets (demo, generated data)",
+            description=demo_emotions.DESCRIPTION,
+            outputs=tuple(Output(emotion, LABEL_VALUES) for emotion in demo_emotions.EMOTIONS),
+            gold_name="semeval2018-task1-ec-gold.csv",
+            gold_content=demo_emotions.as_csv(ids, codes),
+            primary_metric="jaccard",
+            opens_at=opens_at,
+            closes_at=now + dt.timedelta(days=1),
+            **EVALUATION,
+        )
+        phase = task.phases.get()
+        task_service.phase_file_add(
+            phase=phase, title="Test tweets to label (ids only)", name="ec-test-tweets.csv", content=ids_csv(ids)
+        )
+        for name in demo_emotions.TEAMS:
+            user = self._user(f"team-{name.lower()}")
+            team_service.team_create(task=task, user=user, name=f"Team {name}")
+            submission_service.submission_create(
+                task=task,
+                phase=phase,
+                user=user,
+                name=f"team-{name.lower()}-ec.csv",
+                content=demo_emotions.as_csv(ids, demo_emotions.run(codes, name, rng)),
+                now=opens_at + dt.timedelta(days=5),
+            )
+        task_service.phase_update(
+            phase=phase,
+            settings={
+                "closes_at": closes_at,
+                "description": demo_emotions.PHASE_DESCRIPTION.format(n=len(codes)),
+            },
+        )
+        return task
+
     def _subtask_b(self, root, organiser, ids, gold, polar, opens_at, now):
         """Subtask B: the test tweets that are not neutral, negative or positive; one phase that
         takes a primary run and a contrastive one per team."""
@@ -279,10 +337,7 @@ class Command(BaseCommand):
             primary_metric="macro_recall",
             opens_at=opens_at,
             closes_at=now + dt.timedelta(days=1),
-            phase_name="Evaluation",
-            phase_slug="evaluation",
-            max_per_day=10,
-            max_total=100,
+            **EVALUATION,
             counting=Phase.Counting.CHOSEN,
             contrastive_runs=1,
         )
