@@ -1,6 +1,7 @@
 """How the results pages answer as a board grows: 50, 500, 3,000 and 10,000 teams.
 
-For each size, a task of three classes with a 1,200-item gold file split 50/50 into a public
+For each size, a task of three classes (with ``--outputs K``, a multi-label task of K 0/1
+labels, ranked by the Jaccard index) with a 1,200-item gold file split 50/50 into a public
 and a private part (so that the shake-up page exists), one scored run per team (written
 directly as rows by ``tools.factory``, with per-item predictions and the parts' scores, as the
 scorer writes them), and one participant, ``member``, whose team is one of them. Then, for
@@ -22,6 +23,7 @@ core, as the figures in benchmarks/README.md were measured::
 
     taskset -c 0 python benchmarks/bench_pages.py
     taskset -c 0 python benchmarks/bench_pages.py --teams 3000 --requests 5
+    taskset -c 0 python benchmarks/bench_pages.py --teams 3000 --outputs 11
 """
 
 from __future__ import annotations
@@ -62,6 +64,16 @@ PAGES = (
     ("API correlations", "/api/tasks/{slug}/correlations"),
     ("API what-if", "/api/tasks/{slug}/what-if?prevalence=0.2,0.3,0.5"),
 )
+OUTPUTS_PAGES = tuple(
+    {
+        "metric page (κ)": ("metric page (J)", "metrics/jaccard/"),
+        "what-if, equal shares": ("what-if of label0, equal shares", "what-if/?output=label0"),
+        "what-if, 0.2 / 0.3 / 0.5": ("what-if of label0, 0.3 / 0.7", "what-if/?output=label0&target=0.3,0.7"),
+        "API what-if": ("API what-if of label0", "/api/tasks/{slug}/what-if?output=label0&prevalence=0.3,0.7"),
+    }.get(name, (name, page))
+    for name, page in PAGES
+)
+"""The pages of a multi-label task: its primary metric's, the what-if of its first label."""
 ORGANISERS_ONLY = {"shake-up"}
 """Pages that only the organisers see while the phase runs: their logged-in visitor is the
 organiser, and there is no anonymous reading."""
@@ -71,6 +83,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--teams", default="50,500,3000,10000", help="board sizes, comma-separated")
     parser.add_argument("--requests", type=int, default=3, help="reads per measure (cold and warm each)")
+    parser.add_argument("--outputs", type=int, default=0, help="a multi-label task of this many 0/1 labels")
     return parser.parse_args(argv)
 
 
@@ -120,23 +133,37 @@ from django.utils import timezone  # noqa: E402
 from leaderboard.models import StoredFile, Task  # noqa: E402
 from leaderboard.services.submissions import submission_create  # noqa: E402
 from leaderboard.services.teams import team_create  # noqa: E402
+from scoring.engine.schemes import LABEL_VALUES, Output  # noqa: E402
 from tools import factory  # noqa: E402
+
+
+def _noisy(gold: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A multi-label run: each gold 0/1 flipped with a run's own error rate."""
+    return np.where(rng.random(gold.shape) < rng.uniform(0.05, 0.3), 1 - gold, gold).astype(np.uint8)
 
 
 class Board:
     """One board of ``teams`` teams, its participant and its organiser, logged in."""
 
-    def __init__(self, teams: int, rng: np.random.Generator) -> None:
+    def __init__(self, teams: int, rng: np.random.Generator, outputs: int) -> None:
         now = timezone.now()
         self.slug = f"t{teams}"
         ids = factory.item_ids(sum(GOLD_COUNTS))
-        gold = rng.permutation(np.repeat(np.arange(len(LABELS)), GOLD_COUNTS))
+        self.csv = factory.outputs_csv if outputs else factory.labels_csv
+        self.pages = OUTPUTS_PAGES if outputs else PAGES
+        if outputs:
+            kind = {"labels": [], "outputs": [Output(f"label{k}", LABEL_VALUES) for k in range(outputs)]}
+            gold = (rng.random((len(ids), outputs)) < rng.uniform(0.05, 0.4, outputs)).astype(np.uint8)
+            columns, kind["primary_metric"] = [output.name for output in kind["outputs"]], "jaccard"
+        else:
+            kind = {"labels": LABELS}
+            gold = rng.permutation(np.repeat(np.arange(len(LABELS)), GOLD_COUNTS))
+            columns = LABELS
         self.task = factory.task_create(
             slug=self.slug,
             title=f"Page benchmark, {teams} teams",
             description="benchmarks/bench_pages.py",
-            labels=LABELS,
-            gold_content=factory.labels_csv(ids, LABELS, gold),
+            gold_content=self.csv(ids, columns, gold),
             organiser_password=PASSWORD,
             organiser_name=f"organiser-{teams}",
             opens_at=now - timedelta(days=2),
@@ -144,6 +171,7 @@ class Board:
             private_percent=50,
             max_per_day=1_000_000,
             max_total=1_000_000,
+            **kind,
         )
         others = factory.teams_create(task=self.task, count=teams - 1, name="Team {n:05d}")
         shared_file = StoredFile.of(name="run.csv", content=b"id,label\n")
@@ -152,7 +180,8 @@ class Board:
             factory.ScoredRun(
                 team=team,
                 file=shared_file,
-                matrix=factory.random_confusion_matrix(rng, gold_counts=GOLD_COUNTS),
+                matrix=None if outputs else factory.random_confusion_matrix(rng, gold_counts=GOLD_COUNTS),
+                items=_noisy(gold, rng) if outputs else None,
                 at=now - timedelta(hours=1),
             )
             for team in others
@@ -160,8 +189,11 @@ class Board:
         factory.scored_submissions_create(task=self.task, runs=runs, batch_size=1000)
         self.member = get_user_model().objects.create_user(f"member-{teams}", password=PASSWORD)
         team_create(task=self.task, user=self.member, name="Member's team")
-        predicted = np.where(rng.random(len(gold)) < 0.7, gold, rng.integers(0, len(LABELS), len(gold)))
-        self.upload = factory.labels_csv(ids, LABELS, predicted)
+        if outputs:
+            predicted = _noisy(gold, rng)
+        else:
+            predicted = np.where(rng.random(len(gold)) < 0.7, gold, rng.integers(0, len(LABELS), len(gold)))
+        self.upload = self.csv(ids, columns, predicted)
         self.new_score()
         self.visitors = {"anonymous": Client(), "participant": Client(), "organiser": Client()}
         self.visitors["participant"].force_login(self.member)
@@ -189,7 +221,7 @@ def measure(board: Board, requests: int) -> tuple[dict, list[float]]:
     """Per page and visitor, the median cold and warm read; every upload's time."""
     uploads: list[float] = []
     found = {}
-    for name, page in PAGES:
+    for name, page in board.pages:
         visitors = ("organiser",) if name in ORGANISERS_ONLY else ("anonymous", "participant")
         for visitor in visitors:
             board.read(visitor, page)  # the process warmed up for this page: imports, templates
@@ -215,7 +247,7 @@ def main(args: argparse.Namespace) -> int:
         rng = np.random.default_rng(2017)
         for size in sizes:
             started = time.perf_counter()
-            board = Board(size, rng)
+            board = Board(size, rng, args.outputs)
             print(f"set-up: {size} teams in {time.perf_counter() - started:.1f} s", file=sys.stderr)
             results[size], upload_times[size] = measure(board, args.requests)
         connections.close_all()
@@ -228,7 +260,7 @@ def main(args: argparse.Namespace) -> int:
     )
     header = " | ".join(f"{size:,} teams" for size in sizes)
     print(f"| page | visitor | {header} |\n| --- | --- |{' ---: |' * len(sizes)}")
-    for name, _ in PAGES:
+    for name, _ in board.pages:
         visitors = ("logged in",) if name in ORGANISERS_ONLY else ("anonymous", "logged in")
         for visitor in visitors:
             cells = " | ".join("{:,.0f} / {:,.0f} ms".format(*results[size][name, visitor]) for size in sizes)

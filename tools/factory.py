@@ -29,7 +29,8 @@ from leaderboard.services import tasks as task_service
 from leaderboard.services import teams as team_service
 from leaderboard.uploads import stored_gold
 from scoring.engine.items import codes_with_matrix
-from scoring.engine.split import part_matrices
+from scoring.engine.outputs import score_outputs
+from scoring.engine.split import part_masks, part_matrices
 from scoring.engine.suite import score_matrix
 
 TEAM_NAME = "Team {n:03d}"
@@ -48,6 +49,16 @@ def labels_csv(ids: Sequence[str], labels: Sequence[str], codes: np.ndarray) -> 
     """A gold or hard-prediction file: header ``id,label``, one line per item."""
     names = [labels[code] for code in codes.tolist()]
     return ("id,label\n" + "".join(f"{item},{name}\n" for item, name in zip(ids, names, strict=True))).encode()
+
+
+def outputs_csv(ids: Sequence[str], outputs: Sequence[str], codes: np.ndarray) -> bytes:
+    """A file of a task with several outputs: header ``id`` and the outputs, one line per item
+    (``codes`` items × outputs, each output's labels its codes written as numbers)."""
+    lines = [
+        ",".join(("id", *outputs)),
+        *(f"{item}," + ",".join(map(str, row)) for item, row in zip(ids, codes.tolist(), strict=True)),
+    ]
+    return ("\n".join(lines) + "\n").encode()
 
 
 def noisy_codes(gold: np.ndarray, *, n_labels: int, error_rate: float, rng: np.random.Generator) -> np.ndarray:
@@ -85,10 +96,11 @@ def task_create(
     opens_at: datetime,
     closes_at: datetime,
     organiser_name: str = "organiser",
+    primary_metric: str = "macro_recall",
     **options: Any,
 ) -> Task:
     """A task through the services, organised by a new user ``organiser_name``, ranked by macro
-    recall (the primary metric of SemEval-2017 Task 4A); ``options`` go to
+    recall (the primary metric of SemEval-2017 Task 4A) unless told; ``options`` go to
     ``task_service.task_create``."""
     return task_service.task_create(
         organiser=get_user_model().objects.create_user(organiser_name, password=organiser_password),
@@ -98,7 +110,7 @@ def task_create(
         labels=list(labels),
         gold_name="gold.csv",
         gold_content=gold_content,
-        primary_metric="macro_recall",
+        primary_metric=primary_metric,
         opens_at=opens_at,
         closes_at=closes_at,
         **options,
@@ -139,9 +151,12 @@ class ScoredRun:
 
     team: Team
     file: StoredFile
-    matrix: np.ndarray
+    matrix: np.ndarray | None
+    """Its confusion matrix (a task with several outputs: ``None``, its ``items`` say)."""
     at: datetime
     submitted_by: AbstractBaseUser | None = None
+    items: np.ndarray | None = None
+    """A task with several outputs: its predictions, items × outputs codes in the gold order."""
 
 
 def scored_submissions_create(
@@ -158,6 +173,7 @@ def scored_submissions_create(
     counts gets none of these (its row then shows no interval)."""
     phase = phase or task.current_phase()
     gold = stored_gold(phase).codes
+    outputs = task.scheme.outputs
     rng = np.random.default_rng(seed)
     submissions = []
     for run in runs:
@@ -173,19 +189,29 @@ def scored_submissions_create(
             scored_gold_version=phase.gold_version,
             score_count=1,
         )
-        try:
-            items = codes_with_matrix(run.matrix, gold, rng)
-        except ValueError:
-            items = None
-        parts = None
-        if phase.private_percent and items is not None:
-            seed = phase.split_seed_number
-            matrices = part_matrices(gold, items, len(task.labels), percent=phase.private_percent, seed=seed)
-            parts = {
-                part: score_matrix(matrix, labels=task.labels, ordinal=task.ordinal)
-                for part, matrix in matrices.items()
-            }
-        submission.apply(score_matrix(run.matrix, labels=task.labels, ordinal=task.ordinal), items=items, parts=parts)
+        masks = None
+        if phase.private_percent:
+            masks = part_masks(len(gold), percent=phase.private_percent, seed=phase.split_seed_number)
+        if outputs:
+            items = run.items
+            report = score_outputs(gold, items, outputs=outputs)
+            parts = masks and {part: score_outputs(gold[m], items[m], outputs=outputs) for part, m in masks.items()}
+        else:
+            try:
+                items = codes_with_matrix(run.matrix, gold, rng)
+            except ValueError:
+                items = None
+            report = score_matrix(run.matrix, labels=task.labels, ordinal=task.ordinal)
+            parts = None
+            if masks and items is not None:
+                matrices = part_matrices(
+                    gold, items, len(task.labels), percent=phase.private_percent, seed=phase.split_seed_number
+                )
+                parts = {
+                    part: score_matrix(matrix, labels=task.labels, ordinal=task.ordinal)
+                    for part, matrix in matrices.items()
+                }
+        submission.apply(report, items=items, parts=parts)
         submissions.append(submission)
     return Submission.objects.bulk_create(submissions, batch_size=batch_size)
 

@@ -29,7 +29,7 @@ prevalence-calibrated twin: calibration rescales each gold class of one output's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
 from operator import add
@@ -37,6 +37,7 @@ from operator import add
 import numpy as np
 
 from scoring.engine.exact import EXACT, Q
+from scoring.engine.twofold import Approx
 
 PRESENT = 1
 """The code of a label's ``1`` (present) in a 0/1 output: its labels are ``("0", "1")``."""
@@ -54,10 +55,11 @@ class ItemCounts:
     """Items whose every output is right."""
     wrong_cells: object
     """Item-output cells whose prediction is wrong."""
-    true_positives: Sequence | None = None
-    """Per label (every output a 0/1 label; else ``None``): items where it is present in both."""
-    false_positives: Sequence | None = None
-    false_negatives: Sequence | None = None
+    true_positives: np.ndarray | Approx | None = None
+    """Per label, on the first axis (every output a 0/1 label; else ``None``): items where it is
+    present in both."""
+    false_positives: np.ndarray | Approx | None = None
+    false_negatives: np.ndarray | Approx | None = None
     overlap: object = None
     """The sum over items of |P ∩ G| / |P ∪ G| (1 for an item with both sets empty)."""
     agreement: object = None
@@ -92,9 +94,9 @@ class ItemCounts:
             )
         return cls(
             **counts,
-            true_positives=[int(x) for x in both.sum(axis=0)],
-            false_positives=[int(x) for x in (p & ~g).sum(axis=0)],
-            false_negatives=[int(x) for x in (~p & g).sum(axis=0)],
+            true_positives=EXACT.integers(both.sum(axis=0)),
+            false_positives=EXACT.integers((p & ~g).sum(axis=0)),
+            false_negatives=EXACT.integers((~p & g).sum(axis=0)),
             **sums,
         )
 
@@ -115,10 +117,6 @@ def exact_value(formula: Callable[[ItemCounts], object], counts: ItemCounts) -> 
     return formula(counts).rounded()
 
 
-def _total(values: Sequence) -> object:
-    return reduce(add, values)
-
-
 def exact_match(c: ItemCounts):
     """(items whose every output is right) / n."""
     return c.xp.ratio_or_zero(c.all_right, c.n_items)
@@ -131,40 +129,39 @@ def hamming_loss(c: ItemCounts):
 
 def label_micro_precision(c: ItemCounts):
     """ΣTP / (ΣTP + ΣFP) over the labels; 0 when no label is predicted present."""
-    tp = _total(c.true_positives)
-    return c.xp.ratio_or_zero(tp, tp + _total(c.false_positives))
+    tp = c.true_positives.sum(axis=0)
+    return c.xp.ratio_or_zero(tp, tp + c.false_positives.sum(axis=0))
 
 
 def label_micro_recall(c: ItemCounts):
     """ΣTP / (ΣTP + ΣFN) over the labels; 0 when no label is present in the gold."""
-    tp = _total(c.true_positives)
-    return c.xp.ratio_or_zero(tp, tp + _total(c.false_negatives))
+    tp = c.true_positives.sum(axis=0)
+    return c.xp.ratio_or_zero(tp, tp + c.false_negatives.sum(axis=0))
 
 
 def label_micro_f1(c: ItemCounts):
     """2ΣTP / (2ΣTP + ΣFP + ΣFN): the harmonic mean of micro precision and recall where both
     are defined; 0 when no label is predicted or present."""
-    tp = _total(c.true_positives)
-    return c.xp.ratio_or_zero(2 * tp, 2 * tp + _total(c.false_positives) + _total(c.false_negatives))
-
-
-def _per_label(c: ItemCounts) -> zip:
-    return zip(c.true_positives, c.false_positives, c.false_negatives, strict=True)
+    tp = c.true_positives.sum(axis=0)
+    return c.xp.ratio_or_zero(2 * tp, 2 * tp + c.false_positives.sum(axis=0) + c.false_negatives.sum(axis=0))
 
 
 def label_macro_precision(c: ItemCounts):
     """The mean over the labels of TP / (TP + FP), 0/0 = 0."""
-    return _total([c.xp.ratio_or_zero(tp, tp + fp) for tp, fp, _ in _per_label(c)]) / c.n_outputs
+    tp = c.true_positives
+    return c.xp.ratio_or_zero(tp, tp + c.false_positives).sum(axis=0) / c.n_outputs
 
 
 def label_macro_recall(c: ItemCounts):
     """The mean over the labels of TP / (TP + FN), 0/0 = 0."""
-    return _total([c.xp.ratio_or_zero(tp, tp + fn) for tp, _, fn in _per_label(c)]) / c.n_outputs
+    tp = c.true_positives
+    return c.xp.ratio_or_zero(tp, tp + c.false_negatives).sum(axis=0) / c.n_outputs
 
 
 def label_macro_f1(c: ItemCounts):
     """The mean over the labels of 2TP / (2TP + FP + FN), 0/0 = 0 (each label's F1)."""
-    return _total([c.xp.ratio_or_zero(2 * tp, 2 * tp + fp + fn) for tp, fp, fn in _per_label(c)]) / c.n_outputs
+    tp = c.true_positives
+    return c.xp.ratio_or_zero(2 * tp, 2 * tp + c.false_positives + c.false_negatives).sum(axis=0) / c.n_outputs
 
 
 def jaccard(c: ItemCounts):

@@ -146,18 +146,21 @@ class OutputReplicates:
             agreement=sums["agreement"] if self.labels else None,
         )
 
-    def matrices(self, counts: np.ndarray, totals: np.ndarray) -> list[np.ndarray]:
-        """Each output's matrices (replicates, teams, n, n; rows predicted) from a block's weighted
-        ``counts`` (replicates, teams, width) and the gold classes' weighted ``totals``."""
-        found, start, first = [], 0, 0
+    def matrices(self, counts: np.ndarray, totals: np.ndarray) -> dict[int, np.ndarray]:
+        """The outputs' matrices from a block's weighted ``counts`` (replicates, teams, width) and
+        the gold classes' weighted ``totals``: per number of labels n, the matrices of the
+        outputs of n labels (outputs, replicates, teams, n, n; rows predicted), in their order,
+        so that each formula is evaluated once for all of them."""
+        found: dict[int, list[np.ndarray]] = {}
+        start, first = 0, 0
         for n in self.sizes:
             cells = counts[..., start : start + n * (n - 1)].reshape(*counts.shape[:2], n, n - 1)
             matrix = np.empty((*counts.shape[:2], n, n))
             matrix[..., : n - 1, :] = np.swapaxes(cells, -1, -2)
             matrix[..., n - 1, :] = totals[:, np.newaxis, first : first + n] - cells.sum(axis=-1)
-            found.append(matrix)
+            found.setdefault(n, []).append(matrix)
             start, first = start + n * (n - 1), first + n
-        return found
+        return {n: np.stack(group) for n, group in found.items()}
 
     def values(self, weights: np.ndarray, parts: _Parts, columns: Sequence[Column], labels=None) -> np.ndarray:
         """Each column's value for each team of the block under each row of ``weights``:
@@ -166,26 +169,27 @@ class OutputReplicates:
         counts = (weights.astype(self.dtype, copy=False) @ parts.counts).reshape(b, teams, self.width)
         weights = weights.astype(np.float64, copy=False)
         wide = weights @ parts.wide
-        matrices = self.matrices(counts.astype(np.float64), weights @ self.gold_classes)
+        groups = self.matrices(counts.astype(np.float64), weights @ self.gold_classes)
         all_right, wrong = counts[..., -1], wide[:, parts.wrong]
+        binary = groups.get(2)  # every output's, where every output is a 0/1 label
         vector = _item_counts(
-            self, VECTOR, all_right=all_right, wrong=wrong, matrices=matrices,
+            self, VECTOR, all_right=all_right, wrong=wrong, binary=binary,
             overlap=_fraction_sums(parts.overlap, wide), agreement=_fraction_sums(parts.agreement, wide),
         )  # fmt: skip
 
         def exact(replicate: int, team: int) -> ItemCounts:
             return _item_counts(
                 self, EXACT, all_right=all_right[replicate, team], wrong=wrong[replicate, team],
-                matrices=[matrix[replicate, team] for matrix in matrices],
+                binary=None if binary is None else binary[:, replicate, team],
                 overlap=_exact_sum(parts.overlap, wide[replicate], team),
                 agreement=_exact_sum(parts.agreement, wide[replicate], team),
             )  # fmt: skip
 
-        stacks = [StackValues(matrix) for matrix in matrices]
+        stacks = [StackValues(group) for group in groups.values()]
         out = np.empty((len(columns), b, teams))
         for index, column in enumerate(columns):
             if column.has_twin:
-                out[index] = _mean(column, stacks)
+                out[index] = _mean(column, stacks, len(self.sizes))
                 continue
             formula = column.metric.formula
             out[index], undecided = formula(vector).rounded()
@@ -194,35 +198,40 @@ class OutputReplicates:
         return out
 
 
-def _mean(column: Column, stacks: Sequence[StackValues]) -> np.ndarray:
-    """A suite metric's mean over the outputs, correctly rounded (NaN where an output's value
-    is undefined)."""
+def _mean(column: Column, stacks: Sequence[StackValues], n_outputs: int) -> np.ndarray:
+    """A suite metric's mean over the outputs (``stacks``: the outputs' matrices, by number of
+    labels), correctly rounded (NaN where an output's value is undefined)."""
     formula, scaled = column.metric.formula, column.calibrated
-    total = reduce(add, [(stack.scaled if scaled else stack.raw).of(formula) for stack in stacks])
-    values, undecided = (total / len(stacks)).rounded()
+    total = reduce(add, [(stack.scaled if scaled else stack.raw).of(formula).sum(axis=0) for stack in stacks])
+    values, undecided = (total / n_outputs).rounded()
     if scaled:
-        defined = np.logical_and.reduce([stack.scaling_defined for stack in stacks])
+        defined = np.logical_and.reduce([stack.scaling_defined.all(axis=0) for stack in stacks])
         values, undecided = np.where(defined, values, np.nan), undecided & defined
     for index in zip(*np.nonzero(undecided), strict=True):
-        exact = [ExactMatrix.of(stack.matrices[index]) for stack in stacks]
+        exact = [ExactMatrix.of(matrix) for stack in stacks for matrix in stack.matrices[(slice(None), *index)]]
         value = exact_mean(formula, [m.calibrated() if scaled else m for m in exact])
         values[index] = np.nan if value is None else value
     return values
 
 
-def _item_counts(source: OutputReplicates, xp, *, all_right, wrong, matrices, overlap, agreement) -> ItemCounts:
+def _item_counts(source: OutputReplicates, xp, *, all_right, wrong, binary, overlap, agreement) -> ItemCounts:
     """The weighted counts of one team and replicate (Python integers, ``xp`` exact) or of a
-    block (arrays as :class:`Approx`, ``xp`` :data:`VECTOR`) as the formulas read them."""
-    number = int if xp is EXACT else Approx.integers
+    block (arrays as :class:`Approx`, ``xp`` :data:`VECTOR`) as the formulas read them;
+    ``binary``: the outputs' matrices where every output is a 0/1 label (outputs first)."""
+
+    def number(counts: np.ndarray):  # weighted counts, exact integers held as doubles
+        found = xp.integers(np.asarray(counts).astype(np.int64))
+        return found.item() if xp is EXACT and found.ndim == 0 else found
+
     found = {"n_items": source.n_items, "n_outputs": len(source.sizes), "xp": xp}
     found |= {"all_right": number(all_right), "wrong_cells": number(wrong)}
     if not source.labels:
         return ItemCounts(**found)
     return ItemCounts(
         **found,
-        true_positives=[number(matrix[..., PRESENT, PRESENT]) for matrix in matrices],
-        false_positives=[number(matrix[..., PRESENT, 1 - PRESENT]) for matrix in matrices],
-        false_negatives=[number(matrix[..., 1 - PRESENT, PRESENT]) for matrix in matrices],
+        true_positives=number(binary[..., PRESENT, PRESENT]),
+        false_positives=number(binary[..., PRESENT, 1 - PRESENT]),
+        false_negatives=number(binary[..., 1 - PRESENT, PRESENT]),
         overlap=overlap,
         agreement=agreement,
     )

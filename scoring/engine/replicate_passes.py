@@ -189,7 +189,7 @@ class Replicates:
         todo = sorted({slot: team for team, slot in enumerate(slots) if slot in new}.items())
         if not todo:
             return
-        if len(todo) * (self.replicates + 1) >= COMPILED_FROM:
+        if len(todo) * (self.replicates + 1) * self.source.matrices_per_team >= COMPILED_FROM:
             compiled.load()
 
         # The weights of the full test set (each item once), then of every replicate, as the

@@ -13,6 +13,7 @@ from scoring.engine.columns import output_columns
 from scoring.engine.output_replicates import OutputReplicates, _groups
 from scoring.engine.outputs import score_outputs
 from scoring.engine.schemes import LABEL_VALUES, Output
+from scoring.engine.twofold import Approx
 
 LABELS = tuple(Output(name, LABEL_VALUES) for name in ("anger", "joy", "fear", "trust"))
 MIXED = (Output("hate", LABEL_VALUES), Output("target", ("group", "individual", "none")))
@@ -49,6 +50,23 @@ def test_a_replicate_is_its_test_set_scored_exactly(outputs):
         for team, run in enumerate(runs):
             found = [None if np.isnan(v) else float(v) for v in values[:, replicate, team]]
             assert found == _expected(gold, run, outputs, row, columns), (replicate, team)
+
+
+@pytest.mark.parametrize("outputs", [LABELS, MIXED], ids=["labels", "mixed"])
+def test_a_rounding_left_open_is_decided_exactly(outputs, monkeypatch):
+    """Where the pairs of doubles leave a rounding open (here: everywhere), the exact evaluation
+    gives the same values."""
+    gold, runs = _runs(outputs, n_items=40, n_teams=2, seed=8)
+    source = OutputReplicates(gold, outputs)
+    columns = output_columns(labels=all(output.is_label for output in outputs), calibrated=None)
+    weights = source.weights(np.random.default_rng(2), 3)
+    rounded = Approx.rounded
+    monkeypatch.setattr(Approx, "rounded", lambda self: (rounded(self)[0], np.ones(np.shape(self.hi), dtype=bool)))
+    values = source.values(weights.astype(np.float32), source.parts(runs), columns)
+    for replicate, row in enumerate(weights):
+        for team, run in enumerate(runs):
+            found = [None if np.isnan(v) else float(v) for v in values[:, replicate, team]]
+            assert found == _expected(gold, run, outputs, row, columns)
 
 
 def test_fraction_sums_split_where_one_scale_would_not_be_exact(monkeypatch):
