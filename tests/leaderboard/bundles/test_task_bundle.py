@@ -27,7 +27,7 @@ from leaderboard import errors
 from leaderboard.bundles.export import task_bundle
 from leaderboard.bundles.plan import ImportOptions
 from leaderboard.bundles.reading import open_bundle, plan_of
-from leaderboard.management.commands.load_demo import SLUG, SUBTASK_B_SLUG
+from leaderboard.management.commands.load_demo import EMOTIONS_SLUG, SLUG, SUBTASK_B_SLUG
 from leaderboard.models import OrganiserAction, Phase, StoredFile, Submission, Task, Team
 from leaderboard.pages import results as results_page
 from leaderboard.services.imports import import_upload, task_import
@@ -105,6 +105,23 @@ def test_a_subtask_with_contrastive_runs_comes_back_with_its_marks(organiser, dj
     mapping = {originals[run.file.sha256]: run.pk for run in copy.submissions.select_related("file")}
     (before,), (after,) = board_csvs(subtask), board_csvs(copy)
     assert with_mapped_ids(before, mapping) == after and after.count(",contrastive,") == 2
+
+
+def test_the_multi_label_task_comes_back_with_its_outputs_and_the_same_board(
+    organiser, django_capture_on_commit_callbacks
+):
+    """The demo's task of 11 emotions: its outputs, its primary metric and every run, each scored
+    again on import to the same values under every column, the item metrics too."""
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=io.StringIO())
+    task = Task.objects.get(slug=EMOTIONS_SLUG)
+    copy = imported(exported(task, organiser), organiser, django_capture_on_commit_callbacks, slug="ec-copy")
+    assert copy.outputs == task.outputs and copy.primary_metric == "jaccard" and copy.labels == []
+    assert copy.submissions.filter(status=Submission.Status.SCORED).count() == task.submissions.count() == 6
+    originals = {run.file.sha256: run.pk for run in task.submissions.select_related("file")}
+    mapping = {originals[run.file.sha256]: run.pk for run in copy.submissions.select_related("file")}
+    (before,), (after,) = board_csvs(task), board_csvs(copy)
+    assert with_mapped_ids(before, mapping) == after and "jaccard" in after.splitlines()[0]
 
 
 def test_an_ordinal_task_comes_back_ordinal_with_its_overall_ranking(
