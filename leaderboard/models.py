@@ -222,6 +222,8 @@ class Task(models.Model):
         return Community(self.root)
 
     def clean(self) -> None:
+        if self.is_divided:  # its subtasks have the labels, metrics and overall rankings
+            return
         scheme, metric = self.scheme, self.get_primary_metric_display()
         if self.primary_metric not in {column.key for column in scheme.ranking_columns() if column.label is None}:
             item = next((m for m in ITEM_METRICS if m.key == self.primary_metric), None)
@@ -229,7 +231,7 @@ class Task(models.Model):
                 raise errors.PRIMARY_NEEDS_ORDINAL.error("primary_metric", metric=metric)
             labels = ", every one a 0/1 label" if item.scope == "labels" else ""
             raise errors.PRIMARY_NEEDS_OUTPUTS.error("primary_metric", metric=metric, labels=labels)
-        if self.overall_method and not self.is_divided:
+        if self.overall_method:
             try:
                 self.overall  # noqa: B018 (building it refuses a method or a column that names nothing)
             except ValueError as error:
@@ -249,7 +251,9 @@ class Task(models.Model):
     def scheme(self) -> Scheme:
         """What the task scores (one label column, or several outputs) and so its columns."""
         return Scheme(
-            labels=tuple(self.labels), ordinal=self.ordinal, outputs=tuple(Output.of(o) for o in self.outputs or ())
+            labels=tuple(self.labels or ()),
+            ordinal=self.ordinal,
+            outputs=tuple(Output.of(o) for o in self.outputs or ()),
         )
 
     @property

@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
-from leaderboard.management.commands.load_demo import DEMO_PASSWORD, SLUG
+from leaderboard.management.commands.load_demo import DEMO_PASSWORD, ROOT_SLUG, SLUG
 from leaderboard.models import Submission, Team
 from leaderboard.services.submissions import submission_create
 from leaderboard.services.tasks import phase_update, task_create
@@ -44,7 +44,7 @@ WIDER_THAN_THE_SCREEN = """() => [...document.querySelectorAll("body *")]
 @pytest.fixture
 def demo(live_server):
     call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
-    team = Team.objects.get(name="Team B")
+    team = Team.objects.get(name="Team B", task__slug=ROOT_SLUG)
     team.name = LONG_TEAM_NAME
     team.save()
     submission = Submission.objects.filter(team__name="Team A", phase__slug="evaluation", phase__task__slug=SLUG).get()

@@ -280,6 +280,17 @@ def test_create_a_task_through_the_page(client, make_user):
     assert notes(response) == ["The task “Sentiment” is created."]
 
 
+def test_create_a_task_divided_into_subtasks_through_the_page(client, make_user):
+    """Such a task has no labels, metric or phases of its own: the form asks for none."""
+    client.force_login(make_user("host"))
+    form = {"title": "Sentiment", "slug": "sentiment", "description": "", "registration": "open", "terms": ""}
+    response = client.post(page("task_create") + "?subtasks=1", form)
+    task = Task.objects.get(slug="sentiment")
+    assert response.status_code == 302, response.context["form"].errors
+    assert task.is_divided
+    assert not task.phases.exists()
+
+
 @pytest.mark.parametrize(
     ("gold", "expected"),
     [
