@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 import pandas  # noqa: F401 -- plotly imports it on a figure's first use; here, it is imported once, at start-up
+import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 from django.utils.html import escape
@@ -336,6 +337,10 @@ def confusion_heatmap(matrix: Sequence[Sequence[float]] | None, labels: Sequence
     return figure.to_json()
 
 
+PLOTLY_VERSION = plotly.__version__
+"""The version of plotly.js inside :func:`standalone_html`'s files (a copy kept from another one is stale)."""
+
+
 def standalone_html(figure: str, *, title: str, note: str, filename: str) -> str:
     """A figure (JSON, as built above) as one HTML file that works offline: plotly.js inlined
     from the pinned ``plotly`` package (the bundle the site serves), no script loaded from
@@ -353,6 +358,7 @@ def standalone_html(figure: str, *, title: str, note: str, filename: str) -> str
         include_mathjax=False,
         full_html=False,
         validate=False,
+        div_id="figure",  # the file is the same for the same figure (plotly's own id is random)
     )
     return STANDALONE_PAGE.format(title=escape(title), note=escape(note), font=FONT_FAMILY, figure=body)
 

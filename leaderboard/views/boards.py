@@ -34,7 +34,7 @@ from leaderboard.permissions import can_view_board, can_view_hardest_items, phas
 from leaderboard.results_cache import cached
 from leaderboard.selectors.boards import overall_key, overall_of, paired_columns, shown_columns, sorted_by
 from leaderboard.selectors.participation import team_of
-from leaderboard.views.common import download, phase_or_404, task_or_404
+from leaderboard.views.common import compressed_once, download, phase_or_404, task_or_404
 from scoring.engine.aggregate import Aggregate
 
 BoardView = Callable[..., HttpResponse]
@@ -264,10 +264,20 @@ def disagreement_figure(request: HttpRequest, phase: Phase, figure: str) -> Http
     """A figure of the disagreement page (``figure``: ``heatmap`` or ``rank-chart``, from the
     URL) for the column set ``?set=``, as one HTML file with plotly.js inlined: it opens offline."""
     wanted = disagreements_page.disagreement_figure(phase=phase, set_name=request.GET.get("set"), figure=figure)
-    page = charts.standalone_html(
-        wanted["figure"], title=wanted["title"], note=wanted["note"], filename=wanted["filename"]
+    figure, title, note, stem = (wanted[key] for key in ("figure", "title", "note", "filename"))
+    return _offline_figure(request, figure, title=title, note=note, stem=stem)
+
+
+def _offline_figure(request: HttpRequest, figure: str, *, title: str, note: str, stem: str) -> HttpResponse:
+    """A figure as one HTML file with plotly.js inlined (:func:`charts.standalone_html`), written
+    and compressed once for everyone (:func:`compressed_once`)."""
+    return compressed_once(
+        request,
+        lambda: charts.standalone_html(figure, title=title, note=note, filename=stem),
+        made_of=("standalone_html", charts.PLOTLY_VERSION, figure, title, note),
+        filename=f"{stem}.html",
+        content_type="text/html; charset=utf-8",
     )
-    return download(page, content_type="text/html; charset=utf-8", filename=f"{wanted['filename']}.html")
 
 
 @board_view
@@ -317,11 +327,10 @@ def analysis_heatmap(request: HttpRequest, phase: Phase) -> HttpResponse:
     summary = analysis_page.analysis_summary(phase)
     if not summary["applies"]:
         raise Http404("This phase has no analysis of two teams or more yet.")
-    stem = f"{phase.task.slug}-{phase.slug}-kappa"
-    page = charts.standalone_html(
+    return _offline_figure(
+        request,
         summary["heatmap"],
         title=f"Agreement between the teams · {phase.task.full_title} · {phase.name}",
         note=f"{KAPPA_NOTE} {phase.description}".strip(),
-        filename=stem,
+        stem=f"{phase.task.slug}-{phase.slug}-kappa",
     )
-    return download(page, content_type="text/html; charset=utf-8", filename=f"{stem}.html")

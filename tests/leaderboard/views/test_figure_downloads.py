@@ -5,12 +5,14 @@ sets; and the page's PNG/SVG controls (drawn by charts.js, checked in tests/brow
 
 from __future__ import annotations
 
+import gzip
 import html
 import io
 import json
 import re
 from pathlib import Path
 
+import brotli
 import plotly.offline
 import pytest
 from django.core.management import call_command
@@ -117,6 +119,37 @@ def test_download_works_offline_with_plotly_inlined(client, figure_task):
         around_the_bundle = page.replace(bundle, "")
         assert "http" not in around_the_bundle and "cdn" not in around_the_bundle.lower()
         assert not re.search(r"<link\b|@import|url\(", around_the_bundle)
+
+
+def test_the_file_is_written_and_compressed_once_for_everyone_in_the_encoding_asked_for(
+    client, figure_task, make_user, submit, monkeypatch
+):
+    task = figure_task()
+    url = download_url(task, "heatmap")
+    written = []
+    standalone_html = charts.standalone_html
+    monkeypatch.setattr(charts, "standalone_html", lambda *a, **k: written.append(1) or standalone_html(*a, **k))
+    plain = client.get(url)
+    assert "Content-Encoding" not in plain and plain["Vary"] == "Accept-Encoding"
+    assert plotly.offline.get_plotlyjs() in plain.content.decode()
+    for accepted, encoding, decompress in (
+        ("gzip, deflate, br, zstd", "br", brotli.decompress),
+        ("gzip, deflate", "gzip", gzip.decompress),
+        ("br;q=0, gzip", "gzip", gzip.decompress),
+    ):
+        response = client.get(url, HTTP_ACCEPT_ENCODING=accepted)
+        assert response["Content-Encoding"] == encoding
+        assert decompress(response.content) == plain.content
+        assert len(response.content) < len(plain.content) / 3
+    assert len(written) == 3  # once for each encoding: the third asks for gzip again
+    client.force_login(make_user("reader"))
+    assert brotli.decompress(client.get(url, HTTP_ACCEPT_ENCODING="br").content) == plain.content
+    assert len(written) == 3  # a logged-in reader gets the same file
+    user = make_user("late")
+    team_create(task=task, user=user, name="Late")
+    submit(task, user, prediction_file("a a a a a a a a"))
+    assert brotli.decompress(client.get(url, HTTP_ACCEPT_ENCODING="br").content) != plain.content
+    assert len(written) == 4  # a new score, a new figure: a new file
 
 
 def test_a_team_name_cannot_break_out_of_the_figure(client, figure_task):
