@@ -28,6 +28,8 @@ MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MONTH_FIRST = re.compile(r"^(\d{1,2})[-/](\d{1,2})[-/](\d{4})$")
 """Codabench's examples write ``1-1-2026`` (month, day, year: what its date parser reads)."""
+YEAR_FIRST = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
+"""CodaLab's examples write ``2012-10-1`` too (a string to YAML, which reads only ``2012-10-01`` as a date)."""
 TAG = re.compile(r"tag '([^']*)'")
 YAML_TAG_PREFIX = "tag:yaml.org,2002:"
 
@@ -98,13 +100,14 @@ def parse_moment(value: Any) -> dt.datetime | None:
     if not isinstance(value, str):
         return None
     text = value.strip()
-    found = MONTH_FIRST.match(text)
-    if found:
-        month, day, year = (int(part) for part in found.groups())
-        try:
-            return dt.datetime(year, month, day, tzinfo=dt.UTC)
-        except ValueError:
-            return None
+    for pattern, order in ((MONTH_FIRST, (2, 0, 1)), (YEAR_FIRST, (0, 1, 2))):
+        found = pattern.match(text)
+        if found:
+            year, month, day = (int(found.group(position + 1)) for position in order)
+            try:
+                return dt.datetime(year, month, day, tzinfo=dt.UTC)
+            except ValueError:
+                return None
     try:
         return as_utc(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
     except ValueError:

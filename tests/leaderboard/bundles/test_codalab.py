@@ -3,11 +3,12 @@ in their documented formats.
 
 What this proves: the title, description and pages (HTML as text: no script survives, links
 keep their address), the terms, registration approval, the phases with their dates (CodaLab's
-phases end when the next starts; Codabench's ``1-15-2026``), limits (0 is no limit there),
-the counting rule and a hidden leaderboard come over; reference data becomes the gold file
-when it is a labels file (a CSV with a header, one label per line, a table whose columns the
-preview asks about); what cannot come over is listed; a competition inside one folder is
-found; and a phase without labels asks for a gold file, which then completes the import.
+phases end when the next starts; Codabench's ``1-15-2026``, CodaLab's ``2012-10-1``), limits
+(0 is no limit there), the counting rule and a hidden leaderboard come over; reference data
+becomes the gold file when it is a labels file (a CSV with a header, one label per line, a
+table whose columns the preview asks about); what cannot come over is listed; a competition
+inside one folder is found; and a phase without labels asks for a gold file, which then
+completes the import.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import datetime as dt
 
 import pytest
 
+from leaderboard.bundles.documents import parse_moment
 from leaderboard.bundles.plan import LINE_NUMBER, FilePlan, ImportOptions, ReferenceChoice
 from leaderboard.bundles.reading import open_bundle, plan_of
 from leaderboard.models import Counting, Participant, Registration, Submission, Visibility
@@ -81,6 +83,20 @@ def test_dates_may_move_to_next_years_edition():
     plan = plan_for(codabench_v2(), first_opens=dt.date(2027, 1, 11))
     assert plan.phases[0].opens_at == dt.datetime(2027, 1, 11, tzinfo=UTC)
     assert plan.phases[1].closes_at - plan.phases[1].opens_at == dt.timedelta(days=365)
+
+
+@pytest.mark.parametrize(
+    ("written", "moment"),
+    [
+        ("1-15-2026", dt.datetime(2026, 1, 15, tzinfo=UTC)),  # Codabench's month first
+        ("2012-10-1", dt.datetime(2012, 10, 1, tzinfo=UTC)),  # CodaLab's BRaTS-2012 example
+        ("2026-01-31T12:00:00Z", dt.datetime(2026, 1, 31, 12, tzinfo=UTC)),
+        ("2012-13-1", None),
+        ("1-1-26", None),
+    ],
+)
+def test_dates_as_the_platforms_write_them(written, moment):
+    assert parse_moment(written) == moment
 
 
 def test_a_table_without_header_is_a_question_answered_by_the_organiser():
