@@ -249,6 +249,15 @@ IMPORT_NEEDS_LABELS = Problem(
     "The bundle states no labels (no reference file holds two or more): give the task's labels, in order, separated "
     "by commas (the field “Labels, in order”, or --labels).",
 )
+IMPORT_TRACK_UNKNOWN = Problem(
+    "IMPORT_TRACK_UNKNOWN",
+    "Phase {number} ({phase}): the track {track!r} is none of this competition's; {known}.",
+)
+IMPORT_TRACK_SIDE_BY_SIDE = Problem(
+    "IMPORT_TRACK_SIDE_BY_SIDE",
+    "{phase} and {other} open at the same moment ({opens_at:%Y-%m-%d %H:%M} UTC): they ran side by side, and "
+    "cannot follow one another in track {track}; put them in different tracks.",
+)
 IMPORT_NOT_PENDING = Problem(
     "IMPORT_NOT_PENDING", "This import is no longer waiting for confirmation; upload the bundle again."
 )

@@ -14,8 +14,12 @@ submissions, a logo, the leaderboard's own columns...) is listed in the plan's n
 organiser to read before confirming.
 
 Dates as both platforms write them (YAML dates, ISO 8601, Codabench's ``1-1-2026``), in UTC. A
-CodaLab phase ends when the next one starts; a phase without an end (the last) ends a year
-after it opens, which the notes say. Phases that overlap are made to follow one another.
+CodaLab phase ends when a later one starts (phases that start together end together); a phase
+without an end (the last) ends with the competition, else a year after it opens, which the
+notes say. Phases that ran side by side there (a SemEval task's tracks, one per language and
+subtask) become subtasks, one per track (:mod:`.tracks`), each scoring one label column or
+several outputs (:mod:`.parts`); where the organiser puts overlapping phases in one track, the
+earlier closes when the later opens, and the notes say so. Nothing else moves a date.
 """
 
 from __future__ import annotations
@@ -23,13 +27,12 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 
-from django.core.exceptions import ValidationError
 from django.utils.text import slugify
 
-from leaderboard.bundles import pages, reference
+from leaderboard import errors
+from leaderboard.bundles import pages, parts, reference, tracks
 from leaderboard.bundles.competition_files import LINE_NUMBERS, download, gold_of
 from leaderboard.bundles.documents import Field
-from leaderboard.bundles.files import with_gold_facts
 from leaderboard.bundles.plan import ImportOptions, PhasePlan, TaskPlan
 from leaderboard.bundles.zips import SafeZip
 from leaderboard.models import DEFAULT_MAX_PER_DAY, DEFAULT_MAX_TOTAL, Counting, Phase, Registration, Visibility
@@ -135,31 +138,31 @@ def _description(root: Field, sections: list[tuple[str, str]]) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
-def _dates(starts: list[dt.datetime], ends: list[dt.datetime | None], names: list[str], notes: list[str]):
-    """Each phase's closing: its end, else the next one's start, else a year after it opens;
-    never after the next one opens."""
-    closes = []
+def _dates(starts: list[dt.datetime], ends: list[dt.datetime | None], names: list[str], *, last, notes: list[str]):
+    """Each phase's closing: its end, else when a later phase opens (CodaLab's rule: phases that
+    open together, tracks, close together), else the competition's end (``last``), else a year
+    after it opens."""
+    closes, open_ended = [], {}
     for index, (start, end) in enumerate(zip(starts, ends, strict=True)):
-        following = starts[index + 1] if index + 1 < len(starts) else None
-        close = end or following
+        close = end or min((other for other in starts if other > start), default=None) or last
         if close is None:
             close = start + OPEN_ENDED
-            notes.append(
-                f"{names[index]}: no end date there; here it closes on {close:%Y-%m-%d} (change it on its page)."
-            )
-        if following is not None and close > following:
-            notes.append(f"{names[index]}: it ended after the next phase opened; here it closes when that one opens.")
-            close = following
+            open_ended.setdefault(close, []).append(names[index])
         if close <= start:
-            raise_at = close
-            notes.append(f"{names[index]}: it closed ({raise_at:%Y-%m-%d}) before it opened; here it runs a day.")
+            notes.append(f"{names[index]}: it closed ({close:%Y-%m-%d}) before it opened; here it runs a day.")
             close = start + dt.timedelta(days=1)
         closes.append(close)
+    for close, phases in open_ended.items():
+        notes.append(
+            f"{', '.join(phases)}: no end date there; here {'it closes' if len(phases) == 1 else 'each closes'} on "
+            f"{close:%Y-%m-%d} (change it on its page)."
+        )
     return closes
 
 
 def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -> TaskPlan:
-    """The plan of the competition ``document`` (``competition.yaml``, read) in ``bundle``."""
+    """The plan of the competition ``document`` (``competition.yaml``, read) in ``bundle``: one
+    task, or one subtask per track where phases ran side by side (:mod:`.tracks`)."""
     root = document.mapping()
     version = str(root.child("version").value or "1.5")
     # Codabench's own examples may leave out "version: 2"; their phases are a list, CodaLab's a mapping.
@@ -191,13 +194,12 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
     ]
     starts = [f.child("start" if codabench else "start_date").moment() for f in phase_fields]
     ends = [f.child("end").moment(required=False) if codabench else None for f in phase_fields]
-    if not codabench and ends:
-        ends[-1] = root.child("end_date").moment(required=False)
-    closes = _dates(starts, ends, names, notes)
+    last = None if codabench else root.child("end_date").moment(required=False)
+    closes = _dates(starts, ends, names, last=last, notes=notes)
     counting = _counting(root, codabench, notes)
     visibility = _visibility(root, codabench, notes)
     slugs = _slugs(names)
-    phases, questions, gold_labels = [], [], set()
+    phases, questions, slots, scored_there = [], [], [], []
     for index, (field, name) in enumerate(zip(phase_fields, names, strict=True)):
         task_fields = [tasks[i] for i in field.child("tasks").value or [] if i in tasks] if codabench else [field]
         source = task_fields[0] if task_fields else field
@@ -206,26 +208,20 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
                 f"{name}: it had {len(task_fields)} tasks there; the first one's reference data is its gold file."
             )
         if source.child("scoring_program").present:
-            notes.append(f"{name}: its scoring program does not come over; here every metric of the suite is computed.")
+            scored_there.append(name)
         code = source.child("ingestion_program").present or (
             not codabench and field.child("is_scoring_only").value is False
         )
         if code:
             notes.append(f"{name}: participants submitted code there; here they upload prediction files (id,label).")
+        reference_path = source.child("reference_data").text(required=False)
         gold, question, problem = gold_of(
-            bundle,
-            source.child("reference_data").text(required=False),
-            options.references.get(index),
-            phase_index=index,
-            phase=name,
-            code=code,
+            bundle, reference_path, options.references.get(index), phase_index=index, phase=name, code=code
         )
         if index in options.golds:
             gold, problem = options.golds[index], ""
         if question is not None:
             questions.append(question)
-        if gold is not None:
-            gold_labels |= reference.labels_in(gold.content)
         downloads = [
             download(bundle, field.child(key).text(), title=title)
             for key, title in (("public_data", "Public data"), ("starting_kit", "Starting kit"))
@@ -257,56 +253,116 @@ def read_competition(bundle: SafeZip, document: Field, options: ImportOptions) -
                 data_files=tuple(download for download in downloads if download is not None),
             )
         )
+        program = source.child("scoring_program").value
+        program = program if isinstance(program, str) else ""
+        slots.append(tracks.Slot(index, name, starts[index], closes[index], reference_path or "", program))
+    if scored_there:
+        whose = (
+            f"{scored_there[0]}: its scoring program does not"
+            if len(scored_there) == 1
+            else f"The scoring programs of {tracks.in_words(scored_there)} do not"
+        )
+        notes.append(f"{whose} come over; here every metric of the suite is computed.")
     if any(phase.gold is not None and LINE_NUMBERS in phase.gold.source for phase in phases):
         notes.append(
             "Reference files without ids: the ids are the line numbers, from 1, and participants' files here give "
             "them (id,label; the sample submissions on the task page show the format)."
         )
-    labels = _labels(options, gold_labels, notes)
-    phases = [_checked(phase, labels) for phase in phases]
-    notes += _left_out(root, read_keys, codabench)
-    return TaskPlan(
+    title = root.child("title").text(max_length=200)
+    plan = TaskPlan(
         source=CODABENCH if codabench else CODALAB,
-        title=root.child("title").text(max_length=200),
+        title=title,
         description=description,
-        labels=labels,
+        labels=(),
         primary_metric=options.primary_metric or DEFAULT_PRIMARY_METRIC,
         registration=registration,
         terms=terms,
-        slug=slugify(root.child("title").text())[:60],
-        phases=tuple(phases),
-        notes=tuple(notes),
+        slug=slugify(title)[:60],
+        phases=(),
         questions=tuple(questions),
+        bundle_phases=tuple(phase.name for phase in phases),
     )
+    plan = _grouped(plan, phases, slots, options, notes)
+    notes += _left_out(root, read_keys, codabench)
+    return replace(plan, notes=tuple(notes))
 
 
-def _checked(phase: PhasePlan, labels: tuple[str, ...]) -> PhasePlan:
-    """The phase's gold file checked as an upload's against the task's labels; refused (or no
-    labels yet), the phase waits for one, and says why."""
-    if phase.gold is None:
-        return phase
-    if len(labels) < 2:
-        found = ", ".join(sorted(reference.labels_in(phase.gold.content))) or "none"
-        return replace(phase, gold=None, gold_problem=f"its reference data holds fewer than two labels ({found})")
-    try:
-        return with_gold_facts(phase, list(labels), manifest=MANIFEST, where="reference data")
-    except ValidationError as error:
-        return replace(phase, gold=None, gold_problem=" ".join(error.messages).rstrip("."))
-
-
-def _labels(options: ImportOptions, found: set[str], notes: list[str]) -> tuple[str, ...]:
-    """The task's labels: those the organiser gives, in their order (the gold files are then
-    checked against them); else those of the gold files, in their natural order; none when the
-    gold files hold fewer than two (the import asks for them)."""
-    if options.labels:
-        if found and set(options.labels) != found:
-            notes.append(
-                f"The labels given ({', '.join(options.labels)}) are not those of the reference data "
-                f"({', '.join(reference.label_order(found))}): a gold file without one of them, or with another, "
-                "waits for a new one."
+def _grouped(
+    plan: TaskPlan, phases: list[PhasePlan], slots: list[tracks.Slot], options: ImportOptions, notes: list[str]
+) -> TaskPlan:
+    """The plan with its phases: in one task, or in one subtask per track (its phases those of
+    the track, one after another; a phase of every track in each)."""
+    names, recognised = tracks.recognise(slots)
+    if not names:
+        if options.tracks:
+            index, track = next(iter(options.tracks.items()))
+            phase = phases[index].name if 0 <= index < len(phases) else "none"
+            raise errors.IMPORT_TRACK_UNKNOWN.error(
+                f"track-{index}", number=index + 1, phase=phase, track=track, known=tracks.NO_TRACKS
             )
-        return tuple(options.labels)
-    return reference.label_order(found) if len(found) >= 2 else ()
+        return _part(plan, phases, options, notes, name="")
+    choices = tracks.settle(
+        names,
+        recognised,
+        chosen=options.tracks,
+        columns=lambda index: reference.columns_in(phases[index].gold.content) if phases[index].gold else None,
+    )
+    held = [(number, group) for number, group in enumerate(tracks.grouped(choices, len(names)), start=1) if group]
+    notes.append(
+        f"Its phases ran in {len(names)} tracks side by side there ({', '.join(names)}): "
+        + (
+            f"here they are {len(held)} subtasks, one a track, sharing registration, terms and teams."
+            if len(held) > 1
+            else "all in one track by your choice, here they are one task."
+        )
+    )
+    plan = replace(plan, tracks=names, track_choices=choices)
+    if len(held) == 1:
+        return _part(plan, [phases[choice.phase_index] for choice in held[0][1]], options, notes, name="")
+    shared = frozenset(phases[choice.phase_index].slug for choice in choices if choice.track == tracks.EVERY_TRACK)
+    subtasks = tuple(
+        _part(
+            replace(
+                plan,
+                title=f"{plan.title}: {names[number - 1]}"[:200],
+                description="",
+                terms="",
+                slug=f"{plan.slug}-{slugify(names[number - 1])}"[:60],
+                questions=(),
+                bundle_phases=(),
+                tracks=(),
+                track_choices=(),
+            ),
+            [phases[choice.phase_index] for choice in group],
+            options,
+            notes,
+            name=names[number - 1],
+            shared=shared,
+        )
+        for number, group in held
+    )
+    return replace(plan, divided=True, subtasks=subtasks)
+
+
+def _part(
+    plan: TaskPlan,
+    phases: list[PhasePlan],
+    options: ImportOptions,
+    notes: list[str],
+    *,
+    name: str,
+    shared: frozenset[str] = frozenset(),
+) -> TaskPlan:
+    """``plan`` holding ``phases``, one after another, each gold file checked against what they
+    score (:mod:`.parts`; ``shared``: the slugs of the phases in every subtask)."""
+    ordered = parts.one_after_another(phases, notes, part=name)
+    scheme = parts.scheme_of(ordered, options, notes, part=name, shared=shared)
+    return replace(
+        plan,
+        labels=scheme.labels,
+        outputs=scheme.outputs,
+        phases=tuple(parts.checked(phase, scheme, manifest=MANIFEST) for phase in ordered),
+    )
 
 
 def _counting(root: Field, codabench: bool, notes: list[str]) -> str:

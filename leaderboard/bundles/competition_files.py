@@ -5,7 +5,7 @@ participants downloaded (a file, or a folder zipped)."""
 from __future__ import annotations
 
 from leaderboard.bundles import reference
-from leaderboard.bundles.plan import FilePlan, ReferenceChoice, ReferenceQuestion
+from leaderboard.bundles.plan import LINE_NUMBER, OUTPUTS, FilePlan, ReferenceChoice, ReferenceQuestion
 from leaderboard.bundles.zips import SafeZip
 from leaderboard.uploads import safe_file_name
 from leaderboard.zipstream import ZipEntry, zip_bytes
@@ -53,6 +53,15 @@ def reference_files(bundle: SafeZip, path: str) -> tuple[SafeZip, list[str]] | s
     if not files:
         return f"the bundle has no file or folder {path!r} (a dataset kept on the platform cannot come over)"
     return bundle, files
+
+
+def _columns(layout: reference.Layout) -> tuple[str, ...]:
+    """What the preview offers for a reference file's ids and labels: its columns, and the line
+    numbers (for ids) and every label column (outputs) where they can be."""
+    if layout.kind != "table":
+        return layout.columns
+    outputs = (OUTPUTS,) if len(layout.label_columns) >= 2 else ()
+    return (LINE_NUMBER, *layout.columns, *outputs)
 
 
 CODE_WITHOUT_REFERENCE = (
@@ -104,7 +113,7 @@ def gold_of(
             phase=phase,
             files=tuple(files),
             file=chosen_file,
-            columns=(reference.LINE_NUMBER, *layout.columns) if layout.kind == "table" else layout.columns,
+            columns=_columns(layout),
             id_column=id_column,
             label_column=label_column,
         )
@@ -112,7 +121,7 @@ def gold_of(
         gold = reference.gold_csv(content, layout, id_column=id_column, label_column=label_column)
     except reference.ReferenceError as error:
         return None, question, f"its reference file {chosen_file} cannot be read as labels: {error}"
-    distinct = len(reference.labels_in(gold))
+    distinct = max(len(values) for values in reference.columns_in(gold).values())
     if distinct > MAX_LABELS:
         return (
             None,
@@ -124,6 +133,6 @@ def gold_of(
         )
     name = safe_file_name(chosen_file.rsplit("/", 1)[-1]).rsplit(".", 1)[0] + "-gold.csv"
     source = f"{path.rstrip('/')}: {chosen_file}"
-    if id_column == reference.LINE_NUMBER or layout.kind in ("lines", "one-hot"):
+    if id_column == LINE_NUMBER or layout.kind in ("lines", "one-hot"):
         source += LINE_NUMBERS
     return FilePlan(name=name, content=gold, source=source), question, ""

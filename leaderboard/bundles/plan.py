@@ -126,11 +126,26 @@ class TaskPlan:
     subtasks: tuple[TaskPlan, ...] = ()
     outputs: tuple[Output, ...] = ()
     """A task with several labels an item: its outputs (``labels`` is then empty)."""
+    tracks: tuple[str, ...] = ()
+    """A competition whose phases ran side by side: the names of its tracks, in order
+    (:mod:`leaderboard.bundles.tracks`); the subtasks are those that hold phases."""
+    track_choices: tuple[TrackChoice, ...] = ()
+    """Where each phase of such a competition goes, and why."""
+    bundle_phases: tuple[str, ...] = ()
+    """A competition's phases by name, as the bundle numbers them (from 1: ``--gold N=``,
+    ``--track N=``)."""
 
     @property
     def scheme(self) -> Scheme:
         """What the task scores: its labels, or its outputs."""
         return Scheme(labels=tuple(self.labels), ordinal=self.ordinal, outputs=self.outputs)
+
+    @property
+    def scored(self) -> str:
+        """What it scores, in words: its labels, or each output with its labels."""
+        if self.outputs:
+            return "; ".join(f"{output.name} ({', '.join(output.labels)})" for output in self.outputs)
+        return ", ".join(self.labels)
 
     @property
     def ready(self) -> bool:
@@ -185,6 +200,32 @@ def subtask_slug(*, parent: str, old_parent: str, old: str) -> str:
     return f"{parent}-{old}"[:60]
 
 
+EVERY_TRACK = "all"
+"""The track of a phase that goes to every subtask (a trial phase before the tracks open)."""
+
+
+@dataclass(frozen=True)
+class TrackChoice:
+    """Where a phase of a competition with tracks goes: a track (its number, from 1) or every
+    one (:data:`EVERY_TRACK`), how that was decided (``how``: :data:`RECOGNISED`, :data:`GUESSED`,
+    :data:`ALONE` or :data:`CHOSEN`) and why, in words."""
+
+    phase_index: int
+    phase: str
+    opens_at: dt.datetime
+    track: str
+    how: str
+    reason: str
+
+    @property
+    def asked(self) -> bool:
+        """A guess, or a default: the preview and the report ask the organiser to check it."""
+        return self.how in (GUESSED, ALONE)
+
+
+RECOGNISED, GUESSED, ALONE, CHOSEN = "recognised", "guessed", "alone", "chosen"
+
+
 @dataclass(frozen=True)
 class ReferenceQuestion:
     """What the preview asks about a phase's reference data when it cannot tell: which file,
@@ -201,6 +242,8 @@ class ReferenceQuestion:
 
 LINE_NUMBER = "(line number)"
 """The id "column" of a file with one label per line: ids are line numbers, from 1."""
+OUTPUTS = "(each label column: an output)"
+"""The label "column" of a reference file of several label columns: a task of several outputs."""
 
 
 @dataclass(frozen=True)
@@ -217,7 +260,8 @@ class ImportOptions:
     """What the organiser decides for an import: the new address, whether the runs come too
     (an exported task), when the first phase opens (``None``: the dates as they are), and, for
     a CodaLab or Codabench bundle, the primary metric, the labels' order, how to read each
-    phase's reference data and any gold file given instead."""
+    phase's reference data, any gold file given instead, and the track of each phase that ran
+    side by side with others."""
 
     slug: str = ""
     title: str = ""
@@ -227,6 +271,8 @@ class ImportOptions:
     labels: tuple[str, ...] = ()
     references: dict[int, ReferenceChoice] = field(default_factory=dict)
     golds: dict[int, FilePlan] = field(default_factory=dict)
+    tracks: dict[int, str] = field(default_factory=dict)
+    """The organiser's track of a phase (by index): its number from 1, or :data:`EVERY_TRACK`."""
 
     def as_json(self) -> dict:
         """The options as stored with a pending import (the gold files are stored apart)."""
@@ -238,6 +284,7 @@ class ImportOptions:
             "primary_metric": self.primary_metric,
             "labels": list(self.labels),
             "references": {str(index): [c.file, c.id_column, c.label_column] for index, c in self.references.items()},
+            "tracks": {str(index): track for index, track in self.tracks.items()},
         }
 
     @classmethod
@@ -252,4 +299,5 @@ class ImportOptions:
             labels=tuple(data.get("labels", ())),
             references={int(index): ReferenceChoice(*choice) for index, choice in data.get("references", {}).items()},
             golds=golds or {},
+            tracks={int(index): str(track) for index, track in data.get("tracks", {}).items()},
         )

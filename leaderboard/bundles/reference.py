@@ -11,7 +11,12 @@ What is read as labels (anything else cannot come over, and the import asks for 
 - one label per line: the ids are the line numbers, from 1;
 - one row of 0s and a single 1 per item (the one-hot ``.solution`` files of CodaLab's AutoML
   examples): the label is the number of the column that holds the 1, from 0, and the id the
-  line number.
+  line number;
+- a table with a header, a column of ids and several *label columns* (each with few different
+  values: 0 and 1, or up to :data:`MAX_OUTPUT_LABELS`), none named as the label column: a task of
+  several outputs (:mod:`scoring.engine.outputs`), one an output column (:data:`OUTPUTS`).
+  Certain when the ids column is named and every other column holds only 0 and 1 (SemEval-2018
+  Task 1 E-c, HatEval's subtask B); otherwise the preview asks (a text column is left out).
 
 Lines at the top that start with ``#`` are comments (SemEval's reference files often open with
 a few); the last of them names the columns when it reads as a header (``#id<TAB>label``). A file
@@ -28,7 +33,7 @@ import io
 import re
 from dataclasses import dataclass
 
-from leaderboard.bundles.plan import LINE_NUMBER
+from leaderboard.bundles.plan import LINE_NUMBER, OUTPUTS
 from scoring.engine.files.labels import natural_key
 
 ID_NAMES = ("id", "ids", "item", "item_id", "filename", "file", "name", "image", "sample", "index", "key")
@@ -41,6 +46,9 @@ HEADER_ONLY = "header"
 """The kind of a file that holds a header (or comments) and no labels."""
 LABEL_KINDS = ("table", "lines", "one-hot")
 """The kinds of file that hold labels."""
+BINARY = frozenset({"0", "1"})
+MAX_OUTPUT_LABELS = 20
+"""More different values than this in a column (or one value an item): not an output's labels."""
 
 
 @dataclass(frozen=True)
@@ -56,9 +64,12 @@ class Layout:
     """Lines (not blank) before the first item: comments, then the header if it has a line of its own."""
     id_column: str = ""
     label_column: str = ""
+    """The column of labels, or :data:`OUTPUTS`."""
     certain: bool = True
     """False: the preview asks which column is which."""
     problem: str = ""
+    label_columns: tuple[str, ...] = ()
+    """The columns that look like labels (few different values), outputs where there are two or more."""
 
 
 def _lines(text: str) -> list[str]:
@@ -149,6 +160,16 @@ def layout_of(content: bytes) -> Layout:
     id_column = id_named or guessed_id
     label_column = label_named or (guessed_label if guessed_label != id_column else "")
     certain = bool(id_named and label_named)
+    label_like = tuple(
+        columns[i]
+        for i in range(width)
+        if columns[i] != id_column
+        and (set(values[i]) <= BINARY or 2 <= distinct[i] <= min(MAX_OUTPUT_LABELS, len(body) - 1))
+    )
+    if header and not label_named and len(label_like) >= 2:  # several label columns: a task of several outputs
+        label_column = OUTPUTS
+        binary = all(set(values[columns.index(column)]) <= BINARY for column in label_like)
+        certain = bool(id_named) and binary and len(label_like) == width - 1
     if header and width == 2 and not certain:
         other = next(column for column in columns if column not in (id_named, label_named))
         id_column, label_column = (id_named, other) if id_named else (other, label_named)
@@ -162,6 +183,7 @@ def layout_of(content: bytes) -> Layout:
         id_column=id_column,
         label_column=label_column,
         certain=certain,
+        label_columns=label_like,
     )
 
 
@@ -179,14 +201,17 @@ class ReferenceError(ValueError):
 
 
 def gold_csv(content: bytes, layout: Layout, *, id_column: str, label_column: str) -> bytes:
-    """The ``id,label`` CSV of a reference file read with ``layout`` and the columns chosen."""
+    """The ``id,label`` CSV of a reference file read with ``layout`` and the columns chosen; with
+    ``label_column`` :data:`OUTPUTS`, the CSV of an id column and one column per output (each
+    label column of the layout, under its name)."""
     text = decode(content)
     if text is None or layout.kind in ("unreadable", HEADER_ONLY):
         raise ReferenceError(layout.problem or "it is not UTF-8 text")
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["id", "label"])
     numbered = _numbered(text, skip=layout.skip)
+    if layout.kind != "table":
+        writer.writerow(["id", "label"])
     if layout.kind == "lines":
         for number, line in numbered:
             writer.writerow([number, line.strip()])
@@ -199,25 +224,43 @@ def gold_csv(content: bytes, layout: Layout, *, id_column: str, label_column: st
             writer.writerow([number, cells.index("1")])
         return out.getvalue().encode()
     columns = list(layout.columns)
-    if label_column not in columns or (id_column not in columns and id_column != LINE_NUMBER):
+    outputs = [column for column in layout.label_columns if column != id_column] if label_column == OUTPUTS else []
+    if label_column == OUTPUTS and len(outputs) < 2:
+        raise ReferenceError(f"it has no two label columns besides the ids ({', '.join(columns)})")
+    if (label_column not in columns and not outputs) or (id_column not in columns and id_column != LINE_NUMBER):
         raise ReferenceError(f"choose the id and label columns among {', '.join(columns)}")
     if id_column == label_column:
         raise ReferenceError("the ids and the labels must come from two different columns")
-    label_at = columns.index(label_column)
+    if outputs:
+        writer.writerow(["id", *outputs])
+    else:
+        writer.writerow(["id", "label"])
+    label_at = [columns.index(column) for column in outputs or [label_column]]
     id_at = None if id_column == LINE_NUMBER else columns.index(id_column)
     for number, line in numbered:
         cells = _split(line, layout.delimiter)
-        if max(label_at, id_at or 0) >= len(cells):
+        if max(*label_at, id_at or 0) >= len(cells):
             raise ReferenceError(f"line {number} has {len(cells)} column(s), not {len(columns)}")
-        writer.writerow([number if id_at is None else cells[id_at].strip(), cells[label_at].strip()])
+        writer.writerow([number if id_at is None else cells[id_at].strip(), *(cells[at].strip() for at in label_at)])
     return out.getvalue().encode()
 
 
-def labels_in(gold: bytes) -> set[str]:
-    """The labels of an ``id,label`` CSV written by :func:`gold_csv`."""
+def columns_in(gold: bytes) -> dict[str, set[str]]:
+    """The values of each label column of a CSV written by :func:`gold_csv` (``label``, or each
+    output), by its name."""
     rows = csv.reader(io.StringIO(gold.decode()))
-    next(rows, None)
-    return {row[1] for row in rows if len(row) > 1}
+    names = next(rows, ["id"])[1:]
+    found: dict[str, set[str]] = {name: set() for name in names}
+    for row in rows:
+        for name, value in zip(names, row[1:], strict=False):
+            found[name].add(value)
+    return found
+
+
+def labels_in(gold: bytes) -> set[str]:
+    """The labels of an ``id,label`` CSV written by :func:`gold_csv` (every value, of every
+    output, of another)."""
+    return set().union(*columns_in(gold).values())
 
 
 def label_order(labels: set[str]) -> tuple[str, ...]:

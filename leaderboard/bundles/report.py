@@ -5,6 +5,7 @@ same plan)."""
 from __future__ import annotations
 
 from leaderboard.bundles.plan import PhasePlan, TaskPlan, subtask_slug
+from leaderboard.bundles.tracks import describe
 from leaderboard.models import Counting, Registration, Visibility
 
 
@@ -26,8 +27,8 @@ def _phase_lines(phase: PhasePlan, indent: str) -> list[str]:
 
 def _labels_text(plan: TaskPlan) -> str:
     if plan.outputs:
-        return "outputs: " + ", ".join(f"{output.name} ({', '.join(output.labels)})" for output in plan.outputs)
-    return f"labels: {', '.join(plan.labels) or '(none found: --labels)'}"
+        return f"outputs: {plan.scored}"
+    return f"labels: {plan.scored or '(none found: --labels)'}"
 
 
 def _part_lines(plan: TaskPlan, indent: str) -> list[str]:
@@ -58,6 +59,16 @@ def report_lines(plan: TaskPlan, *, slug: str) -> list[str]:
     runs = sum(len(part.runs) for part in plan.parts())
     if plan.teams or runs:
         lines.append(f"  {len(plan.teams)} team(s), {runs} run(s)")
+    if plan.tracks:
+        lines.append(
+            f"  {len(plan.tracks)} tracks ran side by side there, each holding a phase a subtask here; where each "
+            "phase goes (phases count from 1; --track N=T moves phase N to track T, or to every subtask with T=all):"
+        )
+        for choice in plan.track_choices:
+            lines.append(
+                f"    {choice.phase_index + 1}. {choice.phase} → {describe(choice, plan.tracks)} ({choice.reason})"
+                + (f"; check it: --track {choice.phase_index + 1}=T" if choice.asked else "")
+            )
     for question in plan.questions:
         lines.append(
             f"  {question.phase}: reference file {question.file} read with ids from {question.id_column!r} and "

@@ -10,7 +10,9 @@ reference file hold the ids and the labels (``"(line number)"`` for ids by line 
 ``--reference-file N=PATH`` which of its files is the reference, ``--gold N=FILE`` gives a
 gold file for phase N instead (phases count from 1), and ``--labels`` the task's labels in
 order, where the bundle states none (or to reorder them). A phase without a gold file comes over
-all the same and waits for it: the report says why, and the task page asks for it.
+all the same and waits for it: the report says why, and the task page asks for it. Where phases
+ran side by side (tracks, each a subtask here), ``--track N=T`` puts phase N in track T (its
+number in the report, from 1) or, with ``T=all``, in every subtask.
 """
 
 from __future__ import annotations
@@ -65,6 +67,12 @@ class Command(BaseCommand):
             action="append",
             default=[],
             help="N=FILE: a gold file for phase N (optional: it may wait for one)",
+        )
+        parser.add_argument(
+            "--track",
+            action="append",
+            default=[],
+            help="N=T: phase N in track T (from 1), or in every subtask with T=all (phases that ran side by side)",
         )
         parser.add_argument("--dry-run", action="store_true", help="print what would be created, create nothing")
 
@@ -129,4 +137,5 @@ class Command(BaseCommand):
             labels=tuple(label.strip() for label in options["labels"].split(",") if label.strip()),
             references=references,
             golds=golds,
+            tracks={index: track.strip().lower() for index, track in numbered(options["track"], "--track").items()},
         )

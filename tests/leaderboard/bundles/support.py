@@ -101,9 +101,12 @@ def codalab_v15(*, reference: bytes | None = None, extra: dict | None = None, en
     )
 
 
-def codabench_v2(*, reference: bytes | None = None, folder: str = "", hidden: bool = False) -> bytes:
+def codabench_v2(
+    *, reference: bytes | None = None, folder: str = "", hidden: bool = False, development_ends: str = "2-15-2026"
+) -> bytes:
     """A result-submission competition in Codabench's version 2: Markdown pages, tasks holding
-    each phase's reference data in folders, phases with start and end."""
+    each phase's reference data in folders, phases with start and end (the development phase's
+    end may be after the final phase opens: ``development_ends``)."""
     document = {
         "version": 2,
         "title": "Wheat seeds",
@@ -118,7 +121,7 @@ def codabench_v2(*, reference: bytes | None = None, folder: str = "", hidden: bo
                 "index": 0,
                 "name": "Development Phase",
                 "start": "1-15-2026",
-                "end": "2-15-2026",
+                "end": development_ends,
                 "max_submissions_per_day": 10,
                 "max_submissions": 100,
                 "tasks": [0],

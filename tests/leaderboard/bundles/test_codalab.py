@@ -55,7 +55,7 @@ def test_a_codalab_v15_competition():
     notes = "\n".join(plan.notes)
     for expected in (
         "Final: no end date there",
-        "Development: its scoring program does not come over",
+        "The scoring programs of Development and Final do not come over",
         "The docker image (codalab/codalab-legacy:py37) does not come over",
         "The logo (logo.png) is not shown here.",
         "The leaderboard's columns (F1) came from its scoring program",

@@ -3,7 +3,8 @@
 What this proves: a header names the columns (in either order, CSV or TSV), on a line of its
 own or as the last of the comment lines that open the file; one label per line takes line
 numbers for ids; a file that holds a header (or comments) and nothing else is a test set whose
-labels are to come; one-hot rows give the number of the column with the 1; a table
+labels are to come; one-hot rows give the number of the column with the 1; several 0/1
+columns beside the ids are the outputs of a task with several labels an item; a table
 without a header is a guess the preview asks about; JSON and binary are not labels; and a
 page's HTML becomes text with no script, no unsafe link and no hidden character left.
 """
@@ -34,6 +35,10 @@ def read(content: bytes, **columns) -> bytes:
         (b"# truth.txt\n#id\tgold\nx1\tpos\nx2\tneg\n", b"id,label\nx1,pos\nx2,neg\n", True),  # header in a comment
         (b"# truth.txt, tab-separated\nx1\tpos\nx2\tneg\nx3\tneg\n", b"id,label\nx1,pos\nx2,neg\nx3,neg\n", False),
         (b"label\n0\n1\n", b"id,label\n2,0\n3,1\n", True),  # a header naming its one column
+        # several 0/1 columns beside the ids: a task of several outputs, one a column
+        (b"id\tHS\tTR\tAG\nt1\t1\t0\t0\nt2\t0\t1\t1\n", b"id,HS,TR,AG\nt1,1,0,0\nt2,0,1,1\n", True),
+        # ... beside a text column, left out: a guess the preview asks about
+        (b"id,text,HS,TR\nt1,so bad,1,0\nt2,fine,0,1\nt3,ok,1,1\n", b"id,HS,TR\nt1,1,0\nt2,0,1\nt3,1,1\n", False),
     ],
 )
 def test_layouts(content, expected, certain):
