@@ -13,7 +13,8 @@ from django.template.loader import render_to_string
 
 from leaderboard import errors
 from leaderboard.addresses import client_address
-from leaderboard.bundles.plan import FilePlan, ReferenceChoice
+from leaderboard.bundles.plan import EVERY_TRACK, FilePlan, ReferenceChoice
+from leaderboard.bundles.tracks import EVERY_SUBTASK, grouped
 from leaderboard.models import PRIMARY, Phase, Task, Team, metric_choices
 from leaderboard.names import canonical_name
 from leaderboard.selectors.runs import ALL_RUNS, COUNTING_RUNS
@@ -389,9 +390,11 @@ class BundleUploadForm(forms.Form):
 class TaskImportForm(forms.Form):
     """The organiser's answers to an import's preview: the new address and title, the dates
     (as they are, or moved to a first opening day), the runs, the primary metric and labels'
-    order, and for each phase of a competition bundle how to read its reference data or a gold
-    file given instead."""
+    order, and for each phase of a competition bundle how to read its reference data, a gold
+    file given instead, and (where phases ran side by side) its track."""
 
+    form_id = "import-choices"
+    """The form's id: the selects of tracks stand outside it, in the table of tracks."""
     slug = forms.SlugField(max_length=60, label="Address", help_text="the new task's address: /tasks/<address>/")
     title = forms.CharField(max_length=200, required=False, help_text="left empty: the bundle's")
     first_opens = forms.DateField(
@@ -426,7 +429,7 @@ class TaskImportForm(forms.Form):
             del self.fields["with_runs"]
         else:
             del self.fields["labels"]
-        if plan.divided:  # each subtask keeps its labels and primary metric
+        if plan.divided and exported:  # each subtask keeps its labels and primary metric
             del self.fields["primary_metric"]
         for question in plan.questions:
             prefix = f"ref-{question.phase_index}"
@@ -441,17 +444,29 @@ class TaskImportForm(forms.Form):
                     choices=choices, initial=initial, label=label, required=False
                 )
         if not exported:
-            for index, phase in enumerate(plan.phases):
+            waiting = {phase.name for _, phase in plan.waiting()}
+            for index, name in enumerate(plan.bundle_phases):
                 self.fields[f"gold-{index}"] = UploadField(
                     required=False,
-                    label=f"Gold file of “{phase.name}”",
+                    label=f"Gold file of “{name}”",
                     help_text="id,label CSV or TSV"
                     + (
                         "; or none yet: the phase waits for it"
-                        if phase.gold is None
+                        if name in waiting
                         else "; instead of the one read above"
                     ),
                 )
+        tracks = [(str(number), f"{number}. {name}") for number, name in enumerate(plan.tracks, start=1)]
+        for choice in plan.track_choices:
+            label = f"Track of “{choice.phase}”"
+            self.fields[f"track-{choice.phase_index}"] = forms.ChoiceField(
+                choices=[*tracks, (EVERY_TRACK, EVERY_SUBTASK)],
+                initial=choice.track,
+                required=False,
+                label=label,
+                # the selects stand in the table of tracks, above the form, each labelled by itself
+                widget=forms.Select(attrs={"form": self.form_id, "aria-label": label}),
+            )
 
     def main_fields(self) -> list:
         return [
@@ -470,6 +485,34 @@ class TaskImportForm(forms.Form):
     def gold_fields(self) -> list:
         return [self[name] for name in self.fields if name.startswith("gold-")]
 
+    def track_rows(self) -> list:
+        """Each phase of a competition whose phases ran side by side, with its track's field."""
+        return [(choice, self[f"track-{choice.phase_index}"]) for choice in self.plan.track_choices]
+
+    def chosen_tracks(self) -> dict[int, str]:
+        """The organiser's tracks: those chosen before, and each phase moved now (a phase left
+        where the preview put it keeps how it was put there)."""
+        chosen = dict(self.options.tracks)
+        for choice in self.plan.track_choices:
+            track = self.cleaned_data.get(f"track-{choice.phase_index}") or choice.track
+            if track != choice.track or choice.phase_index in chosen:
+                chosen[choice.phase_index] = track
+        return chosen
+
+    def clean(self):
+        """Refused where two phases that open at the same moment are put in one track, naming both."""
+        data = super().clean()
+        if self.plan.tracks:
+            chosen = self.chosen_tracks()
+            grouped(
+                [
+                    replace(choice, track=chosen.get(choice.phase_index, choice.track))
+                    for choice in self.plan.track_choices
+                ],
+                len(self.plan.tracks),
+            )
+        return data
+
     def import_options(self):
         """The answers as :class:`ImportOptions`, and the gold files given (by phase index)."""
         data = self.cleaned_data
@@ -482,7 +525,7 @@ class TaskImportForm(forms.Form):
                 data[f"{prefix}-label"] or question.label_column,
             )
         golds = {}
-        for index in range(len(self.plan.phases)):
+        for index in range(len(self.plan.bundle_phases)):
             upload = data.get(f"gold-{index}")
             if upload is not None:
                 golds[index] = FilePlan(name=upload.name, content=upload.read(), source=f"given: {upload.name}")
@@ -495,6 +538,7 @@ class TaskImportForm(forms.Form):
             primary_metric=data.get("primary_metric", ""),
             labels=tuple(label.strip() for label in data.get("labels", "").split(",") if label.strip()),
             references=references,
+            tracks=self.chosen_tracks(),
         )
         return options, golds
 

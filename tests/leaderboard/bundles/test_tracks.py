@@ -2,15 +2,15 @@
 phase, then four tracks of a practice and an evaluation phase each) comes over as a task
 divided into one subtask per track.
 
-What this proves, through the command: the four tracks are recognised by their phases' names
-and files although the bundle lists the evaluation phases in another order; each subtask holds
-its track's two phases on the bundle's days, one after the other; the trial phase goes where
-the organiser puts it (a track, or every subtask) and the report says where each phase goes and
-why; a track whose reference files hold three 0/1 columns is a subtask of three outputs; two
-phases that ran side by side cannot be put in one track, and an unknown track is refused,
-naming the phase; overlapping phases of a bundle without such a wave are guesses the organiser
-can undo, and putting them in one track closes the earlier when the later opens, which the
-notes say.
+What this proves, through the command and through the import page (upload, preview, check
+again, confirm): the four tracks are recognised by their phases' names and files although the
+bundle lists the evaluation phases in another order; each subtask holds its track's two phases
+on the bundle's days, one after the other; the trial phase goes where the organiser puts it (a
+track, or every subtask) and the report and the preview say where each phase goes and why; a
+track whose reference files hold three 0/1 columns is a subtask of three outputs; two phases
+that ran side by side cannot be put in one track, and an unknown track is refused, naming the
+phase; overlapping phases of a bundle without such a wave are guesses the organiser can undo,
+and putting them in one track closes the earlier when the later opens, which the notes say.
 """
 
 from __future__ import annotations
@@ -21,13 +21,15 @@ from itertools import pairwise
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from leaderboard import errors
 from leaderboard.bundles import tracks
 from leaderboard.bundles.plan import ALONE, CHOSEN, EVERY_TRACK, GUESSED, RECOGNISED, ImportOptions
 from leaderboard.bundles.reading import open_bundle, plan_of
-from leaderboard.models import Task
+from leaderboard.models import Task, TaskImport
 from tests.leaderboard.bundles.support import codabench_v2
 from tools.tracks_bundle import (
     COMPETITION_ENDS,
@@ -157,3 +159,44 @@ def test_a_bundle_without_tracks_refuses_a_track():
         plan_of(open_bundle(codabench_v2(), name="b.zip"), ImportOptions(tracks={0: EVERY_TRACK}))
     assert errors.problem_codes(refused.value) == {"IMPORT_TRACK_UNKNOWN"}
     assert tracks.NO_TRACKS in " ".join(refused.value.messages)
+
+
+def test_the_preview_shows_the_tracks_and_takes_the_organisers_choices(client, organiser):
+    client.force_login(organiser)
+    bundle = SimpleUploadedFile("tracks.zip", tracks_v15(outputs_track=("English", "B")))
+    assert client.post(reverse("leaderboard:task_import"), {"bundle": bundle}).status_code == 302
+    pending = TaskImport.objects.get()
+    address = reverse("leaderboard:task_import_preview", args=[pending.pk])
+    preview = client.get(address).content.decode()
+    assert "Tracks: the phases that ran side by side" in preview and "divided into 4 subtasks" in preview
+    assert '<span class="tag tag-alone">alone</span>' in preview and "<strong>check it</strong>" in preview
+    assert preview.count('<span class="tag tag-recognised">recognised</span>') == 8
+    assert '<select name="track-0" form="import-choices"' in preview
+    assert '<option value="all">every subtask</option>' in preview
+    assert "Outputs: HS (0, 1); TR (0, 1); AG (0, 1)" in preview
+    assert 'name="gold-8"' in preview and 'name="primary_metric"' in preview  # every phase's gold file; one metric
+    form = {"slug": "semeval", "primary_metric": "macro_f1", "labels": "", "track-0": "1"}
+    # Two phases that opened together put in one track: refused on the page, naming both; nothing kept.
+    refused = client.post(address, {**form, "track-2": "1", "action": "check"})
+    assert refused.status_code == 200 and "Practice-Spanish-A and Practice-English-A open at the same moment" in (
+        refused.content.decode()
+    )
+    assert TaskImport.objects.get().options == {}
+    # The trial phase to subtask A of Spanish: kept, shown as chosen, then created there.
+    assert client.post(address, {**form, "track-0": "2", "action": "check"}).status_code == 302
+    assert TaskImport.objects.get().options["tracks"] == {"0": "2"}
+    checked = client.get(address).content.decode()
+    assert '<span class="tag tag-chosen">chosen</span> your choice' in checked
+    assert '<option value="2" selected>2. Spanish A</option>' in checked
+    created = client.post(address, {**form, "track-0": "2", "action": "confirm"})
+    task = Task.objects.get(slug="semeval")
+    assert created.status_code == 302 and created["Location"] == task.get_absolute_url()
+    spanish_a = Task.objects.get(slug="semeval-spanish-a")
+    assert [phase.name for phase in spanish_a.ordered_phases()] == [
+        "Trial",
+        "Practice-Spanish-A",
+        "Evaluation-Spanish-A",
+    ]
+    assert phases_of(Task.objects.get(slug="semeval-english-a")) == track_phases("English A")
+    assert len(Task.objects.get(slug="semeval-english-b").scheme.outputs) == 3
+    assert_one_after_another(task)
