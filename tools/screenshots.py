@@ -4,14 +4,18 @@
 
 Each picture is one of the demo's pages as a visitor, a team's member or the organiser sees it,
 in Debian's Chromium driven by Playwright, at 1,400 px (a desktop) or 390 px (a phone), saved
-as ``docs/images/NAME.png``. Only pages are visited (GET): the demo is left as it was.
+as ``docs/images/NAME.png``. Pages are only visited (GET), except the preview of an import: a
+bundle is uploaded to the import page, its preview taken, and the upload discarded. The demo is
+left as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tools.processes import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tools.tracks_bundle import tracks_v15  # noqa: E402
 
 IMAGES = REPO / "docs" / "images"
 DEMO_PASSWORD = "demo-password"
@@ -29,6 +34,8 @@ EVALUATION = f"{A}/phases/evaluation"
 DESKTOP, PHONE = 1400, 390
 NEWEST_RUN = 'main a[href*="/submissions/"]'
 """On a team's page: its newest run (the evaluation phase's, in the demo)."""
+TRACKS_BUNDLE = functools.partial(tracks_v15, outputs_track=("English", "B"))
+"""A CodaLab bundle of four tracks side by side, one of them of three outputs."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,8 @@ class Shot:
     """A CSS selector clicked before the picture is taken (a ``<details>`` to open)."""
     wait_for: str | None = None
     """A CSS selector that shows once the page's scripts have drawn it."""
+    upload: Callable[[], bytes] | None = None
+    """A bundle given on ``path`` (the import page): the picture is of its preview, discarded after."""
 
 
 SHOTS = (
@@ -63,6 +72,7 @@ SHOTS = (
     Shot("task-settings", f"{A}/edit/", user="organiser", height=1400),
     Shot("archive", f"{A}/archive/", user="organiser", height=1000),
     Shot("task-import", "/tasks/import/", user="organiser", click="main details summary", height=1400),
+    Shot("task-import-tracks", "/tasks/import/", user="organiser", upload=TRACKS_BUNDLE, height=2100),
     # Taking part.
     Shot("task", f"{A}/", height=1500),
     Shot("signup", "/accounts/signup/?next=/tasks/semeval-2017-task-4/", height=700),
@@ -108,6 +118,13 @@ def take(browser, base_url: str, shot: Shot) -> Path:
         response = page.goto(base_url + shot.path, wait_until="networkidle")
         if response is None or response.status != 200:
             raise SystemExit(f"{shot.name}: {shot.path} answered {response and response.status}")
+        if shot.upload:
+            page.set_input_files(
+                "input[name=bundle]",
+                files=[{"name": "bundle.zip", "mimeType": "application/zip", "buffer": shot.upload()}],
+            )
+            with page.expect_navigation(wait_until="networkidle"):
+                page.click("main form button[type=submit]")
         if shot.follow:
             with page.expect_navigation(wait_until="networkidle"):
                 page.locator(shot.follow).first.click()
@@ -118,6 +135,9 @@ def take(browser, base_url: str, shot: Shot) -> Path:
         target = IMAGES / f"{shot.name}.png"
         height = min(shot.height, page.evaluate(CONTENT_HEIGHT))
         page.screenshot(path=target, full_page=True, clip={"x": 0, "y": 0, "width": shot.width, "height": height})
+        if shot.upload:
+            with page.expect_navigation():
+                page.click("main button[value=discard]")
         return target
     finally:
         context.close()
