@@ -13,6 +13,7 @@ a class for per-class columns, and whether the metric is calibrated.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -22,7 +23,7 @@ import numpy as np
 from django.db import connections
 from django.db.models import Case, F, FloatField, IntegerField, OrderBy, When, Window
 from django.db.models import Value as SQLValue
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KT, KeyTransform
 from django.db.models.functions import Cast, RowNumber
 
 from leaderboard.models import (
@@ -570,19 +571,24 @@ def team_values(
 def output_matrices(data: BoardData, output: str) -> dict[str, np.ndarray]:
     """Team name → the confusion matrix of ``output`` (rows predicted, columns gold) of its
     counting submission on the board's part, in board order, for a task of several outputs: a
-    board packs no matrix of such a task (:attr:`Scheme.matrix_size`), so they are read from
-    each run's ``output_scores`` (one query). A run not scored on the part has none."""
+    board packs no matrix of such a task (:attr:`Scheme.matrix_size`), so each is read from its
+    run's ``output_scores`` (on a part, from ``parts``), the database taking out that matrix alone
+    (one query). A run not scored on the part has none."""
     rows = np.flatnonzero(data.scored)
-    field = "output_scores" if data.part == ALL_ITEMS else "parts"
-    runs = Submission.objects.only("id", field).in_bulk(data.submission_ids[rows].tolist())
-    found = {}
-    for row in rows:
-        run = runs.get(int(data.submission_ids[row]))
-        scores = run and run.part(data.part)
-        matrix = ((scores and scores.output_scores) or {}).get(output, {}).get("confusion_matrix")
-        if matrix is not None:
-            found[data.names[row]] = np.asarray(matrix, dtype=np.float64)
-    return found
+    path = ["output_scores", output, "confusion_matrix"]
+    if data.part != ALL_ITEMS:
+        path = ["parts", data.part, *path]
+    found = functools.reduce(lambda inner, key: KeyTransform(key, inner), path[1:], path[0])
+    matrices = dict(
+        Submission.objects.filter(pk__in=data.submission_ids[rows].tolist())
+        .annotate(matrix=found)
+        .values_list("pk", "matrix")
+    )
+    return {
+        data.names[row]: np.asarray(matrix, dtype=np.float64)
+        for row in rows
+        if (matrix := matrices.get(int(data.submission_ids[row]))) is not None
+    }
 
 
 @dataclass(frozen=True)
