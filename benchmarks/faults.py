@@ -15,7 +15,7 @@ seconds in, the fault:
 
 - **Redis stopped** for ``--redis-down-s`` seconds, then started again, empty (it keeps nothing
   on disk: every job it held is gone);
-- **a worker SIGKILLed** while it scores (the worker and its work horse, as a machine that
+- **a worker SIGKILLed** while it scores (the worker and any child of its, as a machine that
   loses power);
 - **PostgreSQL connections dropped** (``pg_terminate_backend`` of every connection to the
   database: the web's, the workers');

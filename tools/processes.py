@@ -1,9 +1,8 @@
 """Helper processes of the benchmarks and the scaled tests: start, wait for, and kill them.
 
-Each process (an RQ worker, gunicorn) runs in a session of its own. RQ forks a *work horse*
-per job and the horse moves to a process group of its own (``os.setpgrp``), so killing the
-worker's process group would leave the horse scoring; :meth:`ManagedProcess.kill` kills every
-process of the session instead, as a machine that loses power would.
+Each process (an RQ worker, gunicorn) runs in a session of its own, and
+:meth:`ManagedProcess.kill` kills every process of the session (gunicorn's workers, a worker's
+child computing intervals), as a machine that loses power would.
 
 No Django here: a script may import it before it sets Django up.
 """
@@ -70,7 +69,7 @@ class ManagedProcess:
     log_path: Path
 
     def pids(self) -> list[int]:
-        """The process and its children (a worker's horse, gunicorn's workers)."""
+        """The process and its children (gunicorn's workers, an intervals computation)."""
         return session_pids(self.popen.pid)
 
     def kill(self) -> None:

@@ -3,10 +3,15 @@ scores at a lower CPU priority than the web tier, survives Redis outages, and re
 a fault left behind.
 
 - **Priority.** Scoring is CPU work that shares the cores with the web processes in a deadline
-  rush: the worker lowers its own priority by ``settings.WORKER_NICENESS`` (``os.nice``) and the
-  work horse it forks for each job inherits it.
-- **Preloaded.** RQ forks a work horse for each job, and what the horse imports dies with it: the
-  modules the jobs need are imported first (:data:`PRELOADED`), so no job pays for them.
+  rush: the worker lowers its own priority by ``settings.WORKER_NICENESS`` (``os.nice``).
+- **In its own process.** The jobs run in the worker (RQ's ``SimpleWorker``), one after another,
+  not in a work horse forked for each: the fork, the horse's new database connection (a new
+  PostgreSQL backend) and its cold caches cost a deadline's jobs 100 ms of CPU each, more than
+  scoring a 12,284-line file. A database connection that broke is replaced before the next job
+  (``close_old_connections``); the bootstrap intervals run in a child process of their own with
+  its memory capped (:mod:`leaderboard.stability_job`), so a job leaves no large memory behind.
+- **Preloaded.** The modules the jobs need are imported at start (:data:`PRELOADED`), so that the
+  first job after a start does not pay for them.
 - **Recovery.** Every ``settings.RECOVERY_EVERY_S`` (RQ's maintenance tick, run between jobs and
   while idle) the worker hands lost runs to the queue again and asks for the derived results
   (bootstrap intervals, analyses) that are due (:func:`leaderboard.services.scoring.recover_runs`,
@@ -28,10 +33,10 @@ import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
-from django.db import connections
+from django.db import close_old_connections
 from django_rq.workers import get_worker
 from redis.exceptions import RedisError
-from rq import Worker
+from rq import SimpleWorker
 from rq.logutils import setup_loghandlers
 
 from leaderboard import derived
@@ -54,23 +59,24 @@ MAX_RESTART_WAIT_S = 30.0
 
 
 def recover() -> None:
-    """One recovery sweep; a failure (the database down) is logged and tried again next tick.
-    Its database connection is closed afterwards: the work horses RQ forks must not share it
-    (each opens its own)."""
+    """One recovery sweep; a failure (the database down) is logged and tried again next tick."""
+    close_old_connections()
     try:
         recover_runs()
         derived.sweep()
     except Exception:
         logger.exception("the recovery sweep failed; it runs again at the next tick")
-    finally:
-        connections.close_all()
 
 
-class ScoringWorker(Worker):
+class ScoringWorker(SimpleWorker):
     """RQ's worker, whose maintenance tick also runs the recovery sweep, and which tries Redis
     again every few seconds while it is down (RQ's own pause grows to a minute)."""
 
     max_connection_wait_time = 5.0
+
+    def perform_job(self, *args, **kwargs):
+        close_old_connections()  # one the last job or the database's restart left broken
+        return super().perform_job(*args, **kwargs)
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
@@ -111,7 +117,6 @@ class Command(BaseCommand):
                     # RQ waits this long less 15 s for a job before its maintenance tick runs.
                     worker_ttl=settings.RECOVERY_EVERY_S + 15,
                 )
-                connections.close_all()  # the work horses open their own
                 worker.work(burst=burst, with_scheduler=not without_scheduler)
                 wait_s = 1.0
                 if burst or worker._stop_requested:

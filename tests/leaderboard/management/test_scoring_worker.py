@@ -1,5 +1,5 @@
-"""``manage.py scoring_worker``: RQ's worker, niced below the web tier, with the jobs' modules
-imported before it forks a work horse per job, the recovery sweep in its maintenance tick, and a
+"""``manage.py scoring_worker``: RQ's worker, niced below the web tier, running the jobs in its own
+process with their modules imported at start, the recovery sweep in its maintenance tick, and a
 new worker after Redis failed the last one."""
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ print(sorted(set(sys.modules) - before))
 
 
 def test_a_job_imports_nothing_the_worker_has_not_preloaded():
-    """A work horse is forked per job: whatever a job imports, every job imports again (the
-    URLconf and every view behind it took a deadline's jobs 0.3 s each)."""
+    """Whatever a job imports, the first job after a start imports (the URLconf and every view
+    behind it took 0.3 s)."""
     import subprocess
     import sys
 
@@ -120,11 +120,23 @@ def test_a_new_worker_starts_after_redis_failed_the_last_one(settings, monkeypat
 
 def test_the_maintenance_tick_runs_the_recovery_sweep(monkeypatch):
     swept: list[str] = []
-    monkeypatch.setattr(scoring_worker.Worker, "run_maintenance_tasks", lambda self: swept.append("rq"))
+    monkeypatch.setattr(scoring_worker.SimpleWorker, "run_maintenance_tasks", lambda self: swept.append("rq"))
     monkeypatch.setattr(scoring_worker, "recover_runs", lambda: swept.append("runs") or 0)
     monkeypatch.setattr(scoring_worker.derived, "sweep", lambda: swept.append("derived") or 0)
     scoring_worker.ScoringWorker.run_maintenance_tasks(object.__new__(scoring_worker.ScoringWorker))
     assert swept == ["rq", "runs", "derived"]
+
+
+def test_a_job_runs_in_the_worker_after_its_broken_database_connection_is_replaced(monkeypatch):
+    """No work horse is forked per job; a connection that the last job or a database restart
+    left broken is closed first, so that the job opens a new one."""
+    done: list[str] = []
+    monkeypatch.setattr(scoring_worker, "close_old_connections", lambda: done.append("checked"))
+    monkeypatch.setattr(scoring_worker.SimpleWorker, "perform_job", lambda self, job, queue: done.append(job))
+    worker = object.__new__(scoring_worker.ScoringWorker)
+    worker.perform_job("job", "queue")
+    assert done == ["checked", "job"]
+    assert scoring_worker.ScoringWorker.execute_job is scoring_worker.SimpleWorker.execute_job  # nothing forked
 
 
 @pytest.mark.django_db
