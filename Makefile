@@ -87,8 +87,8 @@ serve: install
 	DJANGO_SETTINGS_MODULE=$(SCALE_SETTINGS) TASKS_BACKEND=rq $(BIN)/gunicorn -c config/gunicorn.py
 
 # The closing-deadline rush on loopback (own database and processes, all ended afterwards).
-load: install
-	$(BIN)/python benchmarks/load_rush.py
+load: install  # make load LOAD_ARGS="--teams 3000": the options of benchmarks/load_rush.py
+	$(BIN)/python benchmarks/load_rush.py $(LOAD_ARGS)
 
 # Faults injected during a rush (Redis stopped, a worker killed or stopped, database connections
 # dropped), on loopback with a Redis of its own: what is lost, scored twice, answered 500.

@@ -22,7 +22,7 @@ intervals of the scores so far are computed and each page is read once on an emp
 first, cold read is reported apart); ``--cold`` starts the rush without that read.
 
     python benchmarks/load_rush.py              # or: make load
-    python benchmarks/load_rush.py --profile    # and where the leaderboard page spends its time
+    python benchmarks/load_rush.py --profile    # and where the CPU of one upload and of the pages goes
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import pstats
 import re
 import runpy
 import shutil
+import statistics
 import sys
 import tempfile
 import threading
@@ -98,7 +99,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"))
     parser.add_argument("--keep-db", action="store_true", help=f"leave {BENCH_DATABASE} behind for inspection")
-    parser.add_argument("--profile", action="store_true", help="profile the leaderboard page (selector and template)")
+    parser.add_argument(
+        "--profile", action="store_true", help="profile the leaderboard page, and one upload part by part"
+    )
     parser.add_argument("--cold", action="store_true", help="start the rush on an empty cache (no read before it)")
     args = parser.parse_args(argv)
     if not 0 < args.clients <= args.teams or args.uploads < 1:
@@ -123,17 +126,18 @@ ENV = environment(
 os.environ.update(ENV)
 django.setup()
 
-from django.contrib.auth.models import AnonymousUser  # noqa: E402 (Django is set up first)
+from django.contrib.auth.models import User  # noqa: E402 (Django is set up first)
+from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 from django.db.models import Max  # noqa: E402
-from django.test import RequestFactory  # noqa: E402
+from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from leaderboard import derived  # noqa: E402
 from leaderboard.models import Phase, StoredFile, Submission, Task  # noqa: E402
 from leaderboard.selectors.boards import leaderboard  # noqa: E402
-from leaderboard.views import boards  # noqa: E402
+from leaderboard.services.scoring import submission_score  # noqa: E402
 from scoring.engine.confusion import hard_confusion  # noqa: E402
 from tools import factory  # noqa: E402
 
@@ -246,6 +250,7 @@ class Rush:
     last_answer_at: float = 0.0
     server_ms: dict[str, list[float]] = field(default_factory=dict)
     """Page → the readers' requests during the rush as the server timed them."""
+    cpu_before: dict[str, float] = field(default_factory=dict)
 
 
 def upload_one(browser: Browser, body: tuple[bytes, str]) -> Upload:
@@ -276,7 +281,8 @@ def read_pages(n: int, port: int, go: Any, done: Any, out: Any) -> None:
     out.put(reads)
 
 
-def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.Generator) -> Rush:
+def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.Generator, cpu: Any) -> Rush:
+    """The rush; ``cpu()``: each part's CPU seconds so far, taken as it starts."""
     browsers = [Browser(port) for _ in range(args.clients)]
     with ThreadPoolExecutor(max_workers=args.clients) as pool:
         tokens = list(pool.map(lambda b, u: log_in(b, u, task_slug=SLUG), browsers, setup.rush_usernames))
@@ -314,6 +320,7 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
         process.start()
     with ThreadPoolExecutor(max_workers=args.clients) as pool:
         futures = [pool.submit(uploader, client) for client in range(args.clients)]
+        rush.cpu_before = cpu()
         rush.started_at = time.perf_counter()
         reads_go.set()
         go.set()
@@ -328,6 +335,58 @@ def run_rush(args: argparse.Namespace, setup: Setup, port: int, rng: np.random.G
     time.sleep(0.5)  # the access log's last lines
     rush.server_ms = server_times_ms(first_line, access_log_lines())
     return rush
+
+
+# --- where the CPU went -------------------------------------------------------------------------
+
+TICKS_S = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pid: int) -> float:
+    """A process's CPU seconds, with those of its children that have ended (a worker's intervals
+    computations, PostgreSQL's backends, the readers)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+    return sum(int(value) for value in fields[11:15]) / TICKS_S  # utime, stime, cutime, cstime
+
+
+def _named(*names: str) -> list[int]:
+    """The processes running one of these programs (the shared PostgreSQL and Redis servers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() in names:
+                found.append(int(entry.name))
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return found
+
+
+def cpu_by_group(web: ManagedProcess, workers: list[ManagedProcess]) -> dict[str, float]:
+    """CPU seconds so far of each part of the set-up, from ``/proc``: the web processes, the RQ
+    workers with their children, PostgreSQL's and Redis's servers (every one of them on this
+    machine), and this process with its readers and uploading clients."""
+    own = os.times()
+    return {
+        "gunicorn (uploads and pages)": sum(_cpu_s(pid) for pid in web.pids()),
+        "RQ workers (scoring, derived results)": sum(_cpu_s(pid) for w in workers for pid in w.pids()),
+        "PostgreSQL": sum(_cpu_s(pid) for pid in _named("postgres")),
+        "Redis": sum(_cpu_s(pid) for pid in _named("redis-server")),
+        "clients (uploaders and readers)": own.user + own.system + own.children_user + own.children_system,
+    }
+
+
+def cpu_table(before: dict[str, float], after: dict[str, float], *, uploads: int, seconds: float) -> None:
+    """The CPU each part spent from the rush's start until everything was scored, in all and per
+    upload, and its share of the machine's cores over that time."""
+    print(f"\nCPU from the rush's start to the last score ({seconds:.1f} s, {os.cpu_count()} cores)\n")
+    print("| part | CPU | per upload | share of the cores |\n| --- | ---: | ---: | ---: |")
+    spent = {part: after[part] - before[part] for part in after}
+    for part, cpu in [*spent.items(), ("all", sum(spent.values()))]:
+        share = cpu / (seconds * (os.cpu_count() or 1))
+        print(f"| {part} | {cpu:.1f} s | {cpu / uploads * 1000:,.0f} ms | {share:.0%} |")
 
 
 # --- results ----------------------------------------------------------------------------------
@@ -416,13 +475,14 @@ def report(
 
 
 def profile_board(setup: Setup) -> None:
-    """Where the leaderboard page's time goes: the selector, then the whole view with its template."""
+    """Where the leaderboard page's time goes: the selector, then the whole view with its template
+    (no results cache in between)."""
     task = Task.objects.get(pk=setup.task_id)
-    request = RequestFactory().get(f"/tasks/{SLUG}/leaderboard/", HTTP_HOST="127.0.0.1")
-    request.user = AnonymousUser()
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(User.objects.get(username=setup.rush_usernames[0]))  # a member's page is their own
     for what, call in (
         ("the board selector", lambda: leaderboard(phase=task.current_phase())),
-        ("the leaderboard view (selector + template)", lambda: boards.leaderboard(request, slug=SLUG)),
+        ("the leaderboard view (selector + template)", lambda: client.get(f"/tasks/{SLUG}/leaderboard/")),
     ):
         call()  # warm
         started = time.perf_counter()
@@ -434,6 +494,71 @@ def profile_board(setup: Setup) -> None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(18)
         print(f"\n### {what}: {mean_ms:,.0f} ms per call, in process, at rest\n\n```\n{out.getvalue().strip()}\n```")
+
+
+def _cpu_ms(call: Any) -> tuple[float, Any]:
+    """``call()``'s CPU time in this process (milliseconds), and its result."""
+    started = time.process_time()
+    result = call()
+    return (time.process_time() - started) * 1000, result
+
+
+def _profile(what: str, call: Any, *, lines: int = 25) -> Any:
+    """``call()`` under cProfile, its own time's largest functions printed (cProfile slows
+    Python-heavy code several times over: read it for what, not for how long)."""
+    profiler = cProfile.Profile(time.process_time)
+    result = profiler.runcall(call)
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(lines)
+    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(r"/(leaderboard|scoring)/", lines)
+    body = out.getvalue().strip().split("\n", 4)[-1]
+    print(f"\n### {what}, by its functions' own time\n\n```\n{body}\n```")
+    return result
+
+
+def profile_upload(setup: Setup, rng: np.random.Generator, repeat: int = 7) -> None:
+    """Everything one upload causes, part by part, in this process once the workers are stopped
+    (the medians of ``repeat`` uploads, CPU time): the upload request (with the queue on Redis, it
+    only enqueues), the scoring job, each derived result it asks for, and an anonymous reader's
+    first read of each page after the new score; then where the request's and the job's time
+    goes."""
+    member = Client(HTTP_HOST="127.0.0.1")
+    member.force_login(User.objects.get(username=setup.rush_usernames[0]))
+    reader = Client(HTTP_HOST="127.0.0.1", HTTP_ACCEPT_ENCODING="gzip")
+    phase = Task.objects.get(pk=setup.task_id).current_phase()
+    Phase.objects.filter(pk=phase.pk).update(max_per_day=100)
+    spent: dict[str, list[float]] = {}
+
+    def upload() -> Any:
+        predicted = factory.noisy_codes(setup.gold, n_labels=len(LABELS), error_rate=0.3, rng=rng)
+        file = SimpleUploadedFile("profiled.csv", factory.labels_csv(setup.ids, LABELS, predicted))
+        return lambda: member.post(f"/tasks/{SLUG}/submit/", {"file": file, "description": "profiled"})
+
+    member.get(f"/tasks/{SLUG}/")  # the middleware's first set-up is no upload's
+    for n in range(repeat + 1):
+        cpu, answer = _cpu_ms(upload())
+        run = int(SUBMISSION_PATH.search(answer["Location"]).group(1))
+        found = {"the upload request (read, check, store, enqueue)": cpu}
+        found["the scoring job"] = _cpu_ms(lambda run=run: submission_score(submission_id=run))[0]
+        for name in derived.KINDS:
+            found[f"derived result: {name}"] = _cpu_ms(lambda name=name: derived.compute(name, phase.pk))[0]
+        for page in READ_PAGES:
+            found[f"{page} page, an anonymous first read after it"] = _cpu_ms(
+                lambda page=page: reader.get(f"/tasks/{SLUG}/{page}/")
+            )[0]
+        if n:  # the first is a warm-up
+            for part, ms in found.items():
+                spent.setdefault(part, []).append(ms)
+    print(f"\n### One upload's parts, in process, CPU ms (median of {repeat}; {len(setup.ids):,} items)\n")
+    print("| part | CPU |\n| --- | ---: |")
+    for part, samples in spent.items():
+        print(f"| {part} | {statistics.median(samples):,.0f} ms |")
+    answer = _profile("the upload request", upload())
+    submission_id = int(SUBMISSION_PATH.search(answer["Location"]).group(1))
+    _profile("the scoring job", lambda: submission_score(submission_id=submission_id))
+    _profile(
+        "the leaderboard page, an anonymous first read after it", lambda: reader.get(f"/tasks/{SLUG}/leaderboard/")
+    )
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -471,13 +596,18 @@ def main(args: argparse.Namespace) -> int:
         web_workers = len(web.pids()) - 1
 
         cold = {} if args.cold else warm_up(setup, PORT)
-        rush = run_rush(args, setup, PORT, rng)
+        rush = run_rush(args, setup, PORT, rng, cpu=lambda: cpu_by_group(web, workers))
         unfinished = Submission.objects.filter(phase__task_id=setup.task_id).unfinished()
         wait_until(lambda: not unfinished.exists(), timeout_s=args.scoring_timeout_s, what="scoring", interval_s=0.1)
         all_scored_at = time.perf_counter()
+        cpu_after = cpu_by_group(web, workers)
         report(args, setup, rush, port=PORT, web_workers=web_workers, all_scored_at=all_scored_at, cold=cold)
+        cpu_table(rush.cpu_before, cpu_after, uploads=len(rush.uploads), seconds=all_scored_at - rush.started_at)
         if args.profile:
             profile_board(setup)
+            for worker in workers:
+                worker.kill()
+            profile_upload(setup, rng)
         failed = False
     finally:
         for process in processes:
