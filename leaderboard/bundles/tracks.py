@@ -244,14 +244,14 @@ def settle(
         else choice
         for choice in recognised
     ]
+    golds = {choice.phase_index: columns(choice.phase_index) for choice in placed}  # each gold file read once
     held: dict[str, dict[str, set[str]]] = {}
     for choice in placed:
-        gold = columns(choice.phase_index)
         for track in _tracks_of(choice, len(names)):
-            for name, values in (gold or {}).items():
+            for name, values in (golds[choice.phase_index] or {}).items():
                 held.setdefault(track, {}).setdefault(name, set()).update(values)
     return tuple(
-        _default(choice, names, columns(choice.phase_index), held) if not choice.track else choice for choice in placed
+        _default(choice, names, golds[choice.phase_index], held) if not choice.track else choice for choice in placed
     )
 
 
