@@ -38,6 +38,7 @@ from django_tasks.exceptions import TaskResultDoesNotExist
 from leaderboard import derived
 from leaderboard.models import Phase, Submission
 from leaderboard.services.notifications import submission_finished_notify
+from leaderboard.uploads import kept_gold
 from scoring.engine.io import InputFileError
 from scoring.engine.outputs import ScoredOutputs, score_output_files_with_items, score_outputs
 from scoring.engine.scorer import ScoredFile, score_files_with_items
@@ -76,7 +77,7 @@ def _claim(submission_id: int) -> tuple[Submission, Phase] | str:
             submission.status = Submission.Status.SCORING
         submission.scoring_started_at = now
         submission.save(update_fields=["status", "scoring_started_at"])
-        phase = Phase.objects.select_related("gold_file", "task").get(pk=submission.phase_id)
+        phase = Phase.objects.select_related("task").get(pk=submission.phase_id)
         submission.file.content = bytes(submission.file.content)
         return submission, phase
 
@@ -127,10 +128,12 @@ def submission_score(*, submission_id: int) -> str:
 
 def scored_file(phase: Phase, submission: Submission) -> ScoredFile | ScoredOutputs:
     """The run scored against the phase's gold file, with the items it was scored from, as the
-    task's kind reads it (one label column, or several outputs)."""
+    task's kind reads it (one label column, or several outputs). The gold file is read once per
+    process (:func:`~leaderboard.uploads.kept_gold`), not for every run: in a deadline rush,
+    reading it again cost each run more than reading the run's own file."""
     scheme = phase.task.scheme
     names = {"gold_name": "gold file", "predictions_name": submission.file.name}
-    gold = bytes(phase.gold_file.content)
+    gold = kept_gold(phase)
     if scheme.has_outputs:
         return score_output_files_with_items(gold, submission.file.content, outputs=scheme.outputs, **names)
     return score_files_with_items(gold, submission.file.content, labels=scheme.labels, ordinal=scheme.ordinal, **names)

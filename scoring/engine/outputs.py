@@ -225,15 +225,16 @@ class ScoredOutputs:
 
 
 def score_output_files_with_items(
-    gold: bytes | str | Path,
+    gold: bytes | str | Path | OutputsFile,
     predictions: bytes | str | Path,
     *,
     outputs: Sequence[Output],
     gold_name: str | None = None,
     predictions_name: str | None = None,
 ) -> ScoredOutputs:
-    """A run of a task of stored ``outputs``, scored, with the items it was scored from."""
-    gold_file = read_outputs(gold, outputs=outputs, name=gold_name)
+    """A run of a task of stored ``outputs``, scored, with the items it was scored from
+    (``gold`` may be a gold file read already)."""
+    gold_file = gold if isinstance(gold, OutputsFile) else read_outputs(gold, outputs=outputs, name=gold_name)
     items = read_output_predictions(predictions, gold=gold_file, name=predictions_name)
     return ScoredOutputs(
         report=score_outputs(gold_file.codes, items, outputs=gold_file.outputs), items=items, gold=gold_file

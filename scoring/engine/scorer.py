@@ -59,7 +59,7 @@ class ScoredFile:
 
 
 def score_files_with_items(
-    gold: bytes | str | Path,
+    gold: bytes | str | Path | LabelFile,
     predictions: bytes | str | Path,
     *,
     labels: Sequence[str] | None = None,
@@ -68,8 +68,8 @@ def score_files_with_items(
     ordinal: bool = False,
 ) -> ScoredFile:
     """:func:`score_files`, keeping the aligned predictions it built the matrix from (each file
-    read once)."""
-    gold_file = read_labels(gold, labels=labels, name=gold_name)
+    read once; ``gold`` may be a gold file read already, whose labels are then its own)."""
+    gold_file = gold if isinstance(gold, LabelFile) else read_labels(gold, labels=labels, name=gold_name)
     predicted = read_predictions(predictions, gold=gold_file, name=predictions_name)
     report = report_of(gold_file, predicted, ordinal=ordinal)
     return ScoredFile(report=report, items=aligned_items(predicted), gold_codes=gold_file.codes)
