@@ -11,6 +11,7 @@ template filters (:mod:`leaderboard.formatting`), so a cell looks the same every
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,11 +19,11 @@ import numpy as np
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.formatting import rank_badge, rank_interval_html, value_html
+from leaderboard.formatting import UNDEFINED_HTML, rank_badge, rank_interval_html
 from leaderboard.selectors.boards import ANALYSIS_ROWS, BoardData
 from scoring.engine.aggregate import BORDA, Aggregate
 from scoring.engine.columns import Column
-from scoring.engine.formatting import VALUE_DIGITS
+from scoring.engine.formatting import VALUE_DIGITS, fixed
 
 BASELINE_RANK_CELL = mark_safe(
     '<td class="col-rank"><span class="tag tag-baseline" title="baseline, not ranked">base</span></td>'
@@ -77,10 +78,13 @@ class _Format:
 
 
 def _values(values: np.ndarray, formats: Sequence[_Format], *, ranked: bool = True) -> list[SafeString | str]:
-    """The value cells' contents of a row; ``ranked`` false: a row ranked with nobody."""
+    """The value cells' contents of a row, as :func:`~leaderboard.formatting.value_html` shows a
+    float (NaN for undefined); ``ranked`` false: a row ranked with nobody. A page holds
+    thousands: each is formatted here directly, not through ``value_html``'s checks of what
+    kind of value it was given."""
     return [
-        NOT_RANKED if found.overall and not ranked else value_html(None if np.isnan(v) else float(v), found.digits)
-        for v, found in zip(values, formats, strict=True)
+        NOT_RANKED if found.overall and not ranked else fixed(v, found.digits) if math.isfinite(v) else UNDEFINED_HTML
+        for v, found in zip(values.tolist(), formats, strict=True)
     ]
 
 
@@ -142,7 +146,7 @@ def board_rows(
         ranks = data.ranks[row, indices]
         cells = _cells(
             _values(values, formats),
-            [badges[int(rank) or None] for rank in ranks],
+            [badges[rank or None] for rank in ranks.tolist()],
             openings,
         )
         interval = ""
