@@ -80,3 +80,10 @@ def test_pages_uploads_and_the_api_work_without_the_cache(redis_down, make_task,
         reverse("leaderboard:submission_create", args=[task.slug]), {"file": SimpleUploadedFile("run.csv", PERFECT)}
     )
     assert response.status_code == 302 and task.submissions.count() == 3
+
+
+def test_one_redis_client_serves_every_operation(redis_down):
+    client = redis_down._cache.get_client("a")
+    assert redis_down._cache.get_client("b", write=True) is client
+    assert redis_down.get("a") is None  # still answered as an empty cache while Redis is down
+    assert redis_down._cache.get_client("c") is client
