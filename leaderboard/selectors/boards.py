@@ -216,9 +216,18 @@ class BoardData:
     analysis_current: bool = False
     """Whether the analysis rows are of these scores (else of earlier ones, being recomputed)."""
 
-    def contrastive_of(self, row: int) -> np.ndarray:
+    def contrastive_of(self, row: int) -> list[int]:
         """The indices of the contrastive runs of the team of ``row``."""
-        return np.flatnonzero(self.contrastive_teams == row)
+        return self._contrastive_runs.get(row, [])
+
+    @cached_property
+    def _contrastive_runs(self) -> dict[int, list[int]]:
+        """Row → the indices of its team's contrastive runs (a board of 10,000 teams asks for
+        each team's, and most have none)."""
+        runs: dict[int, list[int]] = {}
+        for run, row in enumerate(self.contrastive_teams.tolist()):
+            runs.setdefault(row, []).append(run)
+        return runs
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -464,23 +473,26 @@ def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) 
     ids = [column.id for column in columns]
     indices = [data.index[key] for key in ids]
     counts = {column.id for column in columns if isinstance(column, Aggregate) and column.method == BORDA}
-    entries = []
-    for row in rows:
-        values, ranks = data.values[row, indices], data.ranks[row, indices]
-        entries.append(
-            Entry(
-                name=data.names[row],
-                team_id=int(data.team_ids[row]),
-                submission_id=int(data.submission_ids[row]) or None,
-                values={
-                    key: (None if v != v else int(v) if key in counts else v)
-                    for key, v in zip(ids, values.tolist(), strict=True)
-                },
-                ranks={key: (r or None) for key, r in zip(ids, ranks.tolist(), strict=True)},
-                being_rescored=bool(data.rescoring[row]),
-            )
+    rows = np.asarray(list(rows), dtype=np.int64)
+    # Whole arrays to Python at once: a board of 10,000 teams makes as many entries.
+    all_values = data.values[np.ix_(rows, indices)].tolist()
+    all_ranks = data.ranks[np.ix_(rows, indices)].tolist()
+    team_ids, submission_ids = data.team_ids[rows].tolist(), data.submission_ids[rows].tolist()
+    rescoring = data.rescoring[rows].tolist()
+    return [
+        Entry(
+            name=data.names[row],
+            team_id=team_ids[n],
+            submission_id=submission_ids[n] or None,
+            values={
+                key: (None if v != v else int(v) if key in counts else v)
+                for key, v in zip(ids, all_values[n], strict=True)
+            },
+            ranks={key: (r or None) for key, r in zip(ids, all_ranks[n], strict=True)},
+            being_rescored=rescoring[n],
         )
-    return entries
+        for n, row in enumerate(rows.tolist())
+    ]
 
 
 def baseline_entries(data: BoardData, columns: Sequence[Column], sort: Column) -> list[Entry]:
