@@ -4,7 +4,9 @@ For each size, a task of three classes (with ``--outputs K``, a multi-label task
 labels, ranked by the Jaccard index) with a 1,200-item gold file split 50/50 into a public
 and a private part (so that the shake-up page exists), one scored run per team (written
 directly as rows by ``tools.factory``, with per-item predictions and the parts' scores, as the
-scorer writes them), and one participant, ``member``, whose team is one of them. Then, for
+scorer writes them; with ``--import``, a prediction file per team loaded by the
+``import_submissions`` command, which creates the teams and scores each file, its time printed),
+and one participant, ``member``, whose team is one of them. Then, for
 every results page and download, for an anonymous visitor and for the logged-in participant
 (the shake-up, which only the organisers see while the phase runs, for the organiser):
 
@@ -24,18 +26,20 @@ core, as the figures in benchmarks/README.md were measured::
     taskset -c 0 python benchmarks/bench_pages.py
     taskset -c 0 python benchmarks/bench_pages.py --teams 3000 --requests 5
     taskset -c 0 python benchmarks/bench_pages.py --teams 3000 --outputs 11
+    taskset -c 0 python benchmarks/bench_pages.py --teams 10000 --import
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from datetime import timedelta
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import django
@@ -84,6 +88,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--teams", default="50,500,3000,10000", help="board sizes, comma-separated")
     parser.add_argument("--requests", type=int, default=3, help="reads per measure (cold and warm each)")
     parser.add_argument("--outputs", type=int, default=0, help="a multi-label task of this many 0/1 labels")
+    parser.add_argument(
+        "--import",
+        dest="imported",
+        action="store_true",
+        help="build each board by loading a prediction file per team with import_submissions",
+    )
     return parser.parse_args(argv)
 
 
@@ -130,7 +140,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from leaderboard.models import StoredFile, Task  # noqa: E402
+from leaderboard.models import StoredFile, Submission, Task  # noqa: E402
 from leaderboard.services.submissions import submission_create  # noqa: E402
 from leaderboard.services.teams import team_create  # noqa: E402
 from scoring.engine.schemes import LABEL_VALUES, Output  # noqa: E402
@@ -145,7 +155,7 @@ def _noisy(gold: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class Board:
     """One board of ``teams`` teams, its participant and its organiser, logged in."""
 
-    def __init__(self, teams: int, rng: np.random.Generator, outputs: int) -> None:
+    def __init__(self, teams: int, rng: np.random.Generator, outputs: int, imported: bool = False) -> None:
         now = timezone.now()
         self.slug = f"t{teams}"
         ids = factory.item_ids(sum(GOLD_COUNTS))
@@ -173,20 +183,23 @@ class Board:
             max_total=1_000_000,
             **kind,
         )
-        others = factory.teams_create(task=self.task, count=teams - 1, name="Team {n:05d}")
-        shared_file = StoredFile.of(name="run.csv", content=b"id,label\n")
-        shared_file.save()
-        runs = [
-            factory.ScoredRun(
-                team=team,
-                file=shared_file,
-                matrix=None if outputs else factory.random_confusion_matrix(rng, gold_counts=GOLD_COUNTS),
-                items=_noisy(gold, rng) if outputs else None,
-                at=now - timedelta(hours=1),
-            )
-            for team in others
-        ]
-        factory.scored_submissions_create(task=self.task, runs=runs, batch_size=1000)
+        if imported:
+            self.import_runs(teams - 1, ids, columns, gold, rng, at=now - timedelta(hours=1))
+        else:
+            others = factory.teams_create(task=self.task, count=teams - 1, name="Team {n:05d}")
+            shared_file = StoredFile.of(name="run.csv", content=b"id,label\n")
+            shared_file.save()
+            runs = [
+                factory.ScoredRun(
+                    team=team,
+                    file=shared_file,
+                    matrix=None if outputs else factory.random_confusion_matrix(rng, gold_counts=GOLD_COUNTS),
+                    items=_noisy(gold, rng) if outputs else None,
+                    at=now - timedelta(hours=1),
+                )
+                for team in others
+            ]
+            factory.scored_submissions_create(task=self.task, runs=runs, batch_size=1000)
         self.member = get_user_model().objects.create_user(f"member-{teams}", password=PASSWORD)
         team_create(task=self.task, user=self.member, name="Member's team")
         if outputs:
@@ -198,6 +211,45 @@ class Board:
         self.visitors = {"anonymous": Client(), "participant": Client(), "organiser": Client()}
         self.visitors["participant"].force_login(self.member)
         self.visitors["organiser"].force_login(self.task.organisers.first())
+
+    def import_runs(
+        self,
+        count: int,
+        ids: list[str],
+        columns: Sequence[str],
+        gold: np.ndarray,
+        rng: np.random.Generator,
+        at: datetime,
+    ) -> None:
+        """``count`` teams, ``Team 00000`` …, each with one prediction file (single-label: the gold
+        with a team's own share of 5–70 % of its items given a random label; multi-label:
+        :func:`_noisy`), loaded with ``import_submissions`` as submitted at ``at``: the command
+        creates the teams and scores every file. Prints how long the import took."""
+        if not count:
+            return
+        folder = SCRATCH / f"import-{self.slug}"
+        folder.mkdir()
+        for n in range(count):
+            if gold.ndim > 1:
+                predicted = _noisy(gold, rng)
+            else:
+                share = rng.uniform(0.05, 0.7)
+                predicted = factory.noisy_codes(gold, n_labels=len(LABELS), error_rate=share, rng=rng)
+            (folder / f"Team {n:05d}.csv").write_bytes(self.csv(ids, columns, predicted))
+        report = io.StringIO()
+        started = time.perf_counter()
+        call_command("import_submissions", self.slug, str(folder), submitted_at=at.isoformat(), stdout=report)
+        elapsed = time.perf_counter() - started
+        shutil.rmtree(folder)
+        summary = next(line for line in report.getvalue().splitlines() if line.startswith("Imported "))
+        phase = self.task.current_phase()
+        scored = Submission.objects.filter(phase=phase, status=Submission.Status.SCORED).count()
+        if summary != f"Imported {count}, skipped 0 (already imported), refused 0." or scored != count:
+            raise RuntimeError(f"import_submissions: {summary} ({scored} of {count} runs scored)")
+        print(
+            f"import: {count:,} files in {elapsed:.1f} s, {elapsed * 1000 / count:.1f} ms per file",
+            file=sys.stderr,
+        )
 
     def new_score(self) -> float:
         """The participant uploads a run, scored inside the call; milliseconds it took."""
@@ -247,16 +299,17 @@ def main(args: argparse.Namespace) -> int:
         rng = np.random.default_rng(2017)
         for size in sizes:
             started = time.perf_counter()
-            board = Board(size, rng, args.outputs)
+            board = Board(size, rng, args.outputs, args.imported)
             print(f"set-up: {size} teams in {time.perf_counter() - started:.1f} s", file=sys.stderr)
             results[size], upload_times[size] = measure(board, args.requests)
         connections.close_all()
     finally:
         drop()
         shutil.rmtree(SCRATCH, ignore_errors=True)
+    built = " · built through import_submissions" if args.imported else ""
     print(
-        f"\n{connection.vendor} · teams {', '.join(f'{size:,}' for size in sizes)} · median of {args.requests} "
-        "reads · cold: the first read after a new score · warm: the next reads\n"
+        f"\n{connection.vendor} · teams {', '.join(f'{size:,}' for size in sizes)}{built} · median of "
+        f"{args.requests} reads · cold: the first read after a new score · warm: the next reads\n"
     )
     header = " | ".join(f"{size:,} teams" for size in sizes)
     print(f"| page | visitor | {header} |\n| --- | --- |{' ---: |' * len(sizes)}")
