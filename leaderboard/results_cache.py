@@ -50,12 +50,14 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
 from django.core.signals import request_finished
+from django.db import close_old_connections
 from django.db.models import F, Q
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
@@ -188,13 +190,33 @@ class ComputeAfterResponse:
         return self.get_response(request)
 
 
+_later = ThreadPoolExecutor(max_workers=1, thread_name_prefix="results-after-response")
+"""The thread of this process that computes the entries readers found a little old, one after
+another (``RESULTS_AFTER_RESPONSE_IN = "thread"``)."""
+
+
 @receiver(request_finished, dispatch_uid="results_cache.compute_after_response")
 def compute_after_response(**kwargs: object) -> None:
-    """The response has been sent (Django's ``request_finished``: the server closed it)."""
+    """The response has been sent (Django's ``request_finished``: the server closed it). The
+    entries are computed in this process's thread for them, not in the request's: the server
+    reads the next request of the reader's connection (kept open, as a browser keeps it for the
+    page's style sheet and scripts) only once this returns (``"request"``, the tests', computes
+    them here)."""
     pending, _ = _after_response.get(), _after_response.set(None)
-    for compute in pending or ():
+    if pending and settings.RESULTS_AFTER_RESPONSE_IN == "thread":
+        _later.submit(_compute_pending, pending, thread=True)
+    elif pending:
+        _compute_pending(pending)
+
+
+def _compute_pending(pending: list[Callable[[], None]], *, thread: bool = False) -> None:
+    if thread:
+        close_old_connections()  # one the last computation or the database's restart left broken
+    for compute in pending:
         _oldest.set(None)  # computed afresh, whatever the request read
         try:
             compute()
         except Exception:  # the reader has its page; the next reader computes the entry instead
             logger.exception("computing a results page after its response failed")
+    if thread:
+        close_old_connections()  # kept no longer than a request's (CONN_MAX_AGE)

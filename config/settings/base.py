@@ -178,6 +178,10 @@ asked commits."""
 # the page (every other change at once): during a deadline rush the pages are recomputed about
 # this often, after a reader's response (leaderboard.results_cache).
 RESULTS_SCORES_FRESH_S = float(os.environ.get("RESULTS_SCORES_FRESH_S", "1"))
+RESULTS_AFTER_RESPONSE_IN = os.environ.get("RESULTS_AFTER_RESPONSE_IN", "thread")
+"""Where a results page a reader found a little old is computed once the response has been
+sent: ``thread``, a thread of the web process; ``request`` (the tests'), the request's own
+thread, which holds the reader's kept connection until it is done."""
 
 UPLOADS_AT_ONCE = int(os.environ.get("UPLOADS_AT_ONCE", "1"))
 """How many uploads a web process validates and stores at once (with gunicorn's threads; the

@@ -34,4 +34,5 @@ BOOTSTRAP_EVERY_S = 0
 ANALYSIS_EVERY_S = 0
 BOOTSTRAP_STORE_DIR = Path(tempfile.gettempdir()) / f"leaderboard-test-bootstrap-{os.getpid()}"
 BOOTSTRAP_NICENESS = 0  # a test waits for the computation: on a busy machine, niceness is its time
+RESULTS_AFTER_RESPONSE_IN = "request"  # computed before the test client's next request
 RESULTS_SCORES_FRESH_S = 0  # a test reads its new score at once; test_results_cache sets the window

@@ -418,3 +418,28 @@ def test_the_shared_page_is_gzipped_once_for_every_reader_who_accepts_it(contest
     assert first["Content-Encoding"] == "gzip" and first.content == second.content
     assert gzip.decompress(first.content) == plain.content and "Content-Encoding" not in plain
     assert "Accept-Encoding" in first["Vary"] and "Accept-Encoding" in plain["Vary"]
+
+
+def test_a_page_found_a_little_old_is_computed_in_the_process_thread_not_the_readers(settings):
+    """On a server the reader's kept connection is served again once the request's thread is
+    free: the entry is computed in the process's own thread, and the request's thread is free
+    before that computation ends."""
+    import threading
+
+    from django.core.signals import request_finished
+
+    settings.RESULTS_AFTER_RESPONSE_IN = "thread"
+    started, finish, ran_in = threading.Event(), threading.Event(), []
+
+    def compute() -> None:
+        ran_in.append(threading.current_thread().name)
+        started.set()
+        finish.wait(5)
+
+    results_cache._after_response.set([compute])
+    request_finished.send(sender=None)  # the response has been sent
+    assert started.wait(5) and not finish.is_set()  # computing while the request's thread is free
+    finish.set()
+    results_cache._later.submit(lambda: None).result(5)  # after the computation
+    assert ran_in[0].startswith("results-after-response") and ran_in[0] != threading.current_thread().name
+    assert results_cache._after_response.get() is None
