@@ -86,6 +86,9 @@ class Kind:
     pause_s: Callable[[], float]
     """At most one computation per this many seconds per phase."""
     enabled: Callable[[], bool] = lambda: True
+    read_ahead: Callable[[Phase], None] = lambda phase: None
+    """Once a new result is stored: read it as the pages read it, into the cache, so that its
+    first reader does not wait for that."""
 
 
 KINDS: dict[str, Kind] = {
@@ -98,6 +101,7 @@ KINDS: dict[str, Kind] = {
             compute=stability.computed,
             pause_s=lambda: settings.BOOTSTRAP_EVERY_S,
             enabled=lambda: settings.BOOTSTRAP_REPLICATES > 0,
+            read_ahead=stability.read_ahead,
         ),
         Kind(
             "analysis",
@@ -228,6 +232,11 @@ def compute(kind_name: str, phase_id: int) -> str:
         results_changed(phase.task_id, scores_only=True)
         if "stamp" in changes and now != versions and kind.stamp(phase, board_data(phase)) != stamp:
             ask(phase=phase, kinds=[kind])  # newer inputs: at once, or once the pause is over
+    if "stamp" in changes:
+        try:
+            kind.read_ahead(phase)
+        except Exception:  # its first reader reads it instead
+            logger.exception("reading the new %s of phase %s ahead failed", kind.name, phase_id)
     return outcome
 
 

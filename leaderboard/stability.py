@@ -547,6 +547,15 @@ def _data_of(phase: Phase, row: PhaseStability) -> IntervalsData | None:
     return found or None
 
 
+def read_ahead(phase: Phase) -> None:
+    """Turn the phase's stored result into arrays, into the cache (:func:`_data_of`), once it
+    is computed: at 3,000 teams that takes seconds, which the first reader of a board after new
+    intervals used to wait for."""
+    row = PhaseStability.objects.filter(phase=phase, computed_at__isnull=False).only("computed_at").first()
+    if row is not None:
+        _data_of(phase, row)
+
+
 def intervals_of(*, phase: Phase, data: BoardData | None = None) -> Intervals:
     """The phase's intervals as its pages show them now: the stored result, current when it was
     computed from the phase's current inputs (``data``: its board, if already read), else

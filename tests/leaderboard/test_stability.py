@@ -251,6 +251,17 @@ def test_reading_a_page_writes_nothing_and_starts_nothing(
         assert "The intervals are being recomputed for the latest scores" in content
 
 
+def test_new_intervals_are_read_into_the_cache_before_anybody_asks(teams, client, monkeypatch):
+    """The job that stores them turns them into the pages' arrays too: the board's first reader
+    reads no stored result (seconds at 3,000 teams)."""
+    task, _ = teams()
+    stored = compute(task)
+    monkeypatch.setattr(stability.IntervalsData, "of", lambda result: pytest.fail("read by a reader"))
+    found = stability.intervals_of(phase=task.current_phase())
+    assert found.computed_at == stored.computed_at and found.data is not None
+    assert "Rank, 95%" in client.get(board_url(task)).content.decode()
+
+
 def test_board_shows_the_intervals_computed_when_the_scores_landed(teams, client):
     task, _ = teams()
     content = client.get(board_url(task)).content.decode()
