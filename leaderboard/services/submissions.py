@@ -127,7 +127,8 @@ def submission_create(
                     raise errors.NO_CONTRASTIVE_RUNS.error("mark", phase=phase.name)
                 _mark(submission, phase, mark)
             enqueue_on_commit([submission.pk])
-        submission.refresh_from_db()
+        submission.refresh_from_db()  # its status once queued (or, scored at once, scored)
+        submission.phase = phase  # with its task, as read: not read again
         return submission
 
 
