@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
 from leaderboard import errors
 from leaderboard.models import Community, Participant, Phase, Registration, Submission, Task, Team
@@ -99,12 +99,16 @@ class Quota:
 
 
 def quota(*, phase: Phase, team: Team, now: dt.datetime) -> Quota:
-    used = Submission.objects.filter(team=team, phase=phase).counted_against_limits()
     today = day_start(now)
+    used = (
+        Submission.objects.filter(team=team, phase=phase)
+        .counted_against_limits()
+        .aggregate(total=Count("pk"), today=Count("pk", filter=Q(created_at__gte=today)))
+    )  # one query: an upload's check of its limits
     return Quota(
-        used_today=used.filter(created_at__gte=today).count(),
+        used_today=used["today"],
         per_day=phase.max_per_day,
-        used_total=used.count(),
+        used_total=used["total"],
         total=phase.max_total,
         resets_at=today + dt.timedelta(days=1),
     )
