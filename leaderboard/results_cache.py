@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -190,9 +191,14 @@ class ComputeAfterResponse:
         return self.get_response(request)
 
 
+LATER_QUEUED_MAX = 4
+"""The requests' entries that may wait for :data:`_later` at once; a request that finds it this
+busy computes its own in its thread, so that readers asking for page after page cannot queue
+work without waiting for any of it."""
 _later = ThreadPoolExecutor(max_workers=1, thread_name_prefix="results-after-response")
 """The thread of this process that computes the entries readers found a little old, one after
 another (``RESULTS_AFTER_RESPONSE_IN = "thread"``)."""
+_later_places = threading.BoundedSemaphore(LATER_QUEUED_MAX)
 
 
 @receiver(request_finished, dispatch_uid="results_cache.compute_after_response")
@@ -200,23 +206,30 @@ def compute_after_response(**kwargs: object) -> None:
     """The response has been sent (Django's ``request_finished``: the server closed it). The
     entries are computed in this process's thread for them, not in the request's: the server
     reads the next request of the reader's connection (kept open, as a browser keeps it for the
-    page's style sheet and scripts) only once this returns (``"request"``, the tests', computes
-    them here)."""
+    page's style sheet and scripts) only once this returns (``"request"``, the tests', or that
+    thread's queue full: computed here)."""
     pending, _ = _after_response.get(), _after_response.set(None)
-    if pending and settings.RESULTS_AFTER_RESPONSE_IN == "thread":
-        _later.submit(_compute_pending, pending, thread=True)
-    elif pending:
+    if not pending:
+        return
+    if settings.RESULTS_AFTER_RESPONSE_IN == "thread" and _later_places.acquire(blocking=False):
+        _later.submit(_compute_later, pending)
+    else:
         _compute_pending(pending)
 
 
-def _compute_pending(pending: list[Callable[[], None]], *, thread: bool = False) -> None:
-    if thread:
+def _compute_later(pending: list[Callable[[], None]]) -> None:
+    try:
         close_old_connections()  # one the last computation or the database's restart left broken
+        _compute_pending(pending)
+    finally:
+        close_old_connections()  # kept no longer than a request's (CONN_MAX_AGE)
+        _later_places.release()
+
+
+def _compute_pending(pending: list[Callable[[], None]]) -> None:
     for compute in pending:
         _oldest.set(None)  # computed afresh, whatever the request read
         try:
             compute()
         except Exception:  # the reader has its page; the next reader computes the entry instead
             logger.exception("computing a results page after its response failed")
-    if thread:
-        close_old_connections()  # kept no longer than a request's (CONN_MAX_AGE)

@@ -443,3 +443,29 @@ def test_a_page_found_a_little_old_is_computed_in_the_process_thread_not_the_rea
     results_cache._later.submit(lambda: None).result(5)  # after the computation
     assert ran_in[0].startswith("results-after-response") and ran_in[0] != threading.current_thread().name
     assert results_cache._after_response.get() is None
+
+
+def test_readers_cannot_queue_more_work_for_that_thread_than_it_takes(settings):
+    """With :data:`LATER_QUEUED_MAX` requests' entries waiting for the process's thread, the
+    next request computes its own in its thread (it is not served again until then), and the
+    thread takes requests' entries again once it is done."""
+    import threading
+
+    from django.core.signals import request_finished
+
+    settings.RESULTS_AFTER_RESPONSE_IN = "thread"
+    finish, ran_in = threading.Event(), []
+
+    def finished_request(compute) -> None:
+        results_cache._after_response.set([compute])
+        request_finished.send(sender=None)
+
+    for _ in range(results_cache.LATER_QUEUED_MAX):
+        finished_request(lambda: finish.wait(5))
+    finished_request(lambda: ran_in.append(threading.current_thread().name))
+    assert ran_in == [threading.current_thread().name]  # the queue was full: here, at once
+    finish.set()
+    results_cache._later.submit(lambda: None).result(5)  # the queued ones are done
+    finished_request(lambda: ran_in.append(threading.current_thread().name))
+    results_cache._later.submit(lambda: None).result(5)
+    assert ran_in[1].startswith("results-after-response")
