@@ -87,8 +87,10 @@ class Kind:
     """At most one computation per this many seconds per phase."""
     enabled: Callable[[], bool] = lambda: True
     read_ahead: Callable[[Phase], None] = lambda phase: None
-    """Once a new result is stored: read it as the pages read it, into the cache, so that its
-    first reader does not wait for that."""
+    """Once a new result is stored by a worker or on commit: read it as the pages read it, into
+    the cache, so that its first reader does not wait for that. Not in a thread of the web
+    process (the embedded set-up), whose requests would all wait for it (the interpreter's lock),
+    readers or not: there its first reader reads it."""
 
 
 KINDS: dict[str, Kind] = {
@@ -232,7 +234,7 @@ def compute(kind_name: str, phase_id: int) -> str:
         results_changed(phase.task_id, scores_only=True)
         if "stamp" in changes and now != versions and kind.stamp(phase, board_data(phase)) != stamp:
             ask(phase=phase, kinds=[kind])  # newer inputs: at once, or once the pause is over
-    if "stamp" in changes:
+    if "stamp" in changes and settings.DERIVED_RESULTS_IN != THREAD:  # off the web process only
         try:
             kind.read_ahead(phase)
         except Exception:  # its first reader reads it instead
