@@ -5,9 +5,8 @@ public part of a split test set against the final ranking (the shake-up).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -35,8 +34,7 @@ def places_climbed(before: int | None, after: int | None) -> int | None:
     return None if before is None or after is None else before - after
 
 
-@dataclass(frozen=True)
-class RankMove:
+class RankMove(NamedTuple):
     """A team's rank and value under one column in two rankings (today and at a target
     prevalence; on the public part and in the final ranking), and how far it moved."""
 
@@ -56,13 +54,13 @@ def rank_moves(
 ) -> list[RankMove]:
     """Each team's competition rank and value under ``before`` and ``after``, in the order of
     the ranking ``after`` (undefined last, ties by name)."""
-    ranks_before, ranks_after = (
-        ranking.competition_ranks(before, direction),
-        ranking.competition_ranks(after, direction),
-    )
-    moves = [RankMove(*row) for row in zip(teams, ranks_before, before, ranks_after, after, strict=True)]
-    moves.sort(key=lambda move: (*ranking.sort_key(move.value_after, direction), move.team.lower()))
-    return moves
+    values = np.column_stack([ranking.as_array(before), ranking.as_array(after)]).reshape(len(teams), 2)
+    ranks = ranking.competition_rank_matrix(values, [direction, direction]).tolist()
+    worst = [(True, 0.0) if value != value else (False, -value) for value in ranking.goodness(values[:, 1], direction)]
+    order = sorted(range(len(teams)), key=lambda row: (*worst[row], teams[row].lower()))
+    return [
+        RankMove(teams[row], ranks[row][0] or None, before[row], ranks[row][1] or None, after[row]) for row in order
+    ]
 
 
 class UnknownOutput(ValueError):

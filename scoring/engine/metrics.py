@@ -59,6 +59,24 @@ def as_matrix(m: np.ndarray) -> np.ndarray:
     return m
 
 
+def as_matrices(matrices: Sequence[np.ndarray], n: int) -> np.ndarray:
+    """Validate a stack of ``n`` × ``n`` confusion matrices as :func:`as_matrix` validates one,
+    all at once, and return them as one float64 array (matrices × n × n)."""
+    if not matrices:
+        return np.zeros((0, n, n))
+    stack = np.asarray(matrices, dtype=np.float64)
+    if stack.ndim != 3 or stack.shape[1:] != (n, n):
+        raise ValueError(f"{n} labels for matrices of shape {stack.shape[1:]}")
+    if not np.all(np.isfinite(stack)) or np.any(stack < 0):
+        raise ValueError("a confusion matrix must hold finite, non-negative values")
+    return stack
+
+
+def plain_values(values: np.ndarray) -> list[Value]:
+    """The doubles of a 1-D array as Python floats, ``None`` where NaN (undefined)."""
+    return [None if value != value else value for value in values.tolist()]
+
+
 def _cell_sums(cells, rows: np.ndarray, columns: np.ndarray):
     """For each class i, the sum of the cells (rows[i, k], columns[i, k]) over k: a sum of cells,
     so exactly 0 when, and only when, each of them is."""

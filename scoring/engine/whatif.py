@@ -48,7 +48,7 @@ import numpy as np
 
 from scoring.engine.canonical import StackValues, integer_weights
 from scoring.engine.columns import Column, ranking_columns
-from scoring.engine.metrics import Value, as_matrix
+from scoring.engine.metrics import Value, as_matrices, plain_values
 from scoring.engine.ranking import RankChange, competition_rank_matrix, largest_first
 from scoring.engine.registry import CLASS_MEASURES, suite_metrics
 
@@ -295,7 +295,7 @@ class WhatIf:
 def _plain(values: np.ndarray) -> list[Value] | Value:
     if np.ndim(values) == 0:
         return None if np.isnan(values) else float(values)
-    return [None if np.isnan(value) else float(value) for value in values]
+    return plain_values(values)
 
 
 def every_value(
@@ -328,13 +328,10 @@ def what_if(
     """
     labels = tuple(labels)
     shares = normalised_target(target, labels=labels)
-    stack = np.array([as_matrix(matrix) for matrix in matrices.values()], dtype=np.float64).reshape(
-        len(matrices), len(labels), len(labels)
-    )
-    if matrices and stack.shape[1:] != (len(labels), len(labels)):
-        raise ValueError(f"{len(labels)} labels for {stack.shape[1]}x{stack.shape[2]} matrices")
-    for matrix in stack:
-        refuse_classes_without_gold(labels, matrix.sum(axis=0).tolist())
+    stack = as_matrices(list(matrices.values()), len(labels))
+    gold = stack.sum(axis=1)  # one stack, checked at once: a board of 10,000 teams has as many
+    for row in np.flatnonzero((gold == 0).any(axis=1))[:1]:
+        refuse_classes_without_gold(labels, gold[row].tolist())
     values = StackValues(stack, weights=integer_weights(shares))
     today = every_value(values, labels, scaled=False, ordinal=ordinal)
     at_target = every_value(values, labels, scaled=True, ordinal=ordinal)
