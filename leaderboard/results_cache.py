@@ -46,6 +46,8 @@ from the database: slower, never an error.
 
 from __future__ import annotations
 
+import functools
+import gc
 import hashlib
 import logging
 import threading
@@ -114,14 +116,20 @@ _after_response: ContextVar[list[Callable[[], None]] | None] = ContextVar("resul
 """While a request is answered, the entries to compute once its response has been sent."""
 
 
-def cached(phase: Phase, piece: str, params: tuple, compute: Callable[[], T]) -> T:
+def cached(
+    phase: Phase, piece: str, params: tuple, compute: Callable[[], T], *, update: Callable[[T], T] | None = None
+) -> T:
     """``piece`` of ``phase``'s results pages for ``params``, computed by ``compute`` once per
-    version of the task, a new score aside (see the module)."""
+    version of the task, a new score aside (see the module). ``update``: how to compute it
+    from its entry of older scores, when there is one (cheaper than anew: only new scores
+    differ, since anything else names another entry)."""
     key, version = entry_key(phase, piece, params), phase.task.scores_version
     entry = cache.get(key)
     age = time.time() - entry[1] if entry is not None else None
     if age is None or (entry[0] < version and age >= settings.RESULTS_SCORES_FRESH_S):
         later = age is not None and age < 2 * settings.RESULTS_SCORES_FRESH_S
+        if update is not None and entry is not None:
+            compute = functools.partial(update, entry[2])
         entry = _computed(key, version, compute, latest=entry, later=later)
     _oldest.set(_older(_oldest.get(), entry[:2]))
     return entry[2]
@@ -155,11 +163,17 @@ def _compute(key: str, version: int, compute: Callable[[], T], claim: str | None
     computed (one served within its window, or while another request computed it): never newer
     than what it shows."""
     token = _oldest.set(_older(_oldest.get(), (version, time.time())))
+    collecting = gc.isenabled()
+    # A board of 10,000 teams makes as many short-lived rows, freed as they go: they would set
+    # off the cycle collector, and a full collection of the process costs as much as the page.
+    gc.disable()
     try:
         value = compute()
         entry = (*_oldest.get(), value)
         cache.set(key, entry, TIMEOUT_S)
     finally:
+        if collecting:
+            gc.enable()
         _oldest.reset(token)
         if claim is not None:
             cache.delete(claim)

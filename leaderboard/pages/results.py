@@ -53,9 +53,15 @@ QUERY_MAX_LENGTH = 80
 
 def board_data_of(phase: Phase, part: str | None = None) -> BoardData:
     """The phase's board on ``part`` (default the part it shows now), read once per state of
-    the scores (the results cache)."""
+    the scores (the results cache); after a new score, from the board before it."""
     part = part or phase.shown_part()
-    return cached(phase, "board-data", (part,), lambda: board_data(phase, part))
+    return cached(
+        phase,
+        "board-data",
+        (part,),
+        lambda: board_data(phase, part),
+        update=lambda previous: board_data(phase, part, previous=previous),
+    )
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from scoring.engine import columns as board_columns
 from scoring.engine import ranking
 from scoring.engine.aggregate import BORDA, METHODS, Aggregate
 from scoring.engine.columns import Column, score_fields
-from scoring.engine.metrics import Value
+from scoring.engine.metrics import Value, plain_values
 from scoring.engine.schemes import BOARD_SETS
 
 
@@ -266,7 +266,7 @@ class BoardData:
     def column_values(self, column: Column, rows: np.ndarray | None = None) -> list[Value]:
         """The values of ``column`` (of ``rows``, default every team), ``None`` where undefined."""
         found = self.values[:, self.index[column.id]] if rows is None else self.values[rows, self.index[column.id]]
-        return [None if np.isnan(v) else float(v) for v in found]
+        return plain_values(found)
 
     def order(self, column: Column) -> np.ndarray:
         """The rows of the teams with a scored submission, best first under ``column``
@@ -329,19 +329,52 @@ def _packed_rows(model, rows: Sequence[tuple | None], columns: Sequence[Column],
     return out
 
 
-def board_data(phase: Phase, part: str | None = None) -> BoardData:
-    """The phase's board on ``part`` (default: the part it shows now), in three queries, as
-    plain rows (no model instance per team)."""
+FETCHED_AT_ONCE = 500
+"""Counting submissions whose packed values one query reads (SQLite takes 999 parameters)."""
+
+
+def _counting_packed(
+    submissions: Sequence[tuple | None], columns: tuple[Column, ...], part: str, n: int, previous: BoardData | None
+) -> np.ndarray:
+    """:func:`_packed_rows` of the counting submissions ``(pk, score_count, …)``: a row that
+    ``previous`` (the board of the same columns and part at earlier scores) holds at the same
+    ``score_count`` is taken from it (a submission's values change only when it is scored again,
+    which counts), the others are read."""
+    packed = np.full((len(submissions), len(columns) + n * n), np.nan)
+    known = {}
+    if previous is not None and previous.columns == columns and previous.part == part:
+        held = zip(previous.submission_ids.tolist(), previous.score_counts.tolist(), strict=True)
+        known = {key: row for row, key in enumerate(held)}
+    kept = [(row, known.get(found[:2])) for row, found in enumerate(submissions) if found is not None]
+    if taken := [(row, at) for row, at in kept if at is not None]:
+        rows, ats = np.array(taken).T
+        packed[rows] = np.column_stack([previous.values[ats], previous.matrices[ats].reshape(len(ats), -1)])
+    missing = {submissions[row][0]: row for row, at in kept if at is None}
+    pks = list(missing)
+    for start in range(0, len(pks), FETCHED_AT_ONCE):
+        rows = list(
+            Submission.objects.filter(pk__in=pks[start : start + FETCHED_AT_ONCE]).order_by().values_list(*PACKED)
+        )
+        packed[[missing[row[0]] for row in rows]] = _packed_rows(Submission, rows, columns, part, n)
+    return packed
+
+
+def board_data(phase: Phase, part: str | None = None, *, previous: BoardData | None = None) -> BoardData:
+    """The phase's board on ``part`` (default: the part it shows now), as plain rows (no model
+    instance per team): which submission counts for each team, the teams, then the values of
+    the counting submissions that ``previous`` (the board at earlier scores, if given) does not
+    hold, the baselines, the contrastive runs and the analysis. After a new score, at 10,000
+    teams, the board reads one team's values, not 10,000."""
     part = part or phase.shown_part()
     columns = tuple(columns_of(phase.task, calibrated=None))
     k, n = len(columns), len(phase.task.labels)
     counting = {
         row[0]: row[1:]
-        for row in counting_rows(phase, part).values_list("team_id", *PACKED, "score_count", "scored_gold_version")
+        for row in counting_rows(phase, part).values_list("team_id", "id", "score_count", "scored_gold_version")
     }
     teams = list(phase.task.community.teams.filter(removed_at__isnull=True).values_list("pk", "name"))
     submissions = [counting.get(team_id) for team_id, _ in teams]
-    packed = _packed_rows(Submission, submissions, columns, part, n)
+    packed = _counting_packed(submissions, columns, part, n, previous)
     baselines = list(Baseline.objects.filter(phase=phase).order_by("name").values_list(*PACKED, "name"))
     team_rows = {team_id: row for row, (team_id, _) in enumerate(teams)}
     marked = []  # the contrastive runs: none, without a query, where the phase takes none
@@ -362,8 +395,8 @@ def board_data(phase: Phase, part: str | None = None) -> BoardData:
         team_ids=np.array([team for team, _ in teams], dtype=np.int64),
         names=tuple(name for _, name in teams),
         submission_ids=np.array([row[0] if row else 0 for row in submissions], dtype=np.int64),
-        score_counts=np.array([row[3] if row else 0 for row in submissions], dtype=np.int64),
-        rescoring=np.array([bool(row) and row[4] != phase.gold_version for row in submissions], dtype=bool),
+        score_counts=np.array([row[1] if row else 0 for row in submissions], dtype=np.int64),
+        rescoring=np.array([bool(row) and row[2] != phase.gold_version for row in submissions], dtype=bool),
         values=packed[:, :k],
         ranks=ranking.competition_rank_matrix(packed[:, :k], [column.direction for column in columns]),
         matrices=packed[:, k:].reshape(len(teams), n, n),
@@ -472,11 +505,17 @@ def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) 
     """The teams of ``rows`` as entries with their values and ranks under ``columns``."""
     ids = [column.id for column in columns]
     indices = [data.index[key] for key in ids]
-    counts = {column.id for column in columns if isinstance(column, Aggregate) and column.method == BORDA}
     rows = np.asarray(list(rows), dtype=np.int64)
-    # Whole arrays to Python at once: a board of 10,000 teams makes as many entries.
-    all_values = data.values[np.ix_(rows, indices)].tolist()
-    all_ranks = data.ranks[np.ix_(rows, indices)].tolist()
+    # Whole arrays to Python objects at once (None where undefined): a board of 10,000 teams
+    # makes as many entries of as many cells as it has columns.
+    found = data.values[np.ix_(rows, indices)]
+    values = found.astype(object)
+    for j, column in enumerate(columns):
+        if isinstance(column, Aggregate) and column.method == BORDA:  # a count of places
+            values[:, j] = np.nan_to_num(found[:, j]).astype(np.int64).astype(object)
+    values[np.isnan(found)] = None
+    ranks = data.ranks[np.ix_(rows, indices)].astype(object)
+    ranks[ranks == 0] = None
     team_ids, submission_ids = data.team_ids[rows].tolist(), data.submission_ids[rows].tolist()
     rescoring = data.rescoring[rows].tolist()
     return [
@@ -484,14 +523,13 @@ def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) 
             name=data.names[row],
             team_id=team_ids[n],
             submission_id=submission_ids[n] or None,
-            values={
-                key: (None if v != v else int(v) if key in counts else v)
-                for key, v in zip(ids, all_values[n], strict=True)
-            },
-            ranks={key: (r or None) for key, r in zip(ids, all_ranks[n], strict=True)},
+            values=dict(zip(ids, row_values, strict=True)),
+            ranks=dict(zip(ids, row_ranks, strict=True)),
             being_rescored=rescoring[n],
         )
-        for n, row in enumerate(rows.tolist())
+        for n, (row, row_values, row_ranks) in enumerate(
+            zip(rows.tolist(), values.tolist(), ranks.tolist(), strict=True)
+        )
     ]
 
 

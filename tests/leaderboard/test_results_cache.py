@@ -223,12 +223,15 @@ def computations(monkeypatch):
     counted: list[str] = []
     real = results_cache.cached
 
-    def counting(phase, piece, params, compute):
-        def counted_compute():
-            counted.append(piece)
-            return compute()
+    def counting(phase, piece, params, compute, update=None):
+        def count(compute):
+            def counted_compute(*previous):
+                counted.append(piece)
+                return compute(*previous)
 
-        return real(phase, piece, params, counted_compute)
+            return counted_compute
+
+        return real(phase, piece, params, count(compute), update=update and count(update))
 
     for module in (results_page, disagreements_page, shifts_page):
         monkeypatch.setattr(module, "cached", counting)
@@ -345,6 +348,29 @@ def test_outside_a_request_an_old_entry_is_computed_at_once(contest, submit, set
     assert computations == ["board-data"]
     alice_row = data.names.index("Alice")
     assert data.submission_ids[alice_row] == Submission.objects.filter(team__name="Alice").latest("pk").pk
+
+
+def test_a_new_score_s_board_is_computed_from_the_board_before_it(contest, submit, monkeypatch):
+    """Only the new score's row is read (tests/leaderboard/selectors/test_boards.py): the board
+    of older scores is what the new one is computed from."""
+    task, alice, _ = contest
+    before = results_page.board_data_of(task.current_phase())
+    given = []
+    real = results_page.board_data
+
+    def recorded(phase, part, *, previous=None):
+        given.append(previous)
+        return real(phase, part, previous=previous)
+
+    monkeypatch.setattr(results_page, "board_data", recorded)
+    submit(task, alice, PERFECT)
+    task.refresh_from_db()
+    after = results_page.board_data_of(task.current_phase())
+    assert [previous.submission_ids.tolist() for previous in given] == [before.submission_ids.tolist()]
+    latest = Submission.objects.filter(team__name="Alice").latest("pk").pk
+    assert (
+        after.submission_ids[after.names.index("Alice")] == latest != before.submission_ids[before.names.index("Alice")]
+    )
 
 
 def test_a_reader_does_not_wait_while_another_computes_a_new_score_s_page(contest, submit, computations):
@@ -469,3 +495,22 @@ def test_readers_cannot_queue_more_work_for_that_thread_than_it_takes(settings):
     finished_request(lambda: ran_in.append(threading.current_thread().name))
     results_cache._later.submit(lambda: None).result(5)
     assert ran_in[1].startswith("results-after-response")
+
+
+def test_an_entry_is_computed_with_the_cycle_collector_paused(contest):
+    """A page of 10,000 teams makes as many short-lived rows; a full collection of the process
+    set off among them cost a cold read 80 to 120 ms. The collector is paused while an entry is
+    computed, and left as it was found."""
+    import gc
+
+    task, _, _ = contest
+    phase = task.current_phase()
+    seen = []
+    results_cache.cached(phase, "probe", (1,), lambda: seen.append(gc.isenabled()))
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        results_cache.cached(phase, "probe", (2,), lambda: seen.append(gc.isenabled()))
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()

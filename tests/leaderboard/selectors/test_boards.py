@@ -4,6 +4,8 @@ and a board's values read as packed doubles (or from the JSON of rows without th
 from __future__ import annotations
 
 import datetime as dt
+import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -101,7 +103,7 @@ def test_a_board_reads_packed_values_and_the_json_only_of_rows_without_them(make
     phase = task.current_phase()
     with CaptureQueriesContext(connection) as queries:
         packed = board_data(phase)
-    assert len(queries) == 4  # counting submissions, teams, baselines, the analysis rows
+    assert len(queries) == 5  # counting submissions, teams, their values, baselines, the analysis rows
     assert not any(field in query["sql"] for query in queries for field in ('"metrics"', '"per_class"', '"parts"'))
     columns = columns_of(task, calibrated=None)
     for row, name in enumerate(packed.names):
@@ -115,3 +117,40 @@ def test_a_board_reads_packed_values_and_the_json_only_of_rows_without_them(make
     np.testing.assert_array_equal(fallback.values, packed.values)
     np.testing.assert_array_equal(fallback.ranks, packed.ranks)
     np.testing.assert_array_equal(fallback.baseline_values, packed.baseline_values)
+
+
+def test_a_board_at_new_scores_reads_only_the_values_its_board_before_lacks(make_task, make_user, submit):
+    task = make_task()
+    users = {name: make_user(name.lower()) for name in ("Alice", "Bob", "Carol")}
+    for name, user in users.items():
+        team_create(task=task, user=user, name=name)
+    submit(task, users["Alice"], PERFECT)
+    submit(task, users["Bob"], PERFECT)
+    phase = task.current_phase()
+    before = board_data(phase)
+    alice = Submission.objects.get(team__name="Alice")
+    # Alice's row stands as it was scored (the same score count): taken from the board before,
+    # not read again, as a value changed behind the board's back shows.
+    Submission.objects.filter(pk=alice.pk).update(board_values=np.full(len(alice.board_values) // 8, 0.125).tobytes())
+    submit(task, users["Bob"], MOSTLY_A)  # Bob's new run counts, Carol's first one too
+    submit(task, users["Carol"], MOSTLY_A)
+    with CaptureQueriesContext(connection) as queries:
+        after = board_data(phase, previous=before)
+    assert len(queries) == 5
+    read = [query["sql"] for query in queries if '"board_values"' in query["sql"]]
+    assert len(read) == 3  # the new runs' values, the baselines', the analysis'
+    new_runs = {str(Submission.objects.filter(team__name=name).latest("pk").pk) for name in ("Bob", "Carol")}
+    assert set(re.search(r" IN \(([^)]*)\)", read[0]).group(1).split(", ")) == new_runs
+    Submission.objects.filter(pk=alice.pk).update(board_values=alice.board_values)
+    fresh = board_data(phase)
+    for field in ("submission_ids", "score_counts", "values", "ranks", "matrices", "rescoring"):
+        np.testing.assert_array_equal(getattr(after, field), getattr(fresh, field))
+    # Scored again (a new gold file): its score count rises, and its values are read anew.
+    Submission.objects.filter(pk=alice.pk).update(
+        score_count=alice.score_count + 1, board_values=np.full(len(alice.board_values) // 8, 0.125).tobytes()
+    )
+    again = board_data(phase, previous=after)
+    assert np.all(again.values[list(again.names).index("Alice")] == 0.125)
+    # A board of other columns is no board before: every value is read.
+    other = board_data(phase, previous=replace(before, columns=before.columns[:-1]))
+    np.testing.assert_array_equal(other.values, again.values)
