@@ -12,6 +12,7 @@ pdfLaTeX is installed, a table of hostile names compiles.
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -195,14 +196,46 @@ def test_hostile_names_compile(tmp_path: Path) -> None:
 @given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6), st.booleans())
 def test_a_printed_value_is_the_decimal_rounding_of_the_stored_double(value, percent):
     """Half to even on the double's exact value, as ``decimal`` rounds it; never a minus zero."""
+    assert latex.number_text(value, percent=percent) == decimal_text(value, percent)
+
+
+def decimal_text(value: float, percent: bool) -> str:
+    """The double's exact value rounded half to even by ``decimal``, as a table prints it."""
     digits = latex.PERCENT_DIGITS if percent else latex.PLAIN_DIGITS
     exact = Decimal(value).scaleb(2 if percent else 0)
     rounded = exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN)
     expected = f"{abs(rounded) if rounded == 0 else rounded:f}"
-    expected = r"$-$" + expected[1:] if expected.startswith("-") else expected
-    assert latex.number_text(value, percent=percent) == expected
+    return r"$-$" + expected[1:] if expected.startswith("-") else expected
+
+
+@given(st.integers(-(10**13), 10**13), st.booleans(), st.integers(-3, 3))
+def test_a_value_within_ulps_of_a_half_unit_rounds_as_its_exact_value(units, percent, ulps):
+    """The doubles nearest a half of the last printed digit, and far beyond a board's values:
+    where the product in doubles cannot tell the side, the exact value decides."""
+    digits = latex.PERCENT_DIGITS if percent else latex.PLAIN_DIGITS
+    value = (units + 0.5) / 10 ** (digits + (2 if percent else 0))
+    for _ in range(abs(ulps)):
+        value = math.nextafter(value, math.copysign(math.inf, ulps))
+    assert latex.number_text(value, percent=percent) == decimal_text(value, percent)
 
 
 def test_exact_halves_round_to_even():
     assert [latex.number_text(x, percent=True) for x in (0.00125, 0.00375, -0.00125)] == ["0.1", "0.4", "$-$0.1"]
     assert [latex.number_text(x, percent=False) for x in (0.125, 0.375, -0.0001, 2)] == ["0.12", "0.38", "0.00", "2.00"]
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.floats(allow_nan=False, allow_infinity=False, min_value=-1e13, max_value=1e13),
+            st.integers(-1000, 1000).map(lambda units: (units + 0.5) / 1000),
+        ),
+        max_size=30,
+    ),
+    st.booleans(),
+)
+def test_a_column_printed_at_once_reads_as_each_value_printed_alone(values, percent):
+    """A board's column is printed as one array, each cell as :func:`number_text` prints it:
+    undefined, negative, huge and half-unit values included."""
+    assert latex.number_texts(values, percent=percent) == [number_text(value, percent=percent) for value in values]
