@@ -333,32 +333,38 @@ def board_api(
     sort_id = sorted_by(phase.task, shown_columns(phase.task, calibrated=calibrated, overall=overall), sort).id
 
     def rows() -> dict[str, Any]:
+        """The page's rows in the download's very shape (built in one place); only theirs are
+        made (a board of 10,000 teams has 100 on a page)."""
         board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id, overall=overall)
-        return exports.board_data(board)  # the download's very shape, built in one place
+        table = exports.export_table(board)
+        teams: list[list[int]] = []  # each team's row, then its contrastive runs' rows
+        for row, kind in enumerate(table.kinds):
+            if kind == "team":
+                teams.append([row])
+            elif kind == "contrastive":
+                teams[-1].append(row)
+        unranked = ("baseline", *exports.ANALYSIS_KINDS)  # after every page's teams
+        shown, found_page, pages = api_page(teams, page=page, per_page=per_page)
+        picked = [row for rows in shown for row in rows] + [
+            row for row, kind in enumerate(table.kinds) if kind in unranked
+        ]
+        return {
+            **exports.board_data(board, table, picked),
+            "page": found_page,
+            "pages": pages,
+            "teams": len(teams),
+            "shown": [table.names[rows[0]] for rows in shown],
+        }
 
-    found = cached(phase, "api-board", (calibrated, sort_id, overall_key(overall)), rows)
-    teams: list[list[dict]] = []  # each team's row, then its contrastive runs' rows
-    for row in found["rows"]:
-        if row["kind"] == "team":
-            teams.append([row])
-        elif row["kind"] == "contrastive":
-            teams[-1].append(row)
-    unranked = ("baseline", *exports.ANALYSIS_KINDS)  # after every page's teams
-    baselines = [row for row in found["rows"] if row["kind"] in unranked]
-    shown, page, pages = api_page(teams, page=page, per_page=per_page)
+    found = cached(phase, "api-board", (calibrated, sort_id, overall_key(overall), page, per_page), rows)
 
     def intervals() -> dict[str, Any]:
-        found = stability.intervals_of(phase=phase, data=board_data_of(phase))
-        return found.as_api(teams={rows[0]["name"] for rows in shown})
+        return stability.intervals_of(phase=phase, data=board_data_of(phase)).as_api(teams=set(found["shown"]))
 
     return {
-        **found,
-        "rows": [row for rows in shown for row in rows] + baselines,
+        **{key: value for key, value in found.items() if key != "shown"},
         "sort": sort_id,
         "calibrated": calibrated,
-        "page": page,
-        "pages": pages,
-        "teams": len(teams),
         "intervals": cached(phase, "api-intervals", (calibrated, sort_id, page, per_page), intervals),
     }
 
@@ -372,15 +378,16 @@ def export(
     contrastive: bool = True,
     overall: Aggregate | None = None,
     analysis: bool = False,
-) -> str:
-    """A board download (cached): ``csv`` or ``json`` (every column), or ``tex`` (the columns the
+) -> bytes:
+    """A board download (cached, as the bytes of its UTF-8 text): ``csv`` or ``json`` (every
+    column), or ``tex`` (the columns the
     page shows, raw or calibrated, in its order), first the overall ranking ``overall`` if any;
     the teams' contrastive runs, never ranked, with them unless ``contrastive`` is false. The
     CSV and JSON end with the teams' majority vote and the oracle; the LaTeX table only with
     ``analysis``, below a rule."""
     sort_id = sorted_by(phase.task, shown_columns(phase.task, calibrated=calibrated, overall=overall), sort).id
 
-    def compute() -> str:
+    def compute() -> bytes:
         board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id, overall=overall)
         if not contrastive:
             board.contrastive = []
@@ -388,14 +395,16 @@ def export(
             return exports.board_csv(board)
         if kind == "json":
             return exports.board_json(board)
+        data = board.data  # the teams with a scored submission, in board order, from the arrays
+        scored = board.order[data.submission_ids[board.order] > 0]
         return latex_table(
-            teams=[entry.name for entry in board.scored],
+            teams=[data.names[row] for row in scored.tolist()],
             columns=board.columns,
-            values={column.id: [entry.values[column.id] for entry in board.scored] for column in board.columns},
+            values={column.id: data.column_values(column, scored) for column in board.columns},
             title=f"{phase.task.full_title} ({phase.name})",
             unranked=[(f"{run.name} (contrastive {run.contrastive})", run.values) for run in board.contrastive],
             ensembles=[(row.name, row.values) for row in board.analysis] if analysis else (),
-        )
+        ).encode()
 
     params = (calibrated, sort_id, contrastive, overall_key(overall), analysis and kind == "tex")
     return cached(phase, f"export-{kind}", params, compute)

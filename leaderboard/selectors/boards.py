@@ -470,7 +470,10 @@ class Entry:
 class Board:
     phase: Phase
     columns: list[Column]
-    entries: list[Entry]
+    data: BoardData
+    """The board's arrays (with the overall column, if the board has one)."""
+    order: np.ndarray
+    """The teams' rows of ``data`` in board order (those with a scored submission first)."""
     baselines: list[Entry]
     sort: Column
     part: str = ALL_ITEMS
@@ -485,6 +488,12 @@ class Board:
     @property
     def task(self) -> Task:
         return self.phase.task
+
+    @cached_property
+    def entries(self) -> list[Entry]:
+        """Every team, in board order, made when first asked for: a download of 10,000 teams
+        is written from the arrays (:func:`leaderboard.exports.export_table`)."""
+        return entries_of(self.data, self.order, self.columns)
 
     @property
     def scored(self) -> list[Entry]:
@@ -501,21 +510,26 @@ class Board:
         return next((e for e in self.entries if e.submission_id == submission.pk), None)
 
 
+def python_cells(values: np.ndarray, ranks: np.ndarray, columns: Sequence[Column]) -> tuple[list, list]:
+    """Rows of values and ranks under ``columns`` (NaN and 0 where none) as Python objects,
+    whole arrays at once: floats (ints for a count of places), ints, ``None`` where undefined.
+    A board of 10,000 teams makes as many rows of as many cells as it has columns."""
+    cells = values.astype(object)
+    for j, column in enumerate(columns):
+        if isinstance(column, Aggregate) and column.method == BORDA:  # a count of places
+            cells[:, j] = np.nan_to_num(values[:, j]).astype(np.int64).astype(object)
+    cells[np.isnan(values)] = None
+    places = ranks.astype(object)
+    places[ranks == 0] = None
+    return cells.tolist(), places.tolist()
+
+
 def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) -> list[Entry]:
     """The teams of ``rows`` as entries with their values and ranks under ``columns``."""
     ids = [column.id for column in columns]
     indices = [data.index[key] for key in ids]
     rows = np.asarray(list(rows), dtype=np.int64)
-    # Whole arrays to Python objects at once (None where undefined): a board of 10,000 teams
-    # makes as many entries of as many cells as it has columns.
-    found = data.values[np.ix_(rows, indices)]
-    values = found.astype(object)
-    for j, column in enumerate(columns):
-        if isinstance(column, Aggregate) and column.method == BORDA:  # a count of places
-            values[:, j] = np.nan_to_num(found[:, j]).astype(np.int64).astype(object)
-    values[np.isnan(found)] = None
-    ranks = data.ranks[np.ix_(rows, indices)].astype(object)
-    ranks[ranks == 0] = None
+    values, ranks = python_cells(data.values[np.ix_(rows, indices)], data.ranks[np.ix_(rows, indices)], columns)
     team_ids, submission_ids = data.team_ids[rows].tolist(), data.submission_ids[rows].tolist()
     rescoring = data.rescoring[rows].tolist()
     return [
@@ -527,9 +541,7 @@ def entries_of(data: BoardData, rows: Iterable[int], columns: Sequence[Column]) 
             ranks=dict(zip(ids, row_ranks, strict=True)),
             being_rescored=rescoring[n],
         )
-        for n, (row, row_values, row_ranks) in enumerate(
-            zip(rows.tolist(), values.tolist(), ranks.tolist(), strict=True)
-        )
+        for n, (row, row_values, row_ranks) in enumerate(zip(rows.tolist(), values, ranks, strict=True))
     ]
 
 
@@ -575,7 +587,6 @@ def board_of(
     columns = shown_columns(phase.task, calibrated=calibrated, overall=overall)
     sort_column = sorted_by(phase.task, columns, sort)
     order = data.order(sort_column)
-    entries = entries_of(data, order, columns)
     baselines = baseline_entries(data, columns, sort_column)
     contrastive = [
         Entry(
@@ -595,7 +606,8 @@ def board_of(
     return Board(
         phase=phase,
         columns=columns,
-        entries=entries,
+        data=data,
+        order=order,
         baselines=baselines,
         sort=sort_column,
         part=data.part,

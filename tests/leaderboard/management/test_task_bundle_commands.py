@@ -117,7 +117,7 @@ BOARDS = (
     "from leaderboard.pages.results import export\n"
     "for task in Task.objects.get(slug='semeval-2017-task-4').subtasks.order_by('slug'):\n"
     "    for phase in task.ordered_phases():\n"
-    "        sys.stdout.write(f'{task.slug} {phase.slug}\\n' + export(phase=phase, kind='csv'))\n"
+    "        sys.stdout.write(f'{task.slug} {phase.slug}\\n' + export(phase=phase, kind='csv').decode())\n"
 )
 
 
@@ -136,7 +136,7 @@ def test_the_demo_moves_to_a_fresh_site_with_byte_identical_boards(tmp_path):
     assert "Created /tasks/semeval-2017-task-4/: 2 subtask(s), 3 phase(s), 26 run(s)." in report
     before, after = manage(first, "shell", "-v0", "-c", BOARDS), manage(second, "shell", "-v0", "-c", BOARDS)
     assert before.count("semeval-2017-task-4a ") == 2 and before.count("semeval-2017-task-4b evaluation\n") == 1
-    assert "Team A,team,scored," in before and ",contrastive," in before
+    assert '"Team A","team","scored",' in before and ',"contrastive",' in before
     # Each phase's board has the teams' majority vote and oracle, never ranked.
-    assert before.count('Majority vote of the teams,majority_vote,"the teams\' runs together, not ranked",') == 3
+    assert before.count('"Majority vote of the teams","majority_vote","the teams\' runs together, not ranked",') == 3
     assert after == before

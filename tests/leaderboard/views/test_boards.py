@@ -269,6 +269,22 @@ def test_csv_neutralises_formulas_but_keeps_numbers(client, board_task):
             assert not cell.startswith(("=", "+", "@")) or cell.startswith("'")
 
 
+def test_every_cell_of_the_csv_reads_back_as_the_board_s_double_and_rank(client, board_task):
+    """The download is written from the board's arrays by Arrow: each value the shortest text of
+    the same double (``1`` for 1.0), empty where undefined; each rank an integer, empty for none."""
+    board = leaderboard(phase=board_task.current_phase(), calibrated=None)
+    rows = list(csv.DictReader(io.StringIO(client.get(url("leaderboard_csv", board_task)).content.decode())))
+    entries = [*board.scored, *board.unscored, *board.baselines, *board.analysis]
+    assert [row["team"] for row in rows] == [csv_cell(entry.name) for entry in entries]
+    kinds = ["team"] * len(board.entries) + ["baseline"] * len(board.baselines) + ["majority_vote", "oracle"]
+    assert [row["kind"] for row in rows] == kinds
+    for row, entry in zip(rows, entries, strict=True):
+        assert row["submission"] == str(entry.submission_id or "")
+        for column in board.columns:
+            assert (float(row[column.id]) if row[column.id] else None) == entry.values[column.id]
+            assert (int(row[f"{column.id} rank"]) if row[f"{column.id} rank"] else None) == entry.ranks.get(column.id)
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [

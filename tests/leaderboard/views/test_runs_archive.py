@@ -98,15 +98,16 @@ def test_the_organisers_zip_holds_every_run_and_an_index_with_the_boards_numbers
     assert [by_run[str(runs[key].pk)]["counts"] for key in runs] == ["no", "yes", "yes", "yes", "no"]
     assert by_run[str(runs["alpha-1"].pk)]["members"] == "alice"
 
-    # The runs that count carry the board CSV's very cells: values and ranks, every column.
-    board = list(csv.reader(io.StringIO(results_page.export(phase=phase, kind="csv"))))
+    # The runs that count carry the board CSV's very numbers: values and ranks, every column
+    # (each the shortest text of its double; the board's is written by Arrow, "1" for 1.0).
+    board = list(csv.reader(io.StringIO(results_page.export(phase=phase, kind="csv").decode())))
     header, board_rows = board[0], {row[3]: row for row in board[1:] if row[1] == "team"}
     index_header = next(csv.reader(io.StringIO(archive.read("runs.csv").decode())))
     metric_columns = header[4:]
     assert index_header[len(archives.FIXED_COLUMNS) :] == metric_columns
     for row in rows:
         if row["counts"] == "yes":
-            assert [row[column] for column in metric_columns] == board_rows[row["run"]][4:]
+            assert [number(row[column]) for column in metric_columns] == list(map(number, board_rows[row["run"]][4:]))
     uncounted = by_run[str(runs["alpha-1"].pk)]
     assert uncounted["macro_f1"] != "" and uncounted["macro_f1 rank"] == ""  # its value, no board rank
     readme = archive.read("README.txt").decode()
@@ -242,3 +243,7 @@ def test_a_closed_phase_after_hidden_results_gives_everything_to_its_team(client
     client.force_login(alice)
     [row] = index_of(unzip(client.get(url("runs_download", task, task.current_phase()))))
     assert row["macro_f1"] == repr(run.metrics["macro_f1"]) and row["macro_f1 rank"] == "1"
+
+
+def number(cell: str) -> float | None:
+    return float(cell) if cell else None
