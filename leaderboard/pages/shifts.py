@@ -15,7 +15,7 @@ from leaderboard.formatting import rank_cells
 from leaderboard.models import ALL_ITEMS, PUBLIC_PART, Phase, Task
 from leaderboard.pages.results import api_page, board_data_of, items_page
 from leaderboard.results_cache import cached
-from leaderboard.selectors.boards import columns_of, output_matrices, primary_column, sorted_by
+from leaderboard.selectors.boards import BoardData, columns_of, output_matrices, primary_column, sorted_by
 from leaderboard.uploads import kept_gold
 from scoring.engine import columns as board_columns
 from scoring.engine import ranking
@@ -263,20 +263,25 @@ def shakeup_page(
     task = phase.task
     columns = columns_of(task, calibrated=None)
     column = board_columns.column_by_id(columns, column_id or "") or primary_column(task)
-    public, final = board_data_of(phase, PUBLIC_PART), board_data_of(phase, phase.final_part)
-    every_row = rank_moves(
-        list(public.names), public.column_values(column), final.column_values(column), column.direction
-    )
-    rows, paging = items_page(every_row, [row.team for row in every_row], page=page, query=query)
-    correlations = cached(
-        phase,
-        "shake-up",
-        (),
-        lambda: [
+
+    def boards() -> tuple[BoardData, BoardData]:
+        return board_data_of(phase, PUBLIC_PART), board_data_of(phase, phase.final_part)
+
+    def moves() -> list[RankMove]:
+        public, final = boards()
+        return rank_moves(
+            list(public.names), public.column_values(column), final.column_values(column), column.direction
+        )
+
+    def correlations() -> list[tuple[Column, ranking.Correlation]]:
+        public, final = boards()
+        return [
             (c, ranking.spearman(public.column_array(c), final.column_array(c), directions=(c.direction,) * 2))
             for c in columns
-        ],
-    )
+        ]
+
+    every_row = cached(phase, "shake-up-moves", (column.id,), moves)
+    rows, paging = items_page(every_row, [row.team for row in every_row], page=page, query=query)
     return {
         "task": task,
         "phase": phase,
@@ -286,5 +291,5 @@ def shakeup_page(
         "rows": rows,
         "paging": paging,
         "movers": [row for row in every_row if row.shift],
-        "correlations": correlations,
+        "correlations": cached(phase, "shake-up", (), correlations),
     }
