@@ -47,7 +47,6 @@ from the database: slower, never an error.
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import logging
 import threading
@@ -163,17 +162,11 @@ def _compute(key: str, version: int, compute: Callable[[], T], claim: str | None
     computed (one served within its window, or while another request computed it): never newer
     than what it shows."""
     token = _oldest.set(_older(_oldest.get(), (version, time.time())))
-    collecting = gc.isenabled()
-    # A board of 10,000 teams makes as many short-lived rows, freed as they go: they would set
-    # off the cycle collector, and a full collection of the process costs as much as the page.
-    gc.disable()
     try:
         value = compute()
         entry = (*_oldest.get(), value)
         cache.set(key, entry, TIMEOUT_S)
     finally:
-        if collecting:
-            gc.enable()
         _oldest.reset(token)
         if claim is not None:
             cache.delete(claim)

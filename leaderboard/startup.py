@@ -6,6 +6,7 @@ time, and on the embedded set-up the process starts the runner of its derived re
 
 from __future__ import annotations
 
+import gc
 import importlib
 from pathlib import Path
 
@@ -25,8 +26,9 @@ file may never), which results pages need: exact values of the what-if and of th
 
 def prepare() -> None:
     """Import what pages import on first use, compile every template of the site, draw one figure
-    of each kind (plotly loads a trace type's classes when one is first drawn), and start the
-    runner of derived results on the embedded set-up (:class:`leaderboard.derived.Runner`)."""
+    of each kind (plotly loads a trace type's classes when one is first drawn), leave what that
+    made out of the cycle collector's walks, and start the runner of derived results on the
+    embedded set-up (:class:`leaderboard.derived.Runner`)."""
     for name in LIBRARIES:
         importlib.import_module(name)
     # What Django itself loads on a first request: the cache, the context processors, the
@@ -41,5 +43,9 @@ def prepare() -> None:
         for path in sorted(Path(folder).rglob("*.html")):
             get_template(str(path.relative_to(folder)))
     charts.prepare()
+    # What start-up made lives as long as the process: the cycle collector leaves it out from
+    # here on. Else each full collection, which a request making many objects sets off (a board
+    # of 10,000 teams), walks these 200,000 objects again: 95 ms, against none once frozen.
+    gc.freeze()
     if settings.DERIVED_RESULTS_IN == derived.THREAD:
         derived.RUNNER.start()

@@ -495,22 +495,3 @@ def test_readers_cannot_queue_more_work_for_that_thread_than_it_takes(settings):
     finished_request(lambda: ran_in.append(threading.current_thread().name))
     results_cache._later.submit(lambda: None).result(5)
     assert ran_in[1].startswith("results-after-response")
-
-
-def test_an_entry_is_computed_with_the_cycle_collector_paused(contest):
-    """A page of 10,000 teams makes as many short-lived rows; a full collection of the process
-    set off among them cost a cold read 80 to 120 ms. The collector is paused while an entry is
-    computed, and left as it was found."""
-    import gc
-
-    task, _, _ = contest
-    phase = task.current_phase()
-    seen = []
-    results_cache.cached(phase, "probe", (1,), lambda: seen.append(gc.isenabled()))
-    assert seen == [False] and gc.isenabled()
-    gc.disable()
-    try:
-        results_cache.cached(phase, "probe", (2,), lambda: seen.append(gc.isenabled()))
-        assert seen == [False, False] and not gc.isenabled()
-    finally:
-        gc.enable()
