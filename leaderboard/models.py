@@ -895,6 +895,23 @@ class Submission(Scored):
             # A team's runs in a phase (its limits, at every upload): the database reads them, not
             # every run of the phase, which it would otherwise read by the phase's index.
             models.Index(fields=["team", "phase", "created_at"], name="submission_team_phase"),
+            # Which run counts for each team (selectors/boards.counting_rows), read from the index
+            # alone, in its order: not from the rows, whose scores are kilobytes each (10,000
+            # teams on SQLite: 42 ms, against 17 ms).
+            models.Index(
+                fields=[
+                    "phase",
+                    "status",
+                    "team",
+                    "-created_at",
+                    "-id",
+                    "disqualified_at",
+                    "contrastive",
+                    "score_count",
+                    "scored_gold_version",
+                ],
+                name="submission_counting",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(
