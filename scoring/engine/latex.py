@@ -9,7 +9,7 @@ download (``/tasks/<slug>/leaderboard.tex``) both call :func:`latex_table`.
 Choices, and why:
 
 - **Bold is decided on the stored values, not on the printed digits.** A value is bold when
-  its competition rank is 1 (:func:`scoring.engine.ranking.competition_ranks`): the one tie
+  its competition rank is 1 (:func:`scoring.engine.ranking.competition_rank_matrix`): the one tie
   rule of the board, its exports and its rank correlations ("equal is equal", exact), and
   its one rule of direction, so the bold value of an error (the MAE of an ordinal task) or of
   a mean rank is the lowest, and the caption says which columns are lower-is-better. Ties
@@ -42,7 +42,7 @@ from scoring.engine.aggregate import Aggregate
 from scoring.engine.columns import Column
 from scoring.engine.formatting import UNDEFINED, as_number
 from scoring.engine.metrics import Value
-from scoring.engine.ranking import as_array, competition_ranks
+from scoring.engine.ranking import as_array, competition_rank_matrix
 
 PERCENT_DIGITS = 1
 PLAIN_DIGITS = 2
@@ -104,7 +104,8 @@ _SPECIAL = re.compile("|".join(re.escape(character) for character in _SPECIALS))
 
 def latex_escape(text: str) -> str:
     """``text`` as LaTeX text that prints it as written (see the module docstring)."""
-    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+    if not text.isprintable():  # control characters (Cc) are never printable
+        text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
     text = _SPECIAL.sub(lambda match: _SPECIALS[match.group()], text)
     return re.sub("-(?=-)", "-{}", text)
 
@@ -262,12 +263,13 @@ def latex_table(
     """
     cells: list[list[str]] = [[] for _ in teams]
     for column in columns:
-        column_values = list(values[column.id])
+        column_values = as_array(values[column.id])  # NaN where undefined
         if len(column_values) != len(teams):
             raise ValueError(f"{len(column_values)} values of {column.id!r} for {len(teams)} teams")
-        ranks = competition_ranks(column_values, column.direction)
-        for row, text, rank in zip(cells, number_texts(column_values, percent=is_share(column)), ranks, strict=True):
-            row.append(cell_text(text, best=rank == 1))
+        best = competition_rank_matrix(column_values[:, np.newaxis], [column.direction])[:, 0] == 1
+        texts = number_texts(column_values, percent=is_share(column))
+        for row, text, first in zip(cells, texts, best.tolist(), strict=True):
+            row.append(cell_text(text, best=first))
     rows = []
     for team, row in zip(teams, cells, strict=True):
         rows.append(_row(latex_escape(team), row))
