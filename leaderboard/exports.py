@@ -23,6 +23,7 @@ from leaderboard.models import Phase
 from leaderboard.selectors.boards import Board, Entry, python_cells
 from scoring.engine.aggregate import Aggregate
 from scoring.engine.columns import Column
+from scoring.engine.ranking import as_array
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a text cell as a formula (CSV injection)."""
@@ -94,7 +95,7 @@ def export_table(board: Board) -> ExportTable:
     values[teams] = data.values[np.ix_(order, indices)]
     ranks[teams] = data.ranks[np.ix_(order, indices)]
     for place, entry in others:
-        values[place] = [np.nan if (value := entry.values[column.id]) is None else value for column in board.columns]
+        values[place] = as_array([entry.values[column.id] for column in board.columns])
     return ExportTable(names, kinds, statuses, submissions, values, ranks)
 
 
@@ -170,11 +171,7 @@ def board_data(board: Board, table: ExportTable | None = None, rows: Sequence[in
     """The board as plain data: the task, the phase, the columns and every row's values and
     ranks; ``rows``: only these rows of its :func:`export_table` (``table``, if made already)."""
     task, phase = board.task, board.phase
-    ids = [column.id for column in board.columns]
-    table = table or export_table(board)
-    picked = np.arange(len(table.names)) if rows is None else np.asarray(rows, dtype=np.int64)
-    cells = python_cells(table.values[picked], table.ranks[picked], board.columns)
-    data = {
+    return {
         "task": {
             "slug": task.slug,
             "title": task.title,
@@ -195,16 +192,24 @@ def board_data(board: Board, table: ExportTable | None = None, rows: Sequence[in
             "private_percent": phase.private_percent,
         },
         "columns": [column_json(column) for column in board.columns],
-        "rows": [
-            {
-                "name": table.names[row],
-                "kind": table.kinds[row],
-                "status": table.statuses[row],
-                "submission": table.submissions[row],
-                "values": dict(zip(ids, values, strict=True)),  # numbers, or None: undefined
-                "ranks": dict(zip(ids, ranks, strict=True)),
-            }
-            for row, values, ranks in zip(picked.tolist(), *cells, strict=True)
-        ],
+        "rows": table_rows(table or export_table(board), board.columns, rows),
     }
-    return data
+
+
+def table_rows(table: ExportTable, columns: Sequence[Column], rows: Sequence[int] | None = None) -> list[dict]:
+    """The rows ``rows`` (default all) of a download's table as plain data: name, kind, status,
+    submission, and the values and ranks by column id (``None``: undefined, or no rank)."""
+    ids = [column.id for column in columns]
+    picked = np.arange(len(table.names)) if rows is None else np.asarray(rows, dtype=np.int64)
+    cells = python_cells(table.values[picked], table.ranks[picked], columns)
+    return [
+        {
+            "name": table.names[row],
+            "kind": table.kinds[row],
+            "status": table.statuses[row],
+            "submission": table.submissions[row],
+            "values": dict(zip(ids, values, strict=True)),
+            "ranks": dict(zip(ids, ranks, strict=True)),
+        }
+        for row, values, ranks in zip(picked.tolist(), *cells, strict=True)
+    ]

@@ -332,39 +332,38 @@ def board_api(
     apart)."""
     sort_id = sorted_by(phase.task, shown_columns(phase.task, calibrated=calibrated, overall=overall), sort).id
 
-    def rows() -> dict[str, Any]:
-        """The page's rows in the download's very shape (built in one place); only theirs are
-        made (a board of 10,000 teams has 100 on a page)."""
-        board = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id, overall=overall)
-        table = exports.export_table(board)
-        teams: list[list[int]] = []  # each team's row, then its contrastive runs' rows
-        for row, kind in enumerate(table.kinds):
-            if kind == "team":
-                teams.append([row])
-            elif kind == "contrastive":
-                teams[-1].append(row)
-        unranked = ("baseline", *exports.ANALYSIS_KINDS)  # after every page's teams
-        shown, found_page, pages = api_page(teams, page=page, per_page=per_page)
-        picked = [row for rows in shown for row in rows] + [
-            row for row, kind in enumerate(table.kinds) if kind in unranked
-        ]
-        return {
-            **exports.board_data(board, table, picked),
-            "page": found_page,
-            "pages": pages,
-            "teams": len(teams),
-            "shown": [table.names[rows[0]] for rows in shown],
-        }
+    def board() -> tuple[dict[str, Any], exports.ExportTable, list]:
+        """The download's very shape without its rows (built in one place), and its rows as
+        arrays and names: each request makes the page's rows alone (a board of 10,000 teams has
+        100 on a page), and the entry is the same for every page."""
+        found = board_of(board_data_of(phase), phase=phase, calibrated=calibrated, sort=sort_id, overall=overall)
+        table = exports.export_table(found)
+        return exports.board_data(found, table, rows=()), table, found.columns
 
-    found = cached(phase, "api-board", (calibrated, sort_id, overall_key(overall), page, per_page), rows)
+    head, table, columns = cached(phase, "api-board", (calibrated, sort_id, overall_key(overall)), board)
+    teams: list[list[int]] = []  # each team's row, then its contrastive runs' rows
+    for row, kind in enumerate(table.kinds):
+        if kind == "team":
+            teams.append([row])
+        elif kind == "contrastive":
+            teams[-1].append(row)
+    unranked = [
+        row for row, kind in enumerate(table.kinds) if kind in ("baseline", *exports.ANALYSIS_KINDS)
+    ]  # on every page
+    shown, page, pages = api_page(teams, page=page, per_page=per_page)
 
     def intervals() -> dict[str, Any]:
-        return stability.intervals_of(phase=phase, data=board_data_of(phase)).as_api(teams=set(found["shown"]))
+        found = stability.intervals_of(phase=phase, data=board_data_of(phase))
+        return found.as_api(teams={table.names[rows[0]] for rows in shown})
 
     return {
-        **{key: value for key, value in found.items() if key != "shown"},
+        **head,
+        "rows": exports.table_rows(table, columns, [row for rows in shown for row in rows] + unranked),
         "sort": sort_id,
         "calibrated": calibrated,
+        "page": page,
+        "pages": pages,
+        "teams": len(teams),
         "intervals": cached(phase, "api-intervals", (calibrated, sort_id, page, per_page), intervals),
     }
 
@@ -380,11 +379,10 @@ def export(
     analysis: bool = False,
 ) -> bytes:
     """A board download (cached, as the bytes of its UTF-8 text): ``csv`` or ``json`` (every
-    column), or ``tex`` (the columns the
-    page shows, raw or calibrated, in its order), first the overall ranking ``overall`` if any;
-    the teams' contrastive runs, never ranked, with them unless ``contrastive`` is false. The
-    CSV and JSON end with the teams' majority vote and the oracle; the LaTeX table only with
-    ``analysis``, below a rule."""
+    column), or ``tex`` (the columns the page shows, raw or calibrated, in its order), first the
+    overall ranking ``overall`` if any; the teams' contrastive runs, never ranked, with them
+    unless ``contrastive`` is false. The CSV and JSON end with the teams' majority vote and the
+    oracle; the LaTeX table only with ``analysis``, below a rule."""
     sort_id = sorted_by(phase.task, shown_columns(phase.task, calibrated=calibrated, overall=overall), sort).id
 
     def compute() -> bytes:
@@ -396,7 +394,7 @@ def export(
         if kind == "json":
             return exports.board_json(board)
         data = board.data  # the teams with a scored submission, in board order, from the arrays
-        scored = board.order[data.submission_ids[board.order] > 0]
+        scored = board.order[data.scored[board.order]]
         return latex_table(
             teams=[data.names[row] for row in scored.tolist()],
             columns=board.columns,

@@ -54,10 +54,9 @@ def rank_moves(
 ) -> list[RankMove]:
     """Each team's competition rank and value under ``before`` and ``after``, in the order of
     the ranking ``after`` (undefined last, ties by name)."""
-    values = np.column_stack([ranking.as_array(before), ranking.as_array(after)]).reshape(len(teams), 2)
+    values = np.column_stack([ranking.as_array(before), ranking.as_array(after)])
     ranks = ranking.competition_rank_matrix(values, [direction, direction]).tolist()
-    worst = [(True, 0.0) if value != value else (False, -value) for value in ranking.goodness(values[:, 1], direction)]
-    order = sorted(range(len(teams)), key=lambda row: (*worst[row], teams[row].lower()))
+    order = sorted(range(len(teams)), key=lambda row: (*ranking.sort_key(after[row], direction), teams[row].lower()))
     return [
         RankMove(teams[row], ranks[row][0] or None, before[row], ranks[row][1] or None, after[row]) for row in order
     ]

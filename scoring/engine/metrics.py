@@ -54,9 +54,14 @@ def as_matrix(m: np.ndarray) -> np.ndarray:
     m = np.asarray(m, dtype=np.float64)
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] == 0:
         raise ValueError(f"a confusion matrix must be square and non-empty, got shape {m.shape}")
-    if not np.all(np.isfinite(m)) or np.any(m < 0):
+    return _counts(m)
+
+
+def _counts(cells: np.ndarray) -> np.ndarray:
+    """``cells`` (of one confusion matrix or a stack of them), refused unless finite and non-negative."""
+    if not np.all(np.isfinite(cells)) or np.any(cells < 0):
         raise ValueError("a confusion matrix must hold finite, non-negative values")
-    return m
+    return cells
 
 
 def as_matrices(matrices: Sequence[np.ndarray], n: int) -> np.ndarray:
@@ -67,9 +72,7 @@ def as_matrices(matrices: Sequence[np.ndarray], n: int) -> np.ndarray:
     stack = np.asarray(matrices, dtype=np.float64)
     if stack.ndim != 3 or stack.shape[1:] != (n, n):
         raise ValueError(f"{n} labels for matrices of shape {stack.shape[1:]}")
-    if not np.all(np.isfinite(stack)) or np.any(stack < 0):
-        raise ValueError("a confusion matrix must hold finite, non-negative values")
-    return stack
+    return _counts(stack)
 
 
 def plain_values(values: np.ndarray) -> list[Value]:
