@@ -23,6 +23,7 @@ first, cold read is reported apart); ``--cold`` starts the rush without that rea
 
     python benchmarks/load_rush.py              # or: make load
     python benchmarks/load_rush.py --profile    # and where the CPU of one upload and of the pages goes
+    python benchmarks/load_rush.py --spy        # and where the rush's CPU went, part by part (py-spy)
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ from tools.scaled import (  # noqa: E402
     multipart,
     recreate_database,
 )
+from tools.spy import Spy, own_frames, shares  # noqa: E402
 
 LABELS = ("negative", "neutral", "positive")
 GOLD_COUNTS = (3_972, 5_937, 2_375)
@@ -102,6 +104,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--profile", action="store_true", help="profile the leaderboard page, and one upload part by part"
     )
+    parser.add_argument(
+        "--spy", action="store_true", help="sample the web and worker processes during the rush (py-spy): CPU by part"
+    )
     parser.add_argument("--cold", action="store_true", help="start the rush on an empty cache (no read before it)")
     args = parser.parse_args(argv)
     if not 0 < args.clients <= args.teams or args.uploads < 1:
@@ -115,6 +120,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 # are decided here (--help ends at the options) and every process of the run gets the same.
 ARGS = parse_args(sys.argv[1:])
 RUN_DIR = Path(tempfile.mkdtemp(prefix="load-rush-"))
+SPY_DIR = Path(tempfile.mkdtemp(prefix="load-rush-spy-")) if ARGS.spy else RUN_DIR
+"""py-spy's samples and logs (``--spy``), kept after the run for a closer look."""
 PORT = free_port()
 ENV = environment(
     database_url=database_url(ARGS.pg_admin_url, BENCH_DATABASE),
@@ -391,6 +398,49 @@ def cpu_table(before: dict[str, float], after: dict[str, float], *, uploads: int
         print(f"| {part} | {cpu:.1f} s | {cpu / uploads * 1000:,.0f} ms | {share:.0%} |")
 
 
+def web_part(stack: str) -> str:
+    """A web process's sample → its part: the upload, a page read (by its view), a page computed
+    after a response in the process's thread for it, or gunicorn itself."""
+    if "handle_request (gunicorn" not in stack:
+        if "_compute_later (leaderboard/results_cache" in stack:
+            return "web: pages recomputed after a new score, after their response"
+        return "web: gunicorn itself (accepting, polling, heartbeat)"
+    views = own_frames(stack, "leaderboard/views/")
+    if not views:
+        return "web: a request outside its view (HTTP, middleware, session)"
+    if views[0] == "submission_create":
+        return "web: upload request (read, check, store, enqueue)"
+    recomputed = ", recomputed in its request" if "_compute (leaderboard/results_cache" in stack else ""
+    return f"web: read of {views[0]}{recomputed}"
+
+
+def worker_part(stack: str) -> str:
+    """An RQ worker's sample (or its intervals child's) → its part."""
+    if "submission_score (leaderboard/services/scoring" in stack:
+        return "workers: scoring job"
+    derived_kind = own_frames(stack, "leaderboard/stability") or own_frames(stack, "leaderboard/analysis")
+    if derived_kind or "compute_derived (leaderboard/derived" in stack:
+        return "workers: derived result (" + ("intervals" if "stability" in stack else "analysis") + ")"
+    return "workers: RQ itself (dequeue, job bookkeeping, recovery sweep)"
+
+
+def spy_table(spied: dict[str, list[Path]], spent: dict[str, float], *, uploads: int) -> None:
+    """Each part's CPU milliseconds an upload: its share of its group's samples times the group's
+    CPU (``spent``, seconds)."""
+    print(f"\nWhere the rush's CPU went (py-spy samples × each group's CPU), {uploads} uploads\n")
+    print("| part | samples | CPU an upload |\n| --- | ---: | ---: |")
+    for group, classify in (
+        ("gunicorn (uploads and pages)", web_part),
+        ("RQ workers (scoring, derived results)", worker_part),
+    ):
+        counted = shares(spied[group], classify)
+        total = sum(counted.values()) or 1
+        for part, n in counted.most_common():
+            print(f"| {part} | {n:,} | {spent[group] * n / total / uploads * 1000:,.1f} ms |")
+    for group in ("PostgreSQL", "Redis", "clients (uploaders and readers)"):
+        print(f"| {group} (not sampled) | | {spent[group] / uploads * 1000:,.1f} ms |")
+
+
 # --- results ----------------------------------------------------------------------------------
 
 
@@ -605,13 +655,26 @@ def main(args: argparse.Namespace) -> int:
         web_workers = len(web.pids()) - 1
 
         cold = {} if args.cold else warm_up(setup, PORT)
-        rush = run_rush(args, setup, PORT, rng, cpu=lambda: cpu_by_group(web, workers))
+        spies: dict[str, Spy] = {}
+
+        def rush_starts() -> dict[str, float]:
+            if args.spy:
+                spies["gunicorn (uploads and pages)"] = Spy([web.popen.pid], SPY_DIR)
+                spies["RQ workers (scoring, derived results)"] = Spy([w.popen.pid for w in workers], SPY_DIR)
+            return cpu_by_group(web, workers)
+
+        rush = run_rush(args, setup, PORT, rng, cpu=rush_starts)
         unfinished = Submission.objects.filter(phase__task_id=setup.task_id).unfinished()
         wait_until(lambda: not unfinished.exists(), timeout_s=args.scoring_timeout_s, what="scoring", interval_s=0.1)
         all_scored_at = time.perf_counter()
         cpu_after = cpu_by_group(web, workers)
+        spied = {group: spy.stop() for group, spy in spies.items()}
         report(args, setup, rush, port=PORT, web_workers=web_workers, all_scored_at=all_scored_at, cold=cold)
         cpu_table(rush.cpu_before, cpu_after, uploads=len(rush.uploads), seconds=all_scored_at - rush.started_at)
+        if spied:
+            spent = {part: cpu_after[part] - rush.cpu_before[part] for part in cpu_after}
+            spy_table(spied, spent, uploads=len(rush.uploads))
+            print(f"\npy-spy's samples: {SPY_DIR}")
         if args.profile:
             profile_board(setup)
             for worker in workers:
