@@ -94,6 +94,11 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # The parameters travel apart from the statement, bytes as bytes: an upload's file is not
+    # escaped into the text of its INSERT and parsed back by the server (benchmarks/README.md,
+    # where an upload's CPU goes).
+    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # SQLite serves concurrent writers when every write transaction takes the write lock at its
     # start (no deadlock between two readers upgrading), readers never block the writer (WAL),
@@ -114,13 +119,18 @@ if TASKS_BACKEND == "rq":
     # rqworker at WORKER_NICENESS), on any number of machines that reach the same Redis and database.
     INSTALLED_APPS.append("django_rq")
     TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default"]}}
+    import redis
+
+    # One pool of connections a process: django-rq makes a client for each job handed over, which
+    # would otherwise open a connection of its own (and read the library's version from its
+    # metadata) every time. A web process that hands a job to a Redis that hangs waits this long,
+    # not for ever; workers raise the read timeout to what their blocking reads need.
+    QUEUE_POOL = redis.ConnectionPool.from_url(REDIS_URL, socket_connect_timeout=2, socket_timeout=5)
     RQ_QUEUES = {
         "default": {
-            "URL": REDIS_URL,
+            **{key.upper(): QUEUE_POOL.connection_kwargs.get(key) for key in ("host", "port", "db")},
             "DEFAULT_TIMEOUT": 600,
-            # A web process that hands a job to a Redis that hangs waits this long, not for ever;
-            # workers raise the read timeout to what their blocking reads need.
-            "REDIS_CLIENT_KWARGS": {"socket_connect_timeout": 2, "socket_timeout": 5},
+            "REDIS_CLIENT_KWARGS": {"connection_pool": QUEUE_POOL},
         }
     }
 else:
@@ -183,9 +193,12 @@ RESULTS_AFTER_RESPONSE_IN = os.environ.get("RESULTS_AFTER_RESPONSE_IN", "thread"
 sent: ``thread``, a thread of the web process; ``request`` (the tests'), the request's own
 thread, which holds the reader's kept connection until it is done."""
 
-UPLOADS_AT_ONCE = int(os.environ.get("UPLOADS_AT_ONCE", "1"))
-"""How many uploads a web process validates and stores at once (with gunicorn's threads; the
-others wait their turn): leaderboard.services.submissions.UPLOAD_TURNS."""
+UPLOADS_AT_ONCE = int(
+    os.environ.get("UPLOADS_AT_ONCE", "3" if DATABASES["default"]["ENGINE"].endswith("postgresql") else "1")
+)
+"""How many uploads are validated and stored at once, the others waiting their turn in their order
+of arrival: on PostgreSQL across the site, whichever web process they reach (3 by default); on
+SQLite in the embedded set-up's one process (1): leaderboard.services.submissions.upload_turn."""
 
 WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))
 """How much ``manage.py scoring_worker`` lowers its CPU priority (``os.nice``) before it starts:
@@ -328,6 +341,10 @@ EMAIL_VERIFICATION = os.environ.get("EMAIL_VERIFICATION", "optional")
 system check (leaderboard.E005)."""
 EMAIL_VERIFICATION_MAX_AGE = dt.timedelta(days=int(os.environ.get("EMAIL_VERIFICATION_DAYS", "3")))
 """How long a confirmation link stays valid (as long as a password-reset link by default)."""
+
+# A session is read from the cache, and from the database only when the cache has lost it: one
+# query less for every request of a logged-in person.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Per-process memory by default. Set CACHE_URL (e.g. redis://host:6379/1) in the scaled
 # set-up so that cached boards are shared by every gunicorn worker.
