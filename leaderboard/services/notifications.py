@@ -30,7 +30,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks import task
 
-from leaderboard.models import ConfirmedEmail, Notification, SentMail, StoredFile, Submission
+from leaderboard.models import ConfirmedEmail, Notification, SentMail, Submission
 from leaderboard.selectors.notifications import EMAIL_CONFIRMATION_SALT, email_confirmation_claim, email_is_confirmed
 
 logger = logging.getLogger(__name__)
@@ -125,22 +125,20 @@ def _finished_message(submission: Submission, file_name: str) -> str:
     return (RESCORED if submission.score_count > 1 else SCORED).format(**values)
 
 
-def submission_finished_notify(*, submission: Submission) -> list[Notification]:
-    """A note for each member of the submission's team saying it was scored or failed, and the
-    same by e-mail to each member with an address once the current transaction commits.
+def submission_finished_notify(*, submission: Submission, file_name: str) -> list[Notification]:
+    """A note for each member of the submission's team saying that its file ``file_name`` was
+    scored or failed, and the same by e-mail to each member with an address once the current
+    transaction commits.
 
     Called by the scoring task inside the transaction that writes the outcome, so a submission
     is never finished without its notes, nor noted without being finished.
     """
-    submission = Submission.objects.select_related("phase__task", "team").get(pk=submission.pk)
-    file_name = StoredFile.objects.values_list("name", flat=True).get(pk=submission.file_id)
     message = _finished_message(submission, file_name)
     link = submission.get_absolute_url()
     members = list(submission.team.members.order_by("pk"))
-    with transaction.atomic():
-        notes = Notification.objects.bulk_create(
-            Notification(user=member, submission=submission, message=message, link=link) for member in members
-        )
+    notes = Notification.objects.bulk_create(
+        Notification(user=member, submission=submission, message=message, link=link) for member in members
+    )
     outcome = submission.get_status_display().capitalize()
     subject = f"{outcome}: submission #{submission.pk} to “{submission.task.title}”"
     context = {"message": message, "url": settings.SITE_URL + link, "team": submission.team.name}

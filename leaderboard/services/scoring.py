@@ -60,7 +60,9 @@ def stuck_after() -> dt.timedelta:
 def _claim(submission_id: int) -> tuple[Submission, Phase] | str:
     """Lock and claim the run (see the module); what happened instead, if it is not to be scored."""
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().select_related("phase").filter(pk=submission_id).first()
+        # The run's row alone is locked (``of``): its phase, task and file come with it.
+        locked = Submission.objects.select_for_update(of=("self",)).select_related("phase__task", "file")
+        submission = locked.filter(pk=submission_id).first()
         if submission is None:
             return "gone"
         if submission.is_scored_against(submission.phase.gold_version):
@@ -77,9 +79,8 @@ def _claim(submission_id: int) -> tuple[Submission, Phase] | str:
             submission.status = Submission.Status.SCORING
         submission.scoring_started_at = now
         submission.save(update_fields=["status", "scoring_started_at"])
-        phase = Phase.objects.select_related("task").get(pk=submission.phase_id)
         submission.file.content = bytes(submission.file.content)
-        return submission, phase
+        return submission, submission.phase
 
 
 def submission_score(*, submission_id: int) -> str:
@@ -89,6 +90,7 @@ def submission_score(*, submission_id: int) -> str:
     if isinstance(claimed, str):
         return claimed
     submission, phase = claimed
+    file_name = submission.file.name
     gold_version, split = phase.gold_version, (phase.private_percent, phase.split_seed_number)
     try:
         scored = scored_file(phase, submission)
@@ -99,9 +101,9 @@ def submission_score(*, submission_id: int) -> str:
         scored, failure = None, GOLD_NO_LONGER_MATCHES.format(version=gold_version, problem=error)
 
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().get(pk=submission_id)
-        current_version = Phase.objects.values_list("gold_version", flat=True).get(pk=submission.phase_id)
-        if current_version != gold_version:
+        locked = Submission.objects.select_for_update(of=("self",)).select_related("phase__task", "team")
+        submission = locked.get(pk=submission_id)
+        if submission.phase.gold_version != gold_version:
             submission.status = Submission.Status.QUEUED
             submission.save(update_fields=["status"])
             enqueue_on_commit([submission_id])
@@ -120,7 +122,7 @@ def submission_score(*, submission_id: int) -> str:
         submission.score_count += 1
         submission.save()
         # The team's notes are written with the outcome; their e-mails go once it commits.
-        submission_finished_notify(submission=submission)
+        submission_finished_notify(submission=submission, file_name=file_name)
         derived.scores_changed(phase=phase, new_score=True)
     logger.debug("submission %s %s", submission_id, submission.status)
     return submission.status

@@ -10,8 +10,8 @@ a fault left behind.
   scoring a 12,284-line file. A database connection that broke is replaced before the next job
   (``close_old_connections``); the bootstrap intervals run in a child process of their own with
   its memory capped (:mod:`leaderboard.stability_job`), so a job leaves no large memory behind.
-- **Preloaded.** The modules the jobs need are imported at start (:data:`PRELOADED`), so that the
-  first job after a start does not pay for them.
+- **Preloaded.** The modules the jobs need are imported at start (:data:`PRELOADED`), and the URL
+  resolver's tables built, so that the first job after a start does not pay for them.
 - **Recovery.** Every ``settings.RECOVERY_EVERY_S`` (RQ's maintenance tick, run between jobs and
   while idle) the worker hands lost runs to the queue again and asks for the derived results
   (bootstrap intervals, analyses) that are due (:func:`leaderboard.services.scoring.recover_runs`,
@@ -34,6 +34,7 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
+from django.urls import get_resolver
 from django_rq.workers import get_worker
 from redis.exceptions import RedisError
 from rq import SimpleWorker
@@ -56,6 +57,14 @@ PRELOADED = (
 )
 """The modules that define the jobs, and those the jobs import when they run."""
 MAX_RESTART_WAIT_S = 30.0
+
+
+def preload() -> None:
+    """What the first job would otherwise load: the modules of :data:`PRELOADED`, and the URL
+    resolver's tables (built on first use: a job's notice links to its run)."""
+    for module in PRELOADED:
+        importlib.import_module(module)
+    get_resolver().reverse_dict  # noqa: B018
 
 
 def recover() -> None:
@@ -95,8 +104,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, queues, job_class, name, burst, without_scheduler, verbosity, **options):
         os.nice(settings.WORKER_NICENESS)
-        for module in PRELOADED:
-            importlib.import_module(module)
+        preload()
         setup_loghandlers("DEBUG" if verbosity >= 2 else "INFO" if verbosity else "WARNING")
         stopping = []
 
