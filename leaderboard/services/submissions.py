@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from leaderboard import errors
@@ -31,11 +33,42 @@ from leaderboard.services.scoring import enqueue_on_commit
 from leaderboard.uploads import prediction_kind, safe_file_name
 
 UPLOAD_TURNS = threading.BoundedSemaphore(settings.UPLOADS_AT_ONCE)
-"""The uploads a web process validates and stores at once (``settings.UPLOADS_AT_ONCE``); the
-others wait for their turn, their time of arrival already taken. Near a deadline dozens arrive
-together, and each is CPU work: validated side by side they take every core from the readers of
-the results pages for as long as the rush lasts. Taking turns, the uploads of a rush take longer
-to be answered, and the pages keep answering (benchmarks/README.md, the deadline rush)."""
+"""The turns of this web process's uploads where the database has no site-wide turns (SQLite:
+the embedded set-up's one process); see :func:`upload_turn`."""
+UPLOAD_TURN_LOCKS = 0x75706C64
+"""The first key of the PostgreSQL advisory locks that are the site's upload turns (the second
+is the turn's number)."""
+
+
+@contextmanager
+def upload_turn() -> Iterator[None]:
+    """An upload's turn to be validated and stored: at most ``settings.UPLOADS_AT_ONCE`` at once,
+    the others waiting. Near a deadline dozens arrive together, and each is CPU work: validated
+    side by side they would take every core from the readers of the results pages for as long as
+    the rush lasts (benchmarks/README.md, the deadline rush).
+
+    On PostgreSQL the turns are the site's, whichever web process an upload reached: each is an
+    advisory lock, and an upload waits in the shortest queue, which PostgreSQL serves in the order
+    of arrival; a process that dies lets go of its turn with its connection. Elsewhere they are
+    the process's (:data:`UPLOAD_TURNS`)."""
+    if connection.vendor != "postgresql":
+        with UPLOAD_TURNS:
+            yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT turn FROM generate_series(0, %s - 1) AS turns(turn) LEFT JOIN pg_locks ON"
+            " locktype = 'advisory' AND classid = %s AND objid = turn AND objsubid = 2"
+            " GROUP BY turn ORDER BY count(pid), random() LIMIT 1",
+            [settings.UPLOADS_AT_ONCE, UPLOAD_TURN_LOCKS],
+        )
+        turn = cursor.fetchone()[0]
+        cursor.execute("SELECT pg_advisory_lock(%s, %s)", [UPLOAD_TURN_LOCKS, turn])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [UPLOAD_TURN_LOCKS, turn])
 
 
 def uploading_phase(*, task: Task, now: dt.datetime) -> Phase:
@@ -89,10 +122,12 @@ def submission_create(
     ``EMAIL_VERIFICATION = "mandatory"`` the uploader's e-mail address must be confirmed first.
     In a phase with contrastive runs the run may be marked at once (``mark``:
     :meth:`Phase.run_marks`). At most ``settings.UPLOADS_AT_ONCE`` uploads are validated and
-    stored at once in a process (:data:`UPLOAD_TURNS`).
+    stored at once (:func:`upload_turn`); the hand-over to the queue comes after the turn, unless
+    the upload is scored right here (the immediate backend), which is CPU work too.
     """
     now = now or timezone.now()  # the upload's time, taken before it waits for its turn
-    with UPLOAD_TURNS:
+    with ExitStack() as turn:
+        turn.enter_context(upload_turn())
         if phase is None:
             phase = uploading_phase(task=task, now=now)
         check_window(phase=phase, now=now)
@@ -126,10 +161,12 @@ def submission_create(
                 if not phase.contrastive_runs:
                     raise errors.NO_CONTRASTIVE_RUNS.error("mark", phase=phase.name)
                 _mark(submission, phase, mark)
-            enqueue_on_commit([submission.pk])
-        submission.refresh_from_db()  # its status once queued (or, scored at once, scored)
-        submission.phase = phase  # with its task, as read: not read again
-        return submission
+        if settings.TASKS_BACKEND != "immediate":  # handed to the queue: waits, computes little
+            turn.close()
+        enqueue_on_commit([submission.pk])  # at once, or when an outer transaction commits
+    submission.refresh_from_db()  # its status once queued (or, scored at once, scored)
+    submission.phase = phase  # with its task, as read: not read again
+    return submission
 
 
 @transaction.atomic

@@ -166,7 +166,7 @@ def test_upload_before_deadline_counts_even_if_scored_after(make_task, make_user
 def test_an_upload_that_waits_for_its_turn_past_the_deadline_counts(
     make_task, make_user, monkeypatch, django_capture_on_commit_callbacks
 ):
-    """Uploads are validated a few at a time (``UPLOAD_TURNS``): one that arrived before the
+    """Uploads are validated a few at a time (``upload_turn``): one that arrived before the
     deadline and got its turn after it counts, with the time it arrived."""
     now = timezone.now().replace(microsecond=0)
     task = make_task(closes_at=now + dt.timedelta(seconds=5))
@@ -181,7 +181,7 @@ def test_an_upload_that_waits_for_its_turn_past_the_deadline_counts(
             def __exit__(self, *exception: object) -> None:
                 return None
 
-        monkeypatch.setattr(submission_service, "UPLOAD_TURNS", SlowTurn())
+        monkeypatch.setattr(submission_service, "upload_turn", SlowTurn)
         with django_capture_on_commit_callbacks(execute=False) as callbacks:
             submission = submission_create(task=task, user=alice, name="x.csv", content=PERFECT)
         assert timezone.now() > task.current_phase().closes_at  # its turn came after the deadline
