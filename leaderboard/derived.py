@@ -170,6 +170,8 @@ def asked_once() -> Iterator[None]:
         yield
     finally:
         _COLLECTED.reset(token)
+    if not collected:  # an upload handed to the queue: its scoring job asks
+        return
     with transaction.atomic():
         for phase in Phase.objects.select_related("task").filter(pk__in=collected):
             ask(phase=phase)
