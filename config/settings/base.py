@@ -194,10 +194,10 @@ sent: ``thread``, a thread of the web process; ``request`` (the tests'), the req
 thread, which holds the reader's kept connection until it is done."""
 
 UPLOADS_AT_ONCE = int(
-    os.environ.get("UPLOADS_AT_ONCE", "3" if DATABASES["default"]["ENGINE"].endswith("postgresql") else "1")
+    os.environ.get("UPLOADS_AT_ONCE", "2" if DATABASES["default"]["ENGINE"].endswith("postgresql") else "1")
 )
 """How many uploads are validated and stored at once, the others waiting their turn in their order
-of arrival: on PostgreSQL across the site, whichever web process they reach (3 by default); on
+of arrival: on PostgreSQL across the site, whichever web process they reach (2 by default); on
 SQLite in the embedded set-up's one process (1): leaderboard.services.submissions.upload_turn."""
 
 WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))
