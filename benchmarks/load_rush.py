@@ -405,7 +405,7 @@ def web_part(stack: str) -> str:
         if "_compute_later (leaderboard/results_cache" in stack:
             return "web: pages recomputed after a new score, after their response"
         return "web: gunicorn itself (accepting, polling, heartbeat)"
-    views = own_frames(stack, "leaderboard/views/")
+    views = [name for name in own_frames(stack, "leaderboard/views/") if name != "wrapper"]  # not a decorator's
     if not views:
         return "web: a request outside its view (HTTP, middleware, session)"
     if views[0] == "submission_create":

@@ -69,7 +69,7 @@ def shares(outputs: Iterable[Path], classify: Classifier) -> Counter[str]:
     for output in outputs:
         for line in output.read_text().splitlines():
             stack, _, count = line.rpartition(" ")
-            if stack:
+            if stack and count.isdigit():  # a line cut short when the recording ended is left out
                 found[classify(stack)] += int(count)
     return found
 
