@@ -4,13 +4,14 @@ counts."""
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from leaderboard import errors
@@ -31,6 +32,8 @@ from leaderboard.selectors.notifications import email_is_confirmed
 from leaderboard.selectors.participation import participation_problem, quota, team_of
 from leaderboard.services.scoring import enqueue_on_commit
 from leaderboard.uploads import prediction_kind, safe_file_name
+
+logger = logging.getLogger(__name__)
 
 UPLOAD_TURNS = threading.BoundedSemaphore(settings.UPLOADS_AT_ONCE)
 """The turns of this web process's uploads where the database has no site-wide turns (SQLite:
@@ -59,6 +62,7 @@ def upload_turn() -> Iterator[None]:
         cursor.execute(
             "SELECT turn FROM generate_series(0, %s - 1) AS turns(turn) LEFT JOIN pg_locks ON"
             " locktype = 'advisory' AND classid = %s AND objid = turn AND objsubid = 2"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
             " GROUP BY turn ORDER BY count(pid), random() LIMIT 1",
             [settings.UPLOADS_AT_ONCE, UPLOAD_TURN_LOCKS],
         )
@@ -67,8 +71,11 @@ def upload_turn() -> Iterator[None]:
     try:
         yield
     finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [UPLOAD_TURN_LOCKS, turn])
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [UPLOAD_TURN_LOCKS, turn])
+        except DatabaseError:  # the connection broke (a restart, an ended backend): its turn went with it
+            logger.warning("upload turn %s not let go: its connection broke", turn, exc_info=True)
 
 
 def uploading_phase(*, task: Task, now: dt.datetime) -> Phase:

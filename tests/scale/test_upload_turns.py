@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 
 from leaderboard.models import Submission
-from leaderboard.services.submissions import UPLOAD_TURN_LOCKS, submission_create
+from leaderboard.services.submissions import UPLOAD_TURN_LOCKS, submission_create, upload_turn
 from leaderboard.services.teams import team_create
 from tests.conftest import PERFECT
 from tests.scale.support import database_url
@@ -78,3 +78,15 @@ def test_an_upload_takes_a_free_turn_while_another_is_taken(make_task, make_user
         submission = upload_in_thread(pool, task, alice, "run.csv").result(timeout=30)
     assert submission.status == Submission.Status.SCORED
     assert waiting_for_turns(other_process) == 0
+
+
+def test_a_turn_whose_connection_broke_went_with_it(settings, other_process, caplog):
+    settings.UPLOADS_AT_ONCE = 2
+    with upload_turn():  # turn 1, turn 0 being the other process's
+        other_process.execute("SELECT pg_terminate_backend(%s)", [connection.connection.info.backend_pid])
+    assert "upload turn 1 not let go: its connection broke" in caplog.text
+    connection.close()
+    held = other_process.execute(
+        "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s", [UPLOAD_TURN_LOCKS]
+    ).fetchall()
+    assert held == [(0,)]  # the other process's alone
