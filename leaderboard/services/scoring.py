@@ -194,15 +194,28 @@ def enqueue_on_commit(submission_ids: list[int]) -> None:
 
 
 def _job_alive(job_id: str) -> bool:
-    """Whether the queue still holds the job, waiting or running (the immediate backend keeps
-    no jobs: always ``False``)."""
+    """Whether the queue still holds the job: waiting, or running on a worker that is still
+    there (the immediate backend keeps no jobs: always ``False``). A worker killed before its job
+    claimed the run leaves the job marked as running until RQ gives up on it, after the job's
+    timeout (ten minutes); its worker's registration expires within ``RECOVERY_EVERY_S`` + 15 s."""
     if not job_id:
         return False
     try:
         result = score_submission.get_result(job_id)
     except (TaskResultDoesNotExist, NotImplementedError):
         return False
-    return result.status in (TaskResultStatus.READY, TaskResultStatus.RUNNING)
+    if result.status == TaskResultStatus.RUNNING:
+        return all(_worker_registered(name) for name in result.worker_ids)
+    return result.status == TaskResultStatus.READY
+
+
+def _worker_registered(name: str) -> bool:
+    """Whether the RQ worker ``name`` is still registered (its registration lapses unless it
+    renews it)."""
+    import django_rq
+    from rq.worker import Worker
+
+    return bool(django_rq.get_connection().exists(Worker.redis_worker_namespace_prefix + name))
 
 
 def lost_runs(*, now: dt.datetime | None = None) -> list[int]:

@@ -7,6 +7,7 @@ lost and none is scored twice for one gold version, whatever happens to the queu
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import logging
 import socket
@@ -20,11 +21,15 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.db import connection, transaction
 from django.urls import reverse
+from django.utils import timezone
 from rq import Queue
+from rq.job import Job, JobStatus
+from rq.worker import Worker
 
 from leaderboard.errors import problem_codes
 from leaderboard.models import PhaseAnalysis, Submission, Task
 from leaderboard.services import tasks as task_services
+from leaderboard.services.scoring import lost_runs
 from leaderboard.services.submissions import submission_create
 from leaderboard.services.tasks import gold_replace
 from leaderboard.services.teams import team_create, team_join
@@ -144,6 +149,27 @@ def test_worker_killed_mid_scoring_loses_nothing_and_scores_each_once(big_task, 
     first.refresh_from_db()
     assert_scores_equal(first, expected_fields(gold=gold_bytes, submission=first))
     assert "Re-enqueued 0 submission(s)" in rescore_pending()
+
+
+@pytest.mark.redis
+def test_a_run_whose_job_a_killed_worker_had_started_is_handed_over_once_the_worker_is_gone(make_task, alice, rq_tasks):
+    """A worker killed after RQ marked its job started, before the job claimed the run: the run
+    is still queued, and RQ says its job is running until the job's timeout (ten minutes). The
+    recovery sweep hands it over again once the worker's registration has lapsed, not before."""
+    task = make_task()
+    team_create(task=task, user=alice, name="Alpha")
+    run = submission_create(task=task, user=alice, name="run.csv", content=PERFECT)
+    run.refresh_from_db()
+    job = Job.fetch(run.job_id, connection=rq_tasks)
+    Queue("default", connection=rq_tasks).remove(job)
+    job.worker_name = "scoring-1"
+    job.set_status(JobStatus.STARTED)
+    job.save()
+    Submission.objects.filter(pk=run.pk).update(enqueued_at=timezone.now() - dt.timedelta(minutes=5))
+    rq_tasks.set(Worker.redis_worker_namespace_prefix + "scoring-1", "registered")
+    assert lost_runs() == []  # its worker may still be claiming it
+    rq_tasks.delete(Worker.redis_worker_namespace_prefix + "scoring-1")
+    assert lost_runs() == [run.pk]
 
 
 @pytest.mark.redis
