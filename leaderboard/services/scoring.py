@@ -197,7 +197,8 @@ def _job_alive(job_id: str) -> bool:
     """Whether the queue still holds the job: waiting, or running on a worker that is still
     there (the immediate backend keeps no jobs: always ``False``). A worker killed before its job
     claimed the run leaves the job marked as running until RQ gives up on it, after the job's
-    timeout (ten minutes); its worker's registration expires within ``RECOVERY_EVERY_S`` + 15 s."""
+    timeout (ten minutes); its worker's registration lapses 90 s after the job started (RQ renews
+    it for that long as a job starts)."""
     if not job_id:
         return False
     try:
