@@ -193,30 +193,22 @@ def enqueue_on_commit(submission_ids: list[int]) -> None:
         transaction.on_commit(enqueue)
 
 
-def _job_alive(job_id: str) -> bool:
-    """Whether the queue still holds the job: waiting, or running on a worker that is still
-    there (the immediate backend keeps no jobs: always ``False``). A worker killed before its job
-    claimed the run leaves the job marked as running until RQ gives up on it, after the job's
-    timeout (ten minutes); its worker's registration lapses 90 s after the job started (RQ renews
-    it for that long as a job starts)."""
+def _job_alive(job_id: str, *, unclaimed: bool = False, now: dt.datetime | None = None) -> bool:
+    """Whether the queue still holds the job, waiting or running (the immediate backend keeps
+    no jobs: always ``False``). ``unclaimed``: the run is still queued, and a job claims its run
+    as it starts, so a job running for longer than ``SCORING_STUCK_AFTER_S`` is dead: its worker
+    was killed before the claim, and RQ calls the job running until its timeout, ten minutes."""
     if not job_id:
         return False
     try:
         result = score_submission.get_result(job_id)
     except (TaskResultDoesNotExist, NotImplementedError):
         return False
-    if result.status == TaskResultStatus.RUNNING:
-        return all(_worker_registered(name) for name in result.worker_ids)
-    return result.status == TaskResultStatus.READY
-
-
-def _worker_registered(name: str) -> bool:
-    """Whether the RQ worker ``name`` is still registered (its registration lapses unless it
-    renews it)."""
-    import django_rq
-    from rq.worker import Worker
-
-    return bool(django_rq.get_connection().exists(Worker.redis_worker_namespace_prefix + name))
+    if result.status == TaskResultStatus.RUNNING and unclaimed and result.started_at is not None:
+        started = result.started_at
+        started = started if timezone.is_aware(started) else timezone.make_aware(started, dt.UTC)
+        return (now or timezone.now()) - started < stuck_after()
+    return result.status in (TaskResultStatus.READY, TaskResultStatus.RUNNING)
 
 
 def lost_runs(*, now: dt.datetime | None = None) -> list[int]:
@@ -238,7 +230,7 @@ def lost_runs(*, now: dt.datetime | None = None) -> list[int]:
         claimed_by_latest = status == Submission.Status.SCORING and (
             enqueued_at is None or started is None or enqueued_at <= started
         )
-        if claimed_by_latest or not _job_alive(job_id):
+        if claimed_by_latest or not _job_alive(job_id, unclaimed=status == Submission.Status.QUEUED, now=now):
             found.append(pk)
     return found
 

@@ -24,12 +24,11 @@ from django.urls import reverse
 from django.utils import timezone
 from rq import Queue
 from rq.job import Job, JobStatus
-from rq.worker import Worker
 
 from leaderboard.errors import problem_codes
 from leaderboard.models import PhaseAnalysis, Submission, Task
 from leaderboard.services import tasks as task_services
-from leaderboard.services.scoring import lost_runs
+from leaderboard.services.scoring import lost_runs, stuck_after
 from leaderboard.services.submissions import submission_create
 from leaderboard.services.tasks import gold_replace
 from leaderboard.services.teams import team_create, team_join
@@ -152,24 +151,25 @@ def test_worker_killed_mid_scoring_loses_nothing_and_scores_each_once(big_task, 
 
 
 @pytest.mark.redis
-def test_a_run_whose_job_a_killed_worker_had_started_is_handed_over_once_the_worker_is_gone(make_task, alice, rq_tasks):
+def test_a_run_whose_job_a_killed_worker_had_started_is_handed_over_once_it_should_have_been_claimed(
+    make_task, alice, rq_tasks
+):
     """A worker killed after RQ marked its job started, before the job claimed the run: the run
-    is still queued, and RQ says its job is running until the job's timeout (ten minutes). The
-    recovery sweep hands it over again once the worker's registration has lapsed, not before."""
+    is still queued, and RQ calls its job running until the job's timeout (ten minutes). A job
+    claims its run as it starts: the recovery sweep hands the run over again once the job has
+    been running for SCORING_STUCK_AFTER_S, not before."""
     task = make_task()
     team_create(task=task, user=alice, name="Alpha")
     run = submission_create(task=task, user=alice, name="run.csv", content=PERFECT)
     run.refresh_from_db()
     job = Job.fetch(run.job_id, connection=rq_tasks)
     Queue("default", connection=rq_tasks).remove(job)
-    job.worker_name = "scoring-1"
+    job.worker_name, job.started_at = "scoring-1", timezone.now()
     job.set_status(JobStatus.STARTED)
     job.save()
     Submission.objects.filter(pk=run.pk).update(enqueued_at=timezone.now() - dt.timedelta(minutes=5))
-    rq_tasks.set(Worker.redis_worker_namespace_prefix + "scoring-1", "registered")
-    assert lost_runs() == []  # its worker may still be claiming it
-    rq_tasks.delete(Worker.redis_worker_namespace_prefix + "scoring-1")
-    assert lost_runs() == [run.pk]
+    assert lost_runs() == []  # its job may be claiming it now
+    assert lost_runs(now=timezone.now() + stuck_after()) == [run.pk]
 
 
 @pytest.mark.redis
