@@ -418,9 +418,10 @@ def worker_part(stack: str) -> str:
     """An RQ worker's sample (or its intervals child's) → its part."""
     if "submission_score (leaderboard/services/scoring" in stack:
         return "workers: scoring job"
-    derived_kind = own_frames(stack, "leaderboard/stability") or own_frames(stack, "leaderboard/analysis")
-    if derived_kind or "compute_derived (leaderboard/derived" in stack:
-        return "workers: derived result (" + ("intervals" if "stability" in stack else "analysis") + ")"
+    if "(leaderboard/stability" in stack:
+        return "workers: derived result (intervals)"
+    if "(leaderboard/analysis" in stack or "compute_derived (leaderboard/derived" in stack:
+        return "workers: derived result (analysis)"
     return "workers: RQ itself (dequeue, job bookkeeping, recovery sweep)"
 
 

@@ -46,13 +46,9 @@ class Spy:
         for pid in pids:
             output = directory / f"spy-{pid}.txt"
             self.outputs.append(output)
-            self.processes.append(
-                subprocess.Popen(
-                    [py_spy(), "record", "--pid", str(pid), *RECORD, "--rate", str(rate), "--output", str(output)],
-                    stdout=subprocess.DEVNULL,
-                    stderr=output.with_suffix(".log").open("wb"),
-                )
-            )
+            with output.with_suffix(".log").open("wb") as log:  # the child keeps its own copy
+                command = [py_spy(), "record", "--pid", str(pid), *RECORD, "--rate", str(rate), "--output", str(output)]
+                self.processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log))
 
     def stop(self) -> list[Path]:
         """End the recordings (py-spy writes its samples on SIGINT); the files written."""

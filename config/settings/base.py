@@ -94,7 +94,8 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+ON_POSTGRESQL = DATABASES["default"]["ENGINE"].endswith("postgresql")
+if ON_POSTGRESQL:
     # The parameters travel apart from the statement, bytes as bytes: an upload's file is not
     # escaped into the text of its INSERT and parsed back by the server (benchmarks/README.md,
     # where an upload's CPU goes).
@@ -193,9 +194,7 @@ RESULTS_AFTER_RESPONSE_IN = os.environ.get("RESULTS_AFTER_RESPONSE_IN", "thread"
 sent: ``thread``, a thread of the web process; ``request`` (the tests'), the request's own
 thread, which holds the reader's kept connection until it is done."""
 
-UPLOADS_AT_ONCE = int(
-    os.environ.get("UPLOADS_AT_ONCE", "2" if DATABASES["default"]["ENGINE"].endswith("postgresql") else "1")
-)
+UPLOADS_AT_ONCE = int(os.environ.get("UPLOADS_AT_ONCE", "2" if ON_POSTGRESQL else "1"))
 """How many uploads are validated and stored at once, the others waiting their turn in their order
 of arrival: on PostgreSQL across the site, whichever web process they reach (2 by default); on
 SQLite in the embedded set-up's one process (1): leaderboard.services.submissions.upload_turn."""
