@@ -3,7 +3,7 @@ scores at a lower CPU priority than the web tier, survives Redis outages, and re
 a fault left behind.
 
 - **Priority.** Scoring is CPU work that shares the cores with the web processes in a deadline
-  rush: the worker lowers its own priority by ``settings.WORKER_NICENESS`` (``os.nice``).
+  rush: the worker lowers its own priority by ``settings.WORKER_NICENESS`` (:func:`yield_cores`).
 - **In its own process.** The jobs run in the worker (RQ's ``SimpleWorker``), one after another,
   not in a work horse forked for each: the fork, the horse's new database connection (a new
   PostgreSQL backend) and its cold caches cost a deadline's jobs 100 ms of CPU each, more than
@@ -30,6 +30,7 @@ import logging
 import os
 import signal
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -65,6 +66,20 @@ def preload() -> None:
     for module in PRELOADED:
         importlib.import_module(module)
     get_resolver().reverse_dict  # noqa: B018
+
+
+def yield_cores(niceness: int) -> None:
+    """Lower this process's CPU priority by ``niceness`` (``os.nice``) and, when it leads a
+    session of its own (as under a supervisor or a service manager), that session's too: Linux
+    shares the cores between sessions (autogroups) before it shares a session's between its
+    processes, so a niceness within the session alone yields nothing to web processes in another."""
+    os.nice(niceness)
+    if os.getsid(0) != os.getpid():
+        return  # started from a shell: its session is the shell's, whose other processes keep theirs
+    try:
+        Path("/proc/self/autogroup").write_text(str(min(os.getpriority(os.PRIO_PROCESS, 0), 19)))
+    except OSError:  # not Linux, or no autogroups
+        logger.debug("no autogroup to lower", exc_info=True)
 
 
 def recover() -> None:
@@ -103,7 +118,7 @@ class Command(BaseCommand):
         parser.add_argument("--without-scheduler", action="store_true", help="never run RQ's scheduler here")
 
     def handle(self, *args, queues, job_class, name, burst, without_scheduler, verbosity, **options):
-        os.nice(settings.WORKER_NICENESS)
+        yield_cores(settings.WORKER_NICENESS)
         preload()
         setup_loghandlers("DEBUG" if verbosity >= 2 else "INFO" if verbosity else "WARNING")
         stopping = []

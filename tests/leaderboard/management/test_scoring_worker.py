@@ -4,6 +4,7 @@ new worker after Redis failed the last one."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def run(monkeypatch, settings, outcomes: list) -> tuple[list, list]:
     settings.WORKER_NICENESS, settings.RECOVERY_EVERY_S = 7, 15
     calls: list[tuple] = []
     made: list = []
-    monkeypatch.setattr(scoring_worker.os, "nice", lambda increment: calls.append(("nice", increment)))
+    monkeypatch.setattr(scoring_worker, "yield_cores", lambda niceness: calls.append(("nice", niceness)))
     monkeypatch.setattr(scoring_worker.importlib, "import_module", lambda name: calls.append(("import", name)))
     monkeypatch.setattr(scoring_worker, "get_worker", FakeWorker(outcomes, made))
     monkeypatch.setattr(scoring_worker.time, "sleep", lambda seconds: calls.append(("sleep", seconds)))
@@ -112,6 +113,47 @@ def test_the_worker_lowers_its_priority_and_imports_the_jobs_modules_before_it_s
     [(queues, options)] = made
     assert queues == ("default",) and options["worker_class"] is scoring_worker.ScoringWorker
     assert options["maintenance_interval"] == 15 and options["worker_ttl"] == 30  # waits 15 s for a job at most
+
+
+def niced_in_a_child(*, own_session: bool) -> tuple[str, str, int]:
+    """A forked child, leading a session of its own or not, calls ``yield_cores(5)``: its
+    autogroup before and after, and its niceness after."""
+    import multiprocessing
+
+    def child(out):
+        if own_session:
+            os.setsid()
+        before = Path("/proc/self/autogroup").read_text().strip()
+        scoring_worker.yield_cores(5)
+        out.send((before, Path("/proc/self/autogroup").read_text().strip(), os.getpriority(os.PRIO_PROCESS, 0)))
+
+    fork = multiprocessing.get_context("fork")
+    ours, theirs = fork.Pipe()
+    process = fork.Process(target=child, args=(theirs,))
+    process.start()
+    found = ours.recv()
+    process.join()
+    return found
+
+
+autogroups = pytest.mark.skipif(
+    not Path("/proc/self/autogroup").exists(), reason="no autogroups on this system (Linux's CONFIG_SCHED_AUTOGROUP)"
+)
+
+
+@autogroups
+def test_a_worker_leading_its_own_session_lowers_its_sessions_priority_too():
+    """Linux shares the cores between sessions first: a worker niced within a session of its own
+    (as a supervisor starts it) took as much as the web processes' whole session."""
+    before, after, niceness = niced_in_a_child(own_session=True)
+    assert before.endswith("nice 0") and after == before.replace("nice 0", f"nice {niceness}")
+    assert niceness == os.getpriority(os.PRIO_PROCESS, 0) + 5
+
+
+@autogroups
+def test_a_worker_started_from_a_shell_leaves_the_shells_session_as_it_was():
+    before, after, niceness = niced_in_a_child(own_session=False)
+    assert after == before and niceness == os.getpriority(os.PRIO_PROCESS, 0) + 5
 
 
 def test_a_new_worker_starts_after_redis_failed_the_last_one(settings, monkeypatch):
