@@ -160,10 +160,10 @@ def kept_gold(phase: Phase) -> Gold:
     return gold
 
 
-def prediction_kind(*, phase: Phase, name: str, content: bytes) -> str:
-    """Check an uploaded prediction file against the phase's gold file; returns its kind."""
+def prediction_kind(*, gold: Gold, name: str, content: bytes) -> str:
+    """Check an uploaded prediction file against its phase's gold file (:func:`kept_gold`);
+    returns its kind."""
     check_size(content, field=PREDICTIONS_FIELD)
-    gold = kept_gold(phase)
     try:
         if isinstance(gold, OutputsFile):  # labels, one column per output
             read_output_predictions(content, gold=gold, name=name, max_rows=settings.MAX_FILE_ROWS)

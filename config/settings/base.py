@@ -194,10 +194,10 @@ RESULTS_AFTER_RESPONSE_IN = os.environ.get("RESULTS_AFTER_RESPONSE_IN", "thread"
 sent: ``thread``, a thread of the web process; ``request`` (the tests'), the request's own
 thread, which holds the reader's kept connection until it is done."""
 
-UPLOADS_AT_ONCE = int(os.environ.get("UPLOADS_AT_ONCE", "2" if ON_POSTGRESQL else "1"))
-"""How many uploads are validated and stored at once, the others waiting their turn in their order
-of arrival: on PostgreSQL across the site, whichever web process they reach (2 by default); on
-SQLite in the embedded set-up's one process (1): leaderboard.services.submissions.upload_turn."""
+UPLOADS_AT_ONCE = int(os.environ.get("UPLOADS_AT_ONCE", "1"))
+"""How many uploads are validated at once, the others waiting their turn in their order of
+arrival: on PostgreSQL across the site, whichever web process they reach; on SQLite in the
+embedded set-up's one process (leaderboard.services.submissions.upload_turn)."""
 
 WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))
 """How much ``manage.py scoring_worker`` lowers its CPU priority (``os.nice``) before it starts:

@@ -45,7 +45,7 @@ from leaderboard.services.tasks import (
     task_update,
     task_with_subtasks_create,
 )
-from leaderboard.uploads import prediction_kind, safe_file_name
+from leaderboard.uploads import kept_gold, prediction_kind, safe_file_name
 
 
 def import_upload(*, user, name: str, content: bytes) -> TaskImport:
@@ -240,7 +240,7 @@ def _teams_and_runs(
         )
         try:
             kind, status, failure = (
-                prediction_kind(phase=phase, name=run.name, content=content),
+                prediction_kind(gold=kept_gold(phase), name=run.name, content=content),
                 Submission.Status.QUEUED,
                 "",
             )

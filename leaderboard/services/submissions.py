@@ -31,7 +31,7 @@ from leaderboard.permissions import is_member
 from leaderboard.selectors.notifications import email_is_confirmed
 from leaderboard.selectors.participation import participation_problem, quota, team_of
 from leaderboard.services.scoring import enqueue_on_commit
-from leaderboard.uploads import prediction_kind, safe_file_name
+from leaderboard.uploads import kept_gold, prediction_kind, safe_file_name
 
 logger = logging.getLogger(__name__)
 
@@ -45,8 +45,8 @@ is the turn's number)."""
 
 @contextmanager
 def upload_turn() -> Iterator[None]:
-    """An upload's turn to be validated and stored: at most ``settings.UPLOADS_AT_ONCE`` at once,
-    the others waiting. Near a deadline dozens arrive together, and each is CPU work: validated
+    """An upload's turn to be validated: at most ``settings.UPLOADS_AT_ONCE`` at once, the others
+    waiting. Near a deadline dozens arrive together, and each is CPU work: validated
     side by side they would take every core from the readers of the results pages for as long as
     the rush lasts (benchmarks/README.md, the deadline rush).
 
@@ -128,28 +128,31 @@ def submission_create(
     while limits are checked, so two uploads racing for the last slot cannot both pass. With
     ``EMAIL_VERIFICATION = "mandatory"`` the uploader's e-mail address must be confirmed first.
     In a phase with contrastive runs the run may be marked at once (``mark``:
-    :meth:`Phase.run_marks`). At most ``settings.UPLOADS_AT_ONCE`` uploads are validated and
-    stored at once (:func:`upload_turn`); the hand-over to the queue comes after the turn, unless
-    the upload is scored right here (the immediate backend), which is CPU work too.
+    :meth:`Phase.run_marks`). At most ``settings.UPLOADS_AT_ONCE`` files are validated at once
+    (:func:`upload_turn`); the checks before it read a few rows, and the storing and the
+    hand-over to the queue after it wait more than they compute, unless the upload is scored
+    right here (the immediate backend), which is CPU work too: then the turn lasts until it is.
     """
     now = now or timezone.now()  # the upload's time, taken before it waits for its turn
+    if phase is None:
+        phase = uploading_phase(task=task, now=now)
+    check_window(phase=phase, now=now)
+    if phase.waits_for_gold:
+        raise errors.WAITS_FOR_GOLD.error(phase=phase.name)
+    if settings.EMAIL_VERIFICATION == "mandatory" and not email_is_confirmed(user=user):
+        raise (errors.EMAIL_NOT_VERIFIED.error(email=user.email) if user.email else errors.EMAIL_MISSING.error())
+    problem = participation_problem(task=task, user=user)
+    if problem is not None:
+        raise problem
+    team = team_of(task=task, user=user)
+    if team is None:
+        raise errors.NO_TEAM.error()
+    name, gold = safe_file_name(name), kept_gold(phase)
     with ExitStack() as turn:
         turn.enter_context(upload_turn())
-        if phase is None:
-            phase = uploading_phase(task=task, now=now)
-        check_window(phase=phase, now=now)
-        if phase.waits_for_gold:
-            raise errors.WAITS_FOR_GOLD.error(phase=phase.name)
-        if settings.EMAIL_VERIFICATION == "mandatory" and not email_is_confirmed(user=user):
-            raise (errors.EMAIL_NOT_VERIFIED.error(email=user.email) if user.email else errors.EMAIL_MISSING.error())
-        problem = participation_problem(task=task, user=user)
-        if problem is not None:
-            raise problem
-        team = team_of(task=task, user=user)
-        if team is None:
-            raise errors.NO_TEAM.error()
-        name = safe_file_name(name)
-        kind = prediction_kind(phase=phase, name=name, content=content)
+        kind = prediction_kind(gold=gold, name=name, content=content)
+        if settings.TASKS_BACKEND != "immediate":  # stored and handed to the queue: waits, computes little
+            turn.close()
         with transaction.atomic():
             Team.objects.select_for_update().get(pk=team.pk)
             check_limits(phase=phase, team=team, now=now)
@@ -168,8 +171,6 @@ def submission_create(
                 if not phase.contrastive_runs:
                     raise errors.NO_CONTRASTIVE_RUNS.error("mark", phase=phase.name)
                 _mark(submission, phase, mark)
-        if settings.TASKS_BACKEND != "immediate":  # handed to the queue: waits, computes little
-            turn.close()
         enqueue_on_commit([submission.pk])  # at once, or when an outer transaction commits
     submission.refresh_from_db()  # its status once queued (or, scored at once, scored)
     submission.phase = phase  # with its task, as read: not read again

@@ -11,8 +11,10 @@ import pytest
 from django.db import connection
 
 from leaderboard.models import Submission
+from leaderboard.services import submissions
 from leaderboard.services.submissions import UPLOAD_TURN_LOCKS, submission_create, upload_turn
 from leaderboard.services.teams import team_create
+from leaderboard.uploads import prediction_kind
 from tests.conftest import PERFECT
 from tests.scale.support import database_url
 from tools.processes import wait_until
@@ -46,9 +48,16 @@ def upload_in_thread(pool: ThreadPoolExecutor, task, user, name: str):
 
 
 def test_uploads_to_different_processes_take_the_sites_one_turn_in_their_order_of_arrival(
-    make_task, make_user, settings, other_process
+    make_task, make_user, settings, other_process, monkeypatch
 ):
     settings.UPLOADS_AT_ONCE = 1
+    validated = []  # in the order of their turns
+
+    def validating(*, gold, name, content):
+        validated.append(name)
+        return prediction_kind(gold=gold, name=name, content=content)
+
+    monkeypatch.setattr(submissions, "prediction_kind", validating)
     task = make_task(max_per_day=10)
     users = [make_user(name) for name in ("alice", "bob", "carol")]
     for n, user in enumerate(users):
@@ -58,14 +67,11 @@ def test_uploads_to_different_processes_take_the_sites_one_turn_in_their_order_o
         for n, user in enumerate(users):  # each arrives once the one before waits
             uploads.append(upload_in_thread(pool, task, user, f"run-{n}.csv"))
             wait_until(lambda n=n: waiting_for_turns(other_process) == n + 1, timeout_s=10, what=f"upload {n} to wait")
-        assert Submission.objects.count() == 0  # none stored while the other process has the turn
+        assert validated == [] and Submission.objects.count() == 0  # none checked while another process has the turn
         other_process.execute("SELECT pg_advisory_unlock(%s, 0)", [UPLOAD_TURN_LOCKS])
         stored = [upload.result(timeout=30) for upload in uploads]
-    assert [submission.file.name for submission in sorted(stored, key=lambda s: s.pk)] == [
-        "run-0.csv",
-        "run-1.csv",
-        "run-2.csv",
-    ]
+    assert validated == ["run-0.csv", "run-1.csv", "run-2.csv"]
+    assert [submission.file.name for submission in stored] == validated
     assert waiting_for_turns(other_process) == 0
 
 
