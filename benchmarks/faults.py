@@ -122,7 +122,8 @@ import redis  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 from django.utils import timezone  # noqa: E402
-from rq import Worker  # noqa: E402
+from rq.job import Job  # noqa: E402
+from rq.registry import StartedJobRegistry  # noqa: E402
 
 from leaderboard.models import Submission  # noqa: E402
 from tools import factory  # noqa: E402
@@ -190,21 +191,22 @@ def _pings(client: redis.Redis) -> bool:
 
 
 def busy_worker(stack: Stack) -> ManagedProcess:
-    """A worker that is scoring now (RQ says it is busy). A job lasts a few tens of milliseconds:
-    each worker's state is read in one round trip, every 2 ms."""
+    """A worker that is scoring now: one named by a job that RQ has started. A job lasts a few
+    tens of milliseconds: the started jobs are read every 2 ms, their workers in one round trip.
+    Not RQ's set of workers: a worker that waited out a Redis restarted empty goes on working
+    without being in it again."""
     client = redis.Redis.from_url(REDIS_URL)
+    started = StartedJobRegistry.key_template.format("default")
 
     def found() -> ManagedProcess | None:
-        keys = sorted(key.decode() for key in client.smembers(Worker.redis_workers_keys))
+        entries = client.zrange(started, 0, -1)
+        if not entries:
+            return None
         pipeline = client.pipeline(transaction=False)
-        for key in keys:
-            pipeline.hget(key, "state")
+        for entry in entries:
+            pipeline.hget(Job.key_for(StartedJobRegistry.parse_job_id(entry)), "worker_name")
         # A worker restarted after a Redis outage carries its number: faults-0.2 is faults-0.
-        busy = {
-            key.removeprefix(Worker.redis_worker_namespace_prefix).split(".")[0]
-            for key, state in zip(keys, pipeline.execute(), strict=True)
-            if state == b"busy"
-        }
+        busy = {name.decode().split(".")[0] for name in pipeline.execute() if name}
         return next((w for w in stack.workers if w.name in busy and w.popen.poll() is None), None)
 
     return wait_until(found, timeout_s=60, what="a worker to be scoring", interval_s=0.002)
