@@ -59,10 +59,11 @@ def shift_arrow(shift: int | None) -> SafeString:
     """A rank move: ▲ up (better under the second metric), ▼ down, = unchanged."""
     if shift is None:
         return mark_safe('<span class="shift shift-none">–</span>')
+    places = abs(int(shift))  # an integer: nothing to escape (a page holds thousands of these)
     if shift > 0:
-        return format_html('<span class="shift shift-up" title="climbs {} places">▲ {}</span>', shift, shift)
+        return mark_safe(f'<span class="shift shift-up" title="climbs {places} places">▲ {places}</span>')
     if shift < 0:
-        return format_html('<span class="shift shift-down" title="drops {} places">▼ {}</span>', -shift, -shift)
+        return mark_safe(f'<span class="shift shift-down" title="drops {places} places">▼ {places}</span>')
     return mark_safe('<span class="shift shift-same" title="same place">=</span>')
 
 

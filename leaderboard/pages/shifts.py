@@ -55,10 +55,13 @@ def rank_moves(
     """Each team's competition rank and value under ``before`` and ``after``, in the order of
     the ranking ``after`` (undefined last, ties by name)."""
     values = np.column_stack([ranking.as_array(before), ranking.as_array(after)])
-    ranks = ranking.competition_rank_matrix(values, [direction, direction]).tolist()
-    order = sorted(range(len(teams)), key=lambda row: (*ranking.sort_key(after[row], direction), teams[row].lower()))
+    ranks = ranking.competition_rank_matrix(values, [direction, direction])
+    ranked_after = np.where(ranks[:, 1] > 0, ranks[:, 1], len(teams) + 1)  # undefined last; equal values tie
+    order = np.lexsort((ranking.name_places(teams), ranked_after)).tolist()
+    ranks_before, ranks_after = ranks[:, 0].tolist(), ranks[:, 1].tolist()
     return [
-        RankMove(teams[row], ranks[row][0] or None, before[row], ranks[row][1] or None, after[row]) for row in order
+        RankMove(teams[row], ranks_before[row] or None, before[row], ranks_after[row] or None, after[row])
+        for row in order
     ]
 
 

@@ -242,10 +242,7 @@ class BoardData:
     @cached_property
     def name_order(self) -> np.ndarray:
         """Each row's place among the teams' names in alphabetical order (case-insensitive)."""
-        order = np.argsort(np.array([name.lower() for name in self.names], dtype=object), kind="stable")
-        places = np.empty(len(order), dtype=np.int64)
-        places[order] = np.arange(len(order))
-        return places
+        return ranking.name_places(self.names)
 
     @property
     def scored(self) -> np.ndarray:

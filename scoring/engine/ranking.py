@@ -83,6 +83,15 @@ def sort_key(value: Value, direction: Direction = HIGHER) -> tuple[bool, float]:
     return (value is None, -value * direction.value if value is not None else 0.0)
 
 
+def name_places(names: Sequence[str]) -> np.ndarray:
+    """Each name's place among ``names`` in alphabetical order, case-insensitive (equal names in
+    their given order): the tie-breaker of a board's order, for :func:`numpy.lexsort`."""
+    order = np.argsort(np.array([name.lower() for name in names], dtype=object), kind="stable")
+    places = np.empty(len(order), dtype=np.int64)
+    places[order] = np.arange(len(order))
+    return places
+
+
 def competition_ranks(values: Sequence[Value], direction: Direction = HIGHER) -> list[int | None]:
     """Competition ranks, best = 1 (the highest value, or the lowest of a lower-is-better
     metric), ties share the better rank (1, 2, 2, 4); None stays None."""

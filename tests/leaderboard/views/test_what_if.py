@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from django.urls import reverse
 
 from leaderboard.pages import shifts as shifts_page
 from leaderboard.selectors.boards import leaderboard
+from scoring.engine.ranking import HIGHER, LOWER, competition_ranks, sort_key
 from tests.leaderboard.support import teams_upload
 
 pytestmark = pytest.mark.django_db
@@ -98,3 +100,24 @@ def test_the_table_of_every_metric_shows_each_rank_at_the_target_and_its_move(cl
             assert bool(moved) == (rank is not None and before is not None and rank != before)
             moves += bool(moved)
     assert moves  # at 80 % class a, some team moves under some metric
+
+
+@pytest.mark.parametrize("direction", [HIGHER, LOWER])
+def test_rank_moves_are_in_the_order_of_the_ranking_after_undefined_last_ties_by_name(direction):
+    rng = np.random.default_rng(7)
+    teams = [f"{'ab'[n % 2]}{'XYZxyz'[n % 6]}{n % 5}" for n in range(300)]  # names equal but for case, repeated
+    before = [None if n % 11 == 0 else float(v) for n, v in enumerate(rng.integers(0, 9, len(teams)))]
+    after = [None if n % 7 == 0 else float(v) for n, v in enumerate(rng.integers(0, 9, len(teams)))]
+    moves = shifts_page.rank_moves(teams, before, after, direction)
+
+    def key(row: int):
+        return (*sort_key(after[row], direction), teams[row].lower(), row)
+
+    assert [(m.team, m.value_before, m.value_after) for m in moves] == [
+        (teams[row], before[row], after[row]) for row in sorted(range(len(teams)), key=key)
+    ]
+    ranks_after = dict(zip(range(len(teams)), competition_ranks(after, direction), strict=True))
+    ranks_before = competition_ranks(before, direction)
+    by_row = sorted(range(len(teams)), key=key)
+    assert [m.rank_after for m in moves] == [ranks_after[row] for row in by_row]
+    assert [m.rank_before for m in moves] == [ranks_before[row] for row in by_row]
