@@ -147,10 +147,12 @@ def submission_create(
     team = team_of(task=task, user=user)
     if team is None:
         raise errors.NO_TEAM.error()
-    name, gold = safe_file_name(name), kept_gold(phase)
+    name = safe_file_name(name)
     with ExitStack() as turn:
         turn.enter_context(upload_turn())
-        kind = prediction_kind(gold=gold, name=name, content=content)
+        # the gold file too is read in the turn: a process's first upload parses it (a gold file
+        # too large to be kept, every upload), and side by side the parses would take the memory
+        kind = prediction_kind(gold=kept_gold(phase), name=name, content=content)
         if settings.TASKS_BACKEND != "immediate":  # stored and handed to the queue: waits, computes little
             turn.close()
         with transaction.atomic():

@@ -4,17 +4,20 @@ of arrival, and take a free turn at once. Another process is played by a connect
 
 from __future__ import annotations
 
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 import pytest
 from django.db import connection
 
+from leaderboard import uploads
 from leaderboard.models import Submission
 from leaderboard.services import submissions
 from leaderboard.services.submissions import UPLOAD_TURN_LOCKS, submission_create, upload_turn
 from leaderboard.services.teams import team_create
-from leaderboard.uploads import prediction_kind
+from leaderboard.uploads import prediction_kind, stored_gold
 from tests.conftest import PERFECT
 from tests.scale.support import database_url
 from tools.processes import wait_until
@@ -96,3 +99,33 @@ def test_a_turn_whose_connection_broke_went_with_it(settings, other_process, cap
         "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s", [UPLOAD_TURN_LOCKS]
     ).fetchall()
     assert held == [(0,)]  # the other process's alone
+
+
+def test_uploads_read_a_gold_file_too_large_to_be_kept_one_at_a_time(make_task, make_user, settings, monkeypatch):
+    """A gold file is parsed in the turn: a fresh process's first uploads (and every upload, for a
+    gold file too large to be kept) would otherwise parse it side by side, each its own copy."""
+    settings.UPLOADS_AT_ONCE = 1
+    task = make_task(max_per_day=10)
+    users = [make_user(name) for name in ("alice", "bob", "carol")]
+    for n, user in enumerate(users):
+        team_create(task=task, user=user, name=f"Team {n}")
+    parsing, most, lock = [0], [0], threading.Lock()
+
+    def slowly_parsed(phase):
+        with lock:
+            parsing[0] += 1
+            most[0] = max(most[0], parsing[0])
+        try:
+            time.sleep(0.2)
+            return stored_gold(phase)
+        finally:
+            with lock:
+                parsing[0] -= 1
+
+    monkeypatch.setattr(uploads, "stored_gold", slowly_parsed)
+    monkeypatch.setattr(uploads, "GOLD_KEPT_MAX_ITEMS", 0)  # never kept: each upload parses it
+    monkeypatch.setattr(uploads, "_kept_gold", {})
+    with ThreadPoolExecutor(max_workers=len(users)) as pool:
+        started = [upload_in_thread(pool, task, user, f"run-{n}.csv") for n, user in enumerate(users)]
+        stored = [upload.result(timeout=30) for upload in started]
+    assert len({submission.pk for submission in stored}) == 3 and most == [1]  # three parses, one at a time
