@@ -140,8 +140,9 @@ def number_texts(values: Sequence[float | None], *, percent: bool) -> list[str |
     undefined values go through :func:`number_text`."""
     digits = PERCENT_DIGITS if percent else PLAIN_DIGITS
     scaled = as_array(values) * 10 ** (digits + (2 if percent else 0))
-    units = np.rint(np.abs(scaled))  # rounded as the exact value's magnitude is: its sign apart
-    plain = (units < 1e11) & (np.abs(np.abs(scaled) - units) < 0.4999)  # False for NaN too
+    magnitude = np.abs(scaled)
+    units = np.rint(magnitude)  # rounded as the exact value's magnitude is: its sign apart
+    plain = (units < 1e11) & (np.abs(magnitude - units) < 0.4999)  # False for NaN too
     whole, fraction = (np.where(plain, part, 0).astype(np.int64).tolist() for part in np.divmod(units, 10**digits))
     signs = np.where((scaled < 0) & (units > 0), r"$-$", "").tolist()
     fractions = _FRACTIONS[digits]  # a fraction's digits looked up: formatting each took 3.5 times as long
@@ -276,7 +277,7 @@ def latex_table(
         for row in np.flatnonzero(best | np.isnan(column_values)).tolist():  # the few cells not plain numbers
             texts[row] = cell_text(texts[row], best=bool(best[row]))
         cells.append(texts)
-    by_team = list(zip(*cells, strict=True)) if cells else [()] * len(teams)
+    by_team = zip(*cells, strict=True) if cells else [()] * len(teams)
     rows = [_row(latex_escape(team), row) for team, row in zip(teams, by_team, strict=True)]
     for group in (unranked, ensembles):
         if group:

@@ -12,7 +12,6 @@ import psycopg
 import pytest
 from django.db import connection
 
-from leaderboard import uploads
 from leaderboard.models import Submission
 from leaderboard.services import submissions
 from leaderboard.services.submissions import UPLOAD_TURN_LOCKS, submission_create, upload_turn
@@ -122,9 +121,9 @@ def test_uploads_read_a_gold_file_too_large_to_be_kept_one_at_a_time(make_task, 
             with lock:
                 parsing[0] -= 1
 
-    monkeypatch.setattr(uploads, "stored_gold", slowly_parsed)
-    monkeypatch.setattr(uploads, "GOLD_KEPT_MAX_ITEMS", 0)  # never kept: each upload parses it
-    monkeypatch.setattr(uploads, "_kept_gold", {})
+    monkeypatch.setattr("leaderboard.uploads.stored_gold", slowly_parsed)
+    monkeypatch.setattr("leaderboard.uploads.GOLD_KEPT_MAX_ITEMS", 0)  # never kept: each upload parses it
+    monkeypatch.setattr("leaderboard.uploads._kept_gold", {})
     with ThreadPoolExecutor(max_workers=len(users)) as pool:
         started = [upload_in_thread(pool, task, user, f"run-{n}.csv") for n, user in enumerate(users)]
         stored = [upload.result(timeout=30) for upload in started]

@@ -73,11 +73,11 @@ def yield_cores(niceness: int) -> None:
     session of its own (as under a supervisor or a service manager), that session's too: Linux
     shares the cores between sessions (autogroups) before it shares a session's between its
     processes, so a niceness within the session alone yields nothing to web processes in another."""
-    os.nice(niceness)
+    lowered = os.nice(niceness)
     if os.getsid(0) != os.getpid():
         return  # started from a shell: its session is the shell's, whose other processes keep theirs
     try:
-        Path("/proc/self/autogroup").write_text(str(min(os.getpriority(os.PRIO_PROCESS, 0), 19)))
+        Path("/proc/self/autogroup").write_text(str(lowered))
     except OSError:  # not Linux, or no autogroups
         logger.debug("no autogroup to lower", exc_info=True)
 

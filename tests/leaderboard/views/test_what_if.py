@@ -113,11 +113,8 @@ def test_rank_moves_are_in_the_order_of_the_ranking_after_undefined_last_ties_by
     def key(row: int):
         return (*sort_key(after[row], direction), teams[row].lower(), row)
 
-    assert [(m.team, m.value_before, m.value_after) for m in moves] == [
-        (teams[row], before[row], after[row]) for row in sorted(range(len(teams)), key=key)
+    ranks_before, ranks_after = competition_ranks(before, direction), competition_ranks(after, direction)
+    assert [(m.team, m.value_before, m.value_after, m.rank_before, m.rank_after) for m in moves] == [
+        (teams[row], before[row], after[row], ranks_before[row], ranks_after[row])
+        for row in sorted(range(len(teams)), key=key)
     ]
-    ranks_after = dict(zip(range(len(teams)), competition_ranks(after, direction), strict=True))
-    ranks_before = competition_ranks(before, direction)
-    by_row = sorted(range(len(teams)), key=key)
-    assert [m.rank_after for m in moves] == [ranks_after[row] for row in by_row]
-    assert [m.rank_before for m in moves] == [ranks_before[row] for row in by_row]
