@@ -126,29 +126,25 @@ def what_if_classes(phase: Phase, output: Output | None = None) -> tuple[list[st
     return labels, counts
 
 
-def team_matrices(phase: Phase, output: Output | None = None) -> dict[str, np.ndarray]:
-    """Team → the confusion matrix (of the task's labels, or of ``output``) of its counting
-    submission on the part the board shows, for every team that has one there."""
-    if output is not None:
-        return cached(
-            phase, "what-if-matrices", output_key(output), lambda: output_matrices(board_data_of(phase), output.name)
-        )
-    data = board_data_of(phase)
-    rows = np.flatnonzero(data.scored & np.isfinite(data.matrices).all(axis=(1, 2)))  # a part not scored: none
-    return dict(zip([data.names[row] for row in rows], data.matrices[rows], strict=True))
-
-
 def what_if_board(*, phase: Phase, target: tuple[Fraction, ...], output: Output | None = None) -> WhatIf:
     """Every team's counting submission in the phase (its matrix of ``output``, if given)
-    re-scored at ``target`` (cached)."""
+    re-scored at ``target`` (cached). Today's values of a single-label task are the board's."""
     task = phase.task
 
     def build() -> WhatIf:
+        labels = labels_of(task, output)
+        data = board_data_of(phase)
+        if output is not None:
+            matrices = cached(phase, "what-if-matrices", output_key(output), lambda: output_matrices(data, output.name))
+            return what_if(matrices, labels=labels, target=target)
+        rows = np.flatnonzero(data.scored & np.isfinite(data.matrices).all(axis=(1, 2)))  # a part not scored: none
+        columns = [data.index[column.id] for column in columns_of(task)]
         return what_if(
-            team_matrices(phase, output),
-            labels=labels_of(task, output),
+            dict(zip([data.names[row] for row in rows], data.matrices[rows], strict=True)),
+            labels=labels,
             target=target,
-            ordinal=task.ordinal and output is None,
+            ordinal=task.ordinal,
+            today=data.values[np.ix_(rows, columns)],
         )
 
     return cached(phase, "what-if", (*output_key(output), *(str(share) for share in target)), build)

@@ -198,7 +198,8 @@ class WhatIf:
     teams: tuple[str, ...]
     target: tuple[Fraction, ...]
     """The target's shares, exact, in label order, summing to 1."""
-    today: Values
+    today: np.ndarray
+    """The teams' values today under :meth:`columns` (teams × columns, NaN where undefined)."""
     at_target: Values
     """As :data:`Values`, with ``("predicted", label)``, Eq. 27's P(f→i), besides."""
     rank_matrix_today: np.ndarray
@@ -217,22 +218,20 @@ class WhatIf:
 
     def values_today(self, column: Column) -> list[Value]:
         """The teams' values today: the board's values under ``column``."""
-        return _plain(self.today[column.key, column.label])
+        return _plain(self.today[:, self.columns().index(column)])
 
-    def suite(self, team: str, *, today: bool = False) -> Suite:
-        """One team's every metric and per-class measure at the target (or today); at the
-        target, each class's ``support`` is its target share and ``predicted`` Eq. 27's P(f→i)."""
-        values, row = self.today if today else self.at_target, self.teams.index(team)
-        metrics = {metric.key: _plain(values[metric.key, None][row]) for metric in suite_metrics(ordinal=self.ordinal)}
-        return Suite(metrics=metrics, per_class=self._per_class(row, today=today))
+    def suite(self, team: str) -> Suite:
+        """One team's every metric and per-class measure at the target: each class's
+        ``support`` is its target share and ``predicted`` Eq. 27's P(f→i)."""
+        row = self.teams.index(team)
+        metrics = {m.key: _plain(self.at_target[m.key, None][row]) for m in suite_metrics(ordinal=self.ordinal)}
+        return Suite(metrics=metrics, per_class=self._per_class(row))
 
-    def _per_class(self, row: int, *, today: bool = False) -> dict[str, dict[str, Value]]:
-        values = self.today if today else self.at_target
+    def _per_class(self, row: int) -> dict[str, dict[str, Value]]:
         per_class = {}
         for label, share in zip(self.labels, self.target, strict=True):
-            per_class[label] = {measure.key: _plain(values[measure.key, label][row]) for measure in CLASS_MEASURES}
-            if not today:
-                per_class[label] |= {"support": float(share), "predicted": _plain(values["predicted", label][row])}
+            per_class[label] = {m.key: _plain(self.at_target[m.key, label][row]) for m in CLASS_MEASURES}
+            per_class[label] |= {"support": float(share), "predicted": _plain(self.at_target["predicted", label][row])}
         return per_class
 
     def _ranks(self, matrix: np.ndarray, column: Column) -> dict[str, int | None]:
@@ -314,7 +313,12 @@ def every_value(
 
 
 def what_if(
-    matrices: Mapping[str, np.ndarray], *, labels: Sequence[str], target: Sequence[Share], ordinal: bool = False
+    matrices: Mapping[str, np.ndarray],
+    *,
+    labels: Sequence[str],
+    target: Sequence[Share],
+    ordinal: bool = False,
+    today: np.ndarray | None = None,
 ) -> WhatIf:
     """Every team (``matrices``: team → confusion matrix of counts or soft masses, rows
     predicted, columns gold, in ``labels`` order; teams in the mapping's order) scored today and
@@ -322,6 +326,8 @@ def what_if(
     :func:`normalised_target`); ``ordinal``: the labels are an ordered scale, and the ordinal
     errors are re-estimated and re-ranked too. All teams are one stack (:class:`StackValues`):
     each value the double nearest to its exact value at the exactly scaled matrix, as a report's.
+    ``today``: the teams' values today under the ranking columns (teams × columns), where the
+    caller holds them (a board's, which are the same doubles); computed from the matrices if not.
 
     Raises :class:`TargetError` for a bad target, or :data:`CLASS_WITHOUT_GOLD` naming the first
     class that some team's matrix holds no gold mass for.
@@ -333,21 +339,22 @@ def what_if(
     for row in np.flatnonzero((gold == 0).any(axis=1))[:1]:
         refuse_classes_without_gold(labels, gold[row].tolist())
     values = StackValues(stack, weights=integer_weights(shares))
-    today = every_value(values, labels, scaled=False, ordinal=ordinal)
-    at_target = every_value(values, labels, scaled=True, ordinal=ordinal)
     columns = ranking_columns(labels, calibrated=False, ordinal=ordinal)
 
-    def rank_matrix(values: Values) -> np.ndarray:
-        stacked = np.array([values[c.key, c.label] for c in columns]).reshape(len(columns), -1).T
-        return competition_rank_matrix(stacked, [c.direction for c in columns])
+    def under_columns(found: Values) -> np.ndarray:
+        return np.array([found[c.key, c.label] for c in columns]).reshape(len(columns), -1).T
 
+    if today is None:
+        today = under_columns(every_value(values, labels, scaled=False, ordinal=ordinal))
+    at_target = every_value(values, labels, scaled=True, ordinal=ordinal)
+    directions = [c.direction for c in columns]
     return WhatIf(
         labels=labels,
         teams=tuple(matrices),
         target=shares,
         today=today,
         at_target=at_target,
-        rank_matrix_today=rank_matrix(today),
-        rank_matrix=rank_matrix(at_target),
+        rank_matrix_today=competition_rank_matrix(today, directions),
+        rank_matrix=competition_rank_matrix(under_columns(at_target), directions),
         ordinal=ordinal,
     )

@@ -11,8 +11,10 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.pages import shifts as shifts_page
+from leaderboard.pages.results import board_data_of
 from leaderboard.selectors.boards import leaderboard
 from scoring.engine.ranking import HIGHER, LOWER, competition_ranks, sort_key
+from scoring.engine.whatif import what_if
 from tests.leaderboard.support import teams_upload
 
 pytestmark = pytest.mark.django_db
@@ -51,6 +53,21 @@ def test_the_golds_own_shares_change_nothing(client, board_task):
     response = page(client, board_task, target="gold", metric="accuracy")
     assert all(row.value_after == row.value_before and not row.shift for row in response.context["rows"])
     assert response.context["movers"] == []
+
+
+def test_today_is_the_boards_values_the_same_doubles_as_computed_from_the_matrices(board_task):
+    """The page's what-if takes today's values from the board; computed from the teams'
+    matrices alone they are the same doubles (undefined ones included) and give the same ranks."""
+    phase, target = board_task.current_phase(), (Fraction(1, 5), Fraction(3, 10), Fraction(1, 2))
+    served = shifts_page.what_if_board(phase=phase, target=target)
+    data = board_data_of(phase)
+    matrices = {data.names[row]: data.matrices[row] for row in np.flatnonzero(data.scored)}
+    computed = what_if(matrices, labels=board_task.labels, target=target)
+    assert served.teams == computed.teams and sorted(served.teams) == sorted(PREDICTIONS)
+    assert np.isnan(served.today).any()  # the majority team's precision of classes it never predicts
+    np.testing.assert_array_equal(served.today, computed.today)
+    np.testing.assert_array_equal(served.rank_matrix_today, computed.rank_matrix_today)
+    np.testing.assert_array_equal(served.rank_matrix, computed.rank_matrix)
 
 
 def test_a_target_that_cannot_be_used_is_said_and_uniform_is_shown(client, board_task):
