@@ -7,8 +7,9 @@ directly as rows by ``tools.factory``, with per-item predictions and the parts' 
 scorer writes them; with ``--import``, a prediction file per team loaded by the
 ``import_submissions`` command, which creates the teams and scores each file, its time printed),
 and one participant, ``member``, whose team is one of them. Then, for
-every results page and download, for an anonymous visitor and for the logged-in participant
-(the shake-up, which only the organisers see while the phase runs, for the organiser):
+every results page and download, for an anonymous visitor, for the logged-in participant and
+for the task's organiser (the shake-up, which only the organisers see while the phase runs, for
+the organiser alone):
 
 - **cold**: the first read after a new score. The participant uploads a real prediction file
   through the upload service; it is scored inside the request, as on the embedded set-up, and
@@ -275,19 +276,20 @@ def measure(board: Board, requests: int) -> tuple[dict, list[float]]:
     uploads: list[float] = []
     found = {}
     for name, page in board.pages:
-        visitors = ("organiser",) if name in ORGANISERS_ONLY else ("anonymous", "participant")
-        for visitor in visitors:
+        for visitor in visitors_of(name):
             board.read(visitor, page)  # the process warmed up for this page: imports, templates
             cold = []
             for _ in range(requests):
                 uploads.append(board.new_score())
                 cold.append(board.read(visitor, page))
             warm = [board.read(visitor, page) for _ in range(requests)]
-            found[name, "anonymous" if visitor == "anonymous" else "logged in"] = (
-                float(np.median(cold)),
-                float(np.median(warm)),
-            )
+            found[name, visitor] = (float(np.median(cold)), float(np.median(warm)))
     return found, uploads
+
+
+def visitors_of(page: str) -> tuple[str, ...]:
+    """Who reads ``page``: everyone, or the organiser alone (:data:`ORGANISERS_ONLY`)."""
+    return ("organiser",) if page in ORGANISERS_ONLY else ("anonymous", "participant", "organiser")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -316,11 +318,9 @@ def main(args: argparse.Namespace) -> int:
     header = " | ".join(f"{size:,} teams" for size in sizes)
     print(f"| page | visitor | {header} |\n| --- | --- |{' ---: |' * len(sizes)}")
     for name, _ in board.pages:
-        visitors = ("logged in",) if name in ORGANISERS_ONLY else ("anonymous", "logged in")
-        for visitor in visitors:
+        for visitor in visitors_of(name):
             cells = " | ".join("{:,.0f} / {:,.0f} ms".format(*results[size][name, visitor]) for size in sizes)
-            shown = "organiser" if name in ORGANISERS_ONLY else visitor
-            print(f"| {name} | {shown} | {cells} |")
+            print(f"| {name} | {visitor} | {cells} |")
     uploads = " | ".join(f"{np.median(upload_times[size]):,.0f} ms" for size in sizes)
     print(f"| one new score (upload, scoring, writes, invalidation) | participant | {uploads} |")
     return 0
