@@ -331,22 +331,19 @@ FETCHED_AT_ONCE = 500
 
 
 def _counting_packed(
-    submissions: Sequence[tuple | None], columns: tuple[Column, ...], part: str, n: int, previous: BoardData | None
+    ids: np.ndarray, counts: np.ndarray, columns: tuple[Column, ...], part: str, n: int, previous: BoardData | None
 ) -> np.ndarray:
-    """:func:`_packed_rows` of the counting submissions ``(pk, score_count, …)``: a row that
-    ``previous`` (the board of the same columns and part at earlier scores) holds at the same
-    ``score_count`` is taken from it (a submission's values change only when it is scored again,
-    which counts), the others are read."""
-    packed = np.full((len(submissions), len(columns) + n * n), np.nan)
-    known = {}
-    if previous is not None and previous.columns == columns and previous.part == part:
-        held = zip(previous.submission_ids.tolist(), previous.score_counts.tolist(), strict=True)
-        known = {key: row for row, key in enumerate(held)}
-    kept = [(row, known.get(found[:2])) for row, found in enumerate(submissions) if found is not None]
-    if taken := [(row, at) for row, at in kept if at is not None]:
-        rows, ats = np.array(taken).T
-        packed[rows] = np.column_stack([previous.values[ats], previous.matrices[ats].reshape(len(ats), -1)])
-    missing = {submissions[row][0]: row for row, at in kept if at is None}
+    """:func:`_packed_rows` of the counting submissions ``ids`` (0: none) at their score
+    ``counts``: a row that ``previous`` (the board of the same teams, columns and part at earlier
+    scores) holds with the same submission at the same count is taken from it (a submission's
+    values change only when it is scored again, which counts), the others are read."""
+    packed = np.full((len(ids), len(columns) + n * n), np.nan)
+    taken = np.zeros(len(ids), dtype=bool)
+    if previous is not None:
+        taken = (ids != 0) & (ids == previous.submission_ids) & (counts == previous.score_counts)
+        packed[taken] = np.column_stack([previous.values[taken], previous.matrices[taken].reshape(taken.sum(), -1)])
+    wanted = np.flatnonzero((ids != 0) & ~taken)
+    missing = dict(zip(ids[wanted].tolist(), wanted.tolist(), strict=True))
     pks = list(missing)
     for start in range(0, len(pks), FETCHED_AT_ONCE):
         rows = list(
@@ -359,9 +356,11 @@ def _counting_packed(
 def board_data(phase: Phase, part: str | None = None, *, previous: BoardData | None = None) -> BoardData:
     """The phase's board on ``part`` (default: the part it shows now), as plain rows (no model
     instance per team): which submission counts for each team, the teams, then the values of
-    the counting submissions that ``previous`` (the board at earlier scores, if given) does not
-    hold, the baselines, the contrastive runs and the analysis. After a new score, at 10,000
-    teams, the board reads one team's values, not 10,000."""
+    the counting submissions that ``previous`` does not hold, the baselines, the contrastive
+    runs and the analysis. ``previous``: the board at earlier scores of the same results
+    version (:mod:`leaderboard.results_cache`), whose teams are these (any change of a team
+    raises that version). After a new score, at 10,000 teams, the board reads one team's
+    values, not 10,000, and no team."""
     part = part or phase.shown_part()
     columns = tuple(columns_of(phase.task, calibrated=None))
     k, n = len(columns), len(phase.task.labels)
@@ -369,9 +368,16 @@ def board_data(phase: Phase, part: str | None = None, *, previous: BoardData | N
         row[0]: row[1:]
         for row in counting_rows(phase, part).values_list("team_id", "id", "score_count", "scored_gold_version")
     }
-    teams = list(phase.task.community.teams.filter(removed_at__isnull=True).values_list("pk", "name"))
+    if previous is not None and (previous.phase_id, previous.part, previous.columns) != (phase.pk, part, columns):
+        previous = None
+    if previous is None:
+        teams = list(phase.task.community.teams.filter(removed_at__isnull=True).values_list("pk", "name"))
+    else:
+        teams = list(zip(previous.team_ids.tolist(), previous.names, strict=True))
     submissions = [counting.get(team_id) for team_id, _ in teams]
-    packed = _counting_packed(submissions, columns, part, n, previous)
+    ids = np.array([row[0] if row else 0 for row in submissions], dtype=np.int64)
+    counts = np.array([row[1] if row else 0 for row in submissions], dtype=np.int64)
+    packed = _counting_packed(ids, counts, columns, part, n, previous)
     baselines = list(Baseline.objects.filter(phase=phase).order_by("name").values_list(*PACKED, "name"))
     team_rows = {team_id: row for row, (team_id, _) in enumerate(teams)}
     marked = []  # the contrastive runs: none, without a query, where the phase takes none
@@ -391,8 +397,8 @@ def board_data(phase: Phase, part: str | None = None, *, previous: BoardData | N
         columns=columns,
         team_ids=np.array([team for team, _ in teams], dtype=np.int64),
         names=tuple(name for _, name in teams),
-        submission_ids=np.array([row[0] if row else 0 for row in submissions], dtype=np.int64),
-        score_counts=np.array([row[1] if row else 0 for row in submissions], dtype=np.int64),
+        submission_ids=ids,
+        score_counts=counts,
         rescoring=np.array([bool(row) and row[2] != phase.gold_version for row in submissions], dtype=bool),
         values=packed[:, :k],
         ranks=ranking.competition_rank_matrix(packed[:, :k], [column.direction for column in columns]),
@@ -434,15 +440,15 @@ def analysis_stamp(data: BoardData, phase: Phase) -> str:
 
 def scores_digest(data: BoardData, phase: Phase) -> str:
     """A digest of what a board's derived results (its bootstrap intervals) are computed from:
-    each team's counting submission and the version of its scores, and the phase's gold file
-    and split."""
-    counted = [
-        (int(team), int(pk), int(count))
-        for team, pk, count in zip(data.team_ids, data.submission_ids, data.score_counts, strict=True)
-        if pk
-    ]
-    inputs = (phase.pk, phase.gold_version, data.part, phase.private_percent, phase.split_seed, counted)
-    return hashlib.sha256(repr(inputs).encode()).hexdigest()
+    each team's counting submission and the version of its scores (the three arrays' bytes,
+    teams without one left out), and the phase's gold file and split."""
+    digest = hashlib.sha256(
+        repr((phase.pk, phase.gold_version, data.part, phase.private_percent, phase.split_seed)).encode()
+    )
+    counted = data.submission_ids != 0
+    for found in (data.team_ids, data.submission_ids, data.score_counts):
+        digest.update(found[counted].astype("<i8").tobytes())
+    return digest.hexdigest()
 
 
 # --- boards as rows (exports, the metric page, tests) ---------------------------------------------

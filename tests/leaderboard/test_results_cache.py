@@ -21,7 +21,8 @@ from leaderboard.models import Phase, Submission, Task
 from leaderboard.pages import disagreements as disagreements_page
 from leaderboard.pages import results as results_page
 from leaderboard.pages import shifts as shifts_page
-from leaderboard.services.teams import team_create
+from leaderboard.services.organisers import team_remove
+from leaderboard.services.teams import team_create, team_leave
 from leaderboard.views import boards
 from tests.conftest import MOSTLY_A, PERFECT
 
@@ -371,6 +372,32 @@ def test_a_new_score_s_board_is_computed_from_the_board_before_it(contest, submi
     assert (
         after.submission_ids[after.names.index("Alice")] == latest != before.submission_ids[before.names.index("Alice")]
     )
+
+
+def test_teams_that_come_leave_or_are_removed_show_at_once_between_new_scores(
+    contest, submit, make_user, organiser, settings
+):
+    """A new score's board takes its teams from the board before it: every change of a team
+    raises the results version, so the next board is read anew, even within a rush's window."""
+    settings.RESULTS_SCORES_FRESH_S = 60
+    task, alice, bob = contest
+
+    def teams() -> list[str]:
+        task.refresh_from_db()
+        return sorted(results_page.board_data_of(task.current_phase()).names)
+
+    carol, dave = make_user("carol"), make_user("dave")
+    team_create(task=task, user=carol, name="Carol")
+    submit(task, alice, PERFECT)
+    assert teams() == ["Alice", "Bob", "Carol"]
+    team_create(task=task, user=dave, name="Dave")
+    assert teams() == ["Alice", "Bob", "Carol", "Dave"]
+    submit(task, carol, MOSTLY_A)
+    team_leave(team=task.community.teams.get(name="Dave"), user=dave)
+    assert teams() == ["Alice", "Bob", "Carol"]
+    submit(task, bob, MOSTLY_A)
+    team_remove(team=task.community.teams.get(name="Bob"), user=organiser, reason="Two accounts.")
+    assert teams() == ["Alice", "Carol"]
 
 
 def test_a_reader_does_not_wait_while_another_computes_a_new_score_s_page(contest, submit, computations):
