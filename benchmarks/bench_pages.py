@@ -145,6 +145,7 @@ from django.utils import timezone  # noqa: E402
 from leaderboard.models import StoredFile, Submission, Task  # noqa: E402
 from leaderboard.services.submissions import submission_create  # noqa: E402
 from leaderboard.services.teams import team_create  # noqa: E402
+from leaderboard.startup import COLLECTOR_THRESHOLDS  # noqa: E402
 from scoring.engine.schemes import LABEL_VALUES, Output  # noqa: E402
 from tools import factory  # noqa: E402
 
@@ -305,6 +306,7 @@ def main(args: argparse.Namespace) -> int:
             board = Board(size, rng, args.outputs, args.imported)
             print(f"set-up: {size} teams in {time.perf_counter() - started:.1f} s", file=sys.stderr)
             gc.freeze()  # as a web process does once started (leaderboard/startup.py)
+            gc.set_threshold(*COLLECTOR_THRESHOLDS)
             results[size], upload_times[size] = measure(board, args.requests)
         connections.close_all()
     finally:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from leaderboard.startup import COLLECTOR_THRESHOLDS
+
 REPO = Path(__file__).resolve().parents[2]
 
 FRESH_PROCESS = """
@@ -54,6 +56,7 @@ for page in pages:
     assert response.status_code == 200, (page, response.status_code)
     if getattr(response, "streaming", False):
         b"".join(response.streaming_content)
+print(gc.get_threshold())
 print(frozen, walked)
 print(sorted(set(sys.modules) - before))
 """
@@ -70,3 +73,5 @@ def test_a_fresh_web_process_imports_nothing_on_its_first_pages():
     # took 95 ms of a request): nearly every object of the process is frozen.
     frozen, walked = map(int, found.stdout.strip().splitlines()[-2].split())
     assert frozen > 100_000 and walked < frozen / 10, (frozen, walked)
+    # and the collector runs after tens of thousands of new objects, not Python's 700
+    assert found.stdout.strip().splitlines()[-3] == str(COLLECTOR_THRESHOLDS)
