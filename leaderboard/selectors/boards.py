@@ -372,14 +372,15 @@ def board_data(phase: Phase, part: str | None = None, *, previous: BoardData | N
         previous = None
     if previous is None:
         teams = list(phase.task.community.teams.filter(removed_at__isnull=True).values_list("pk", "name"))
+        team_ids, names = np.array([team for team, _ in teams], dtype=np.int64), tuple(name for _, name in teams)
     else:
-        teams = list(zip(previous.team_ids.tolist(), previous.names, strict=True))
-    submissions = [counting.get(team_id) for team_id, _ in teams]
+        team_ids, names = previous.team_ids, previous.names
+    team_rows = {team_id: row for row, team_id in enumerate(team_ids.tolist())}
+    submissions = [counting.get(team_id) for team_id in team_rows]
     ids = np.array([row[0] if row else 0 for row in submissions], dtype=np.int64)
     counts = np.array([row[1] if row else 0 for row in submissions], dtype=np.int64)
     packed = _counting_packed(ids, counts, columns, part, n, previous)
     baselines = list(Baseline.objects.filter(phase=phase).order_by("name").values_list(*PACKED, "name"))
-    team_rows = {team_id: row for row, (team_id, _) in enumerate(teams)}
     marked = []  # the contrastive runs: none, without a query, where the phase takes none
     if phase.contrastive_runs:
         fields = ("team_id", "contrastive", *PACKED)
@@ -395,14 +396,14 @@ def board_data(phase: Phase, part: str | None = None, *, previous: BoardData | N
         phase_id=phase.pk,
         part=part,
         columns=columns,
-        team_ids=np.array([team for team, _ in teams], dtype=np.int64),
-        names=tuple(name for _, name in teams),
+        team_ids=team_ids,
+        names=names,
         submission_ids=ids,
         score_counts=counts,
         rescoring=np.array([bool(row) and row[2] != phase.gold_version for row in submissions], dtype=bool),
         values=packed[:, :k],
         ranks=ranking.competition_rank_matrix(packed[:, :k], [column.direction for column in columns]),
-        matrices=packed[:, k:].reshape(len(teams), n, n),
+        matrices=packed[:, k:].reshape(len(names), n, n),
         baseline_names=tuple(row[3] for row in baselines),
         baseline_values=_packed_rows(Baseline, baselines, columns, part, n)[:, :k],
         contrastive_teams=np.array([row for row, _, _ in runs], dtype=np.int64),
